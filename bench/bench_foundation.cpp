@@ -1,0 +1,99 @@
+// Throughput of the foundation stages on the largest shared trace (or LUMOS_BENCH_TRACE):
+// gzip inflate, JSON parse (MB/s of uncompressed JSON, one core), graph build, reference replay
+// (nodes/s). Setup is outside the timed loops.
+//   build/bench/bench_foundation --benchmark_counters_tabular=true
+#include <benchmark/benchmark.h>
+#include <simdjson.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "graph/graph_builder.hpp"
+#include "replay/reference_replay.hpp"
+#include "trace/file_bytes.hpp"
+#include "trace/kineto_loader.hpp"
+
+namespace {
+
+std::string bench_trace() {
+  if (const char* p = std::getenv("LUMOS_BENCH_TRACE")) return p;
+  return std::string(LUMOS_TRACE_DIR) + "/hta/negative_queue_length_values_check/rank0.json.gz";
+}
+
+const lumos::trace::FileBytes& inflated() {
+  static const lumos::trace::FileBytes fb =
+      lumos::trace::read_file_bytes(bench_trace(), simdjson::SIMDJSON_PADDING);
+  return fb;
+}
+
+void BM_Inflate(benchmark::State& state) {
+  const std::string path = bench_trace();
+  std::string raw;
+  {
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+      state.SkipWithError("trace not found");
+      return;
+    }
+    char buf[1 << 16];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) raw.append(buf, n);
+    std::fclose(f);
+  }
+  size_t out = 0;
+  for (auto _ : state) {
+    auto fb = lumos::trace::gunzip_bytes(raw.data(), raw.size(), 64, path);
+    out = fb.size;
+    benchmark::DoNotOptimize(fb.data.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(out) * state.iterations());
+}
+
+void BM_ParseJson(benchmark::State& state) {
+  const auto& fb = inflated();
+  size_t events = 0;
+  for (auto _ : state) {
+    auto t = lumos::trace::parse_trace_json(fb.data.data(), fb.size, "bench");
+    events = t.events.size();
+    benchmark::DoNotOptimize(t.events.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(fb.size) * state.iterations());
+  state.counters["events_kept"] = static_cast<double>(events);
+}
+
+void BM_BuildGraph(benchmark::State& state) {
+  const auto& fb = inflated();
+  const auto t = lumos::trace::parse_trace_json(fb.data.data(), fb.size, "bench");
+  uint32_t nodes = 0;
+  for (auto _ : state) {
+    auto b = lumos::graph::build_graph(t);
+    nodes = b.graph.num_nodes();
+    benchmark::DoNotOptimize(b.graph.pred_index.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(nodes) * state.iterations());
+  state.counters["nodes"] = nodes;
+}
+
+void BM_ReferenceReplay(benchmark::State& state) {
+  const auto& fb = inflated();
+  const auto t = lumos::trace::parse_trace_json(fb.data.data(), fb.size, "bench");
+  const auto b = lumos::graph::build_graph(t);
+  const auto succ = lumos::graph::successors_of(b.graph);
+  for (auto _ : state) {
+    auto r = lumos::replay::reference_replay(b.graph, succ);
+    benchmark::DoNotOptimize(r.finish_us.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(b.graph.num_nodes()) * state.iterations());
+  state.counters["nodes"] = b.graph.num_nodes();
+  state.counters["edges"] = b.graph.num_edges();
+}
+
+BENCHMARK(BM_Inflate)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParseJson)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BuildGraph)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReferenceReplay)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,77 @@
+// lumos ingest, lumos demo-trace, lumos info.
+#include <cxxopts.hpp>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/input.hpp"
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
+#include "graph/graph_file.hpp"
+#include "trace/demo_trace.hpp"
+
+#ifdef LUMOS_HAS_CUDA
+#include "device_query.hpp"
+#endif
+
+namespace lumos::cli {
+
+int cmd_ingest(int argc, char** argv) {
+  cxxopts::Options opts(
+      "lumos ingest",
+      "Parse a trace once and write its execution graph as a binary .lgraph file, "
+      "which `lumos replay` accepts.");
+  opts.positional_help("TRACE.json[.gz] -o FILE.lgraph");
+  opts.add_options()("input", "trace file", cxxopts::value<std::string>())(
+      "o,output", "graph file to write", cxxopts::value<std::string>())("h,help", "show this help");
+  opts.parse_positional({"input"});
+  const auto args = opts.parse(argc, argv);
+  if (args.count("help")) {
+    std::cout << opts.help() << '\n';
+    return 0;
+  }
+  LUMOS_EXPECT(args.count("input"), "lumos ingest: missing TRACE (see --help)");
+  LUMOS_EXPECT(args.count("output"), "lumos ingest: missing -o FILE.lgraph");
+  const LoadedInput in = load_input(args["input"].as<std::string>());
+  graph::write_graph_file(in.graph, args["output"].as<std::string>());
+  std::cout << "wrote " << args["output"].as<std::string>() << ": " << in.graph.num_nodes()
+            << " nodes, " << in.graph.num_edges() << " edges, " << in.graph.num_waves()
+            << " wavefronts, " << in.graph.steps.size() << " steps\n";
+  return 0;
+}
+
+int cmd_demo_trace(int argc, char** argv) {
+  cxxopts::Options opts("lumos demo-trace", "Write the embedded demo trace (Kineto JSON).");
+  opts.add_options()("o,output", "file to write", cxxopts::value<std::string>())(
+      "steps", "ProfilerSteps", cxxopts::value<int>()->default_value("3"))("h,help",
+                                                                           "show this help");
+  const auto args = opts.parse(argc, argv);
+  if (args.count("help")) {
+    std::cout << opts.help() << '\n';
+    return 0;
+  }
+  LUMOS_EXPECT(args.count("output"), "lumos demo-trace: missing -o FILE");
+  trace::DemoOptions o;
+  o.steps = args["steps"].as<int>();
+  LUMOS_EXPECT(o.steps >= 1 && o.steps <= 100000, "lumos demo-trace: --steps must be in 1..100000");
+  const std::string json = trace::demo_trace_json(o);
+  write_file_atomically(args["output"].as<std::string>(), [&](std::ostream& os) { os << json; });
+  return 0;
+}
+
+int cmd_info(int, char**) {
+  std::cout << "lumos " << LUMOS_VERSION << "\n";
+#ifdef LUMOS_HAS_CUDA
+  const auto devs = cuda::visible_devices();
+  std::cout << "CUDA backend: built (runtime " << cuda::runtime_version() << "); " << devs.size()
+            << " GPU(s) visible\n";
+  for (const auto& d : devs)
+    std::cout << "  GPU " << d.index << ": " << d.name << ", " << d.sm_count << " SMs, sm_"
+              << d.compute_major << d.compute_minor << ", " << (d.memory_bytes >> 20) << " MiB\n";
+#else
+  std::cout << "CUDA backend: not built (no nvcc at configure time)\n";
+#endif
+  return 0;
+}
+
+}  // namespace lumos::cli

@@ -1,0 +1,12 @@
+// Subcommands of the `lumos` program. Each returns the exit code; errors are thrown as
+// InputError (exit 1) and reported by main().
+#pragma once
+
+namespace lumos::cli {
+
+int cmd_replay(int argc, char** argv);
+int cmd_ingest(int argc, char** argv);
+int cmd_demo_trace(int argc, char** argv);
+int cmd_info(int argc, char** argv);
+
+}  // namespace lumos::cli

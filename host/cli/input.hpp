@@ -1,0 +1,22 @@
+// Resolves what a subcommand was pointed at: a trace file, a .lgraph file, or nothing (the
+// embedded demo trace).
+#pragma once
+#include <optional>
+#include <string>
+
+#include "graph/graph_builder.hpp"
+#include "trace/event_table.hpp"
+
+namespace lumos::cli {
+
+struct LoadedInput {
+  std::string label;
+  std::optional<trace::EventTable> table;  // absent for a .lgraph input
+  graph::Graph graph;                      // whole-trace graph
+  graph::BuildStats stats;
+};
+
+// path empty = the embedded demo trace.
+LoadedInput load_input(const std::string& path);
+
+}  // namespace lumos::cli

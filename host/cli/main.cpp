@@ -1,0 +1,49 @@
+// The `lumos` command: dispatches to subcommands and turns errors into exit codes
+// (0 success, 1 bad input or options, 2 internal error).
+#include <cxxopts.hpp>
+
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+
+namespace {
+
+void usage(std::ostream& os) {
+  os << "usage: lumos <command> [options]\n\n"
+        "commands:\n"
+        "  replay      replay a trace (or .lgraph, or the embedded demo) against its measurement\n"
+        "  ingest      parse a trace once into a binary .lgraph graph file\n"
+        "  demo-trace  write the embedded demo trace as Kineto JSON\n"
+        "  info        version and visible GPUs\n\n"
+        "`lumos <command> --help` describes each command.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
+    usage(argc < 2 ? std::cerr : std::cout);
+    return argc < 2 ? 1 : 0;
+  }
+  const std::string cmd = argv[1];
+  try {
+    if (cmd == "replay") return lumos::cli::cmd_replay(argc - 1, argv + 1);
+    if (cmd == "ingest") return lumos::cli::cmd_ingest(argc - 1, argv + 1);
+    if (cmd == "demo-trace") return lumos::cli::cmd_demo_trace(argc - 1, argv + 1);
+    if (cmd == "info" || cmd == "--version") return lumos::cli::cmd_info(argc - 1, argv + 1);
+    std::cerr << "lumos: unknown command '" << cmd << "' (see lumos --help)\n";
+    return 1;
+  } catch (const lumos::InputError& e) {
+    std::cerr << "lumos: " << e.what() << '\n';
+    return 1;
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << "lumos " << cmd << ": " << e.what() << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "lumos: internal error: " << e.what() << '\n';
+    return 2;
+  }
+}

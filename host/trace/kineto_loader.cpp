@@ -1,0 +1,490 @@
+#include "trace/kineto_loader.hpp"
+
+#include <simdjson.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <unordered_map>
+
+#include "common/error.hpp"
+#include "trace/file_bytes.hpp"
+#include "trace/runtime_names.hpp"
+
+namespace lumos::trace {
+namespace {
+
+using simdjson::ondemand::json_type;
+using simdjson::ondemand::object;
+using simdjson::ondemand::value;
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+// Builds the table; keeps interning state and the current event for messages.
+class Loader {
+ public:
+  Loader(const char* json, size_t size, std::string label)
+      : json_(json), size_(size), label_(std::move(label)) {}
+
+  EventTable run();
+
+ private:
+  [[noreturn]] void fail_event(std::string_view field, std::string_view expected) const;
+  [[noreturn]] void fail_json(simdjson::error_code code) const;
+  size_t offset_of(const char* p) const { return p ? static_cast<size_t>(p - json_) : 0; }
+  void parse_event(object obj);
+  void parse_distributed_info(value v);
+  void parse_device_properties(value v);
+  uint32_t intern(std::string_view s);
+  int64_t id_of(value v, std::string_view field);
+  int64_t int_of(value v, std::string_view field);
+  TimeNs time_of(value v, std::string_view field);
+
+  const char* json_;
+  size_t size_;
+  std::string label_;
+  EventTable table_;
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> name_ids_;
+  std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> string_ids_;
+  uint64_t event_index_ = 0;
+  const char* event_pos_ = nullptr;
+  bool have_base_ = false;
+};
+
+void Loader::fail_event(std::string_view field, std::string_view expected) const {
+  throw InputError(label_ + ": event #" + std::to_string(event_index_) + " (byte " +
+                   std::to_string(offset_of(event_pos_)) + "): field '" + std::string(field) +
+                   "': expected " + std::string(expected));
+}
+
+void Loader::fail_json(simdjson::error_code code) const {
+  std::string where = event_pos_
+                          ? " in event #" + std::to_string(event_index_) + " (starting at byte " +
+                                std::to_string(offset_of(event_pos_)) + ")"
+                          : "";
+  throw InputError(label_ + ": invalid JSON" + where + ": " + simdjson::error_message(code));
+}
+
+uint32_t Loader::intern(std::string_view s) {
+  auto it = name_ids_.find(s);
+  if (it != name_ids_.end()) return it->second;
+  const auto id = static_cast<uint32_t>(table_.names.size());
+  table_.names.emplace_back(s);
+  name_ids_.emplace(std::string(s), id);
+  return id;
+}
+
+// pid and tid may be integers or strings ("Spans", "stream 7", ""); strings get negative ids so
+// they never collide with OS ids.
+int64_t Loader::id_of(value v, std::string_view field) {
+  json_type t;
+  if (v.type().get(t)) fail_event(field, "an integer or a string");
+  if (t == json_type::number) {
+    int64_t i;
+    if (!v.get_int64().get(i)) return i;
+    double d;
+    if (!v.get_double().get(d)) return static_cast<int64_t>(d);
+    fail_event(field, "an integer or a string");
+  }
+  if (t == json_type::string) {
+    std::string_view s;
+    if (v.get_string().get(s)) fail_event(field, "a valid string");
+    // "stream 7" (legacy GPU tids) carry the number itself.
+    if (s.substr(0, 7) == "stream ") {
+      int64_t n = 0;
+      auto r = std::from_chars(s.data() + 7, s.data() + s.size(), n);
+      if (r.ec == std::errc() && r.ptr == s.data() + s.size()) return n;
+    }
+    auto it = string_ids_.find(s);
+    if (it != string_ids_.end()) return it->second;
+    const int64_t id = -1000000 - static_cast<int64_t>(string_ids_.size());
+    string_ids_.emplace(std::string(s), id);
+    return id;
+  }
+  fail_event(field, "an integer or a string");
+}
+
+int64_t Loader::int_of(value v, std::string_view field) {
+  int64_t i;
+  if (!v.get_int64().get(i)) return i;
+  double d;
+  if (!v.get_double().get(d) && std::isfinite(d)) return static_cast<int64_t>(d);
+  std::string_view s;
+  if (!v.get_string().get(s)) {
+    // Some exporters write ids as strings of digits, ROCm streams as hex ("0x0").
+    int base = 10;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+      s.remove_prefix(2);
+      base = 16;
+    }
+    auto r = std::from_chars(s.data(), s.data() + s.size(), i, base);
+    if (!s.empty() && r.ec == std::errc() && r.ptr == s.data() + s.size()) return i;
+  }
+  fail_event(field, "an integer");
+}
+
+TimeNs Loader::time_of(value v, std::string_view field) {
+  json_type t;
+  if (v.type().get(t) || t != json_type::number) fail_event(field, "a number (microseconds)");
+  std::string_view tok = v.raw_json_token();
+  int64_t ns;
+  if (!parse_us_token_to_ns(tok, &ns)) fail_event(field, "a number (microseconds)");
+  return ns;
+}
+
+void Loader::parse_distributed_info(value v) {
+  object o;
+  if (v.get_object().get(o)) return;  // tolerate odd shapes: the field is informational
+  for (auto f : o) {
+    simdjson::ondemand::raw_json_string k;
+    if (f.key().get(k)) fail_json(simdjson::TAPE_ERROR);
+    value fv = f.value();
+    int64_t i;
+    std::string_view s;
+    if (k == "rank") {
+      if (!fv.get_int64().get(i)) table_.rank = static_cast<int32_t>(i);
+    } else if (k == "world_size") {
+      if (!fv.get_int64().get(i)) table_.world_size = static_cast<int32_t>(i);
+    } else if (k == "backend") {
+      if (!fv.get_string().get(s)) table_.backend = std::string(s);
+    }
+  }
+}
+
+void Loader::parse_device_properties(value v) {
+  simdjson::ondemand::array a;
+  if (v.get_array().get(a)) return;
+  for (auto elem : a) {
+    object o;
+    if (elem.get_object().get(o)) continue;
+    for (auto f : o) {
+      simdjson::ondemand::raw_json_string k;
+      if (f.key().get(k)) fail_json(simdjson::TAPE_ERROR);
+      std::string_view s;
+      if (k == "name" && table_.gpu_name.empty() && !f.value().get_string().get(s))
+        table_.gpu_name = std::string(s);
+    }
+  }
+}
+
+// Args that the graph needs; everything else is skipped unparsed.
+struct Args {
+  int64_t correlation = -1, external_id = -1, stream = -1, device = -1;
+  int64_t wait_on_stream = -1, wait_on_record_corr = -1, bytes = -1;
+  std::string_view sync_kind;
+  std::string_view collective_name, dtype, pg_name;
+  int64_t in_nelems = -1, out_nelems = -1, group_size = -1, seq = -1;
+};
+
+EventKind kind_of_cat(std::string_view cat, bool* keep) {
+  *keep = true;
+  if (cat == "cpu_op" || cat == "Operator") return EventKind::kCpuOp;
+  if (cat == "user_annotation") return EventKind::kUserAnnotation;
+  if (cat == "cuda_runtime" || cat == "cuda_driver" || cat == "Runtime") return EventKind::kRuntime;
+  if (cat == "kernel" || cat == "Kernel") return EventKind::kKernel;
+  if (cat == "gpu_memcpy" || cat == "Memcpy") return EventKind::kMemcpy;
+  if (cat == "gpu_memset" || cat == "Memset") return EventKind::kMemset;
+  if (cat == "cuda_sync") return EventKind::kSync;
+  *keep = false;
+  return EventKind::kCpuOp;
+}
+
+void Loader::parse_event(object obj) {
+  std::string_view ph, cat, name;
+  bool has_ts = false, has_dur = false, has_pid = false, has_tid = false, has_name = false;
+  int64_t pid = 0, tid = 0;
+  TimeNs ts = 0, dur = 0;
+  Args a;
+  bool have_args = false;
+  for (auto field : obj) {
+    simdjson::ondemand::raw_json_string key;
+    if (auto err = field.key().get(key)) fail_json(err);
+    value v;
+    if (auto err = field.value().get(v)) fail_json(err);
+    if (key == "ph") {
+      if (v.get_string().get(ph)) fail_event("ph", "a string");
+    } else if (key == "cat") {
+      if (v.get_string().get(cat)) fail_event("cat", "a string");
+    } else if (key == "name") {
+      if (v.get_string().get(name)) fail_event("name", "a string");
+      has_name = true;
+    } else if (key == "pid") {
+      pid = id_of(v, "pid");
+      has_pid = true;
+    } else if (key == "tid") {
+      tid = id_of(v, "tid");
+      has_tid = true;
+    } else if (key == "ts") {
+      // Flow, metadata and instant events need not carry a numeric ts; decide after 'ph'.
+      json_type t;
+      if (!v.type().get(t) && t == json_type::number) {
+        ts = time_of(v, "ts");
+        has_ts = true;
+      }
+    } else if (key == "dur") {
+      json_type t;
+      if (!v.type().get(t) && t == json_type::number) {
+        dur = time_of(v, "dur");
+        has_dur = true;
+      } else {
+        dur = -1;  // reported below if the event is kept
+        has_dur = true;
+      }
+    } else if (key == "args") {
+      object args;
+      if (v.get_object().get(args)) continue;  // some exporters write "args": null
+      have_args = true;
+      for (auto af : args) {
+        simdjson::ondemand::raw_json_string k;
+        if (auto err = af.key().get(k)) fail_json(err);
+        value av;
+        if (auto err = af.value().get(av)) fail_json(err);
+        if (k == "correlation")
+          a.correlation = int_of(av, "args.correlation");
+        else if (k == "External id" || k == "external id")
+          a.external_id = int_of(av, "args.External id");
+        else if (k == "stream")
+          a.stream = int_of(av, "args.stream");
+        else if (k == "device")
+          a.device = int_of(av, "args.device");
+        else if (k == "wait_on_stream")
+          a.wait_on_stream = int_of(av, "args.wait_on_stream");
+        else if (k == "wait_on_cuda_event_record_corr_id")
+          a.wait_on_record_corr = int_of(av, "args.wait_on_cuda_event_record_corr_id");
+        else if (k == "bytes")
+          a.bytes = int_of(av, "args.bytes");
+        else if (k == "cuda_sync_kind") {
+          if (av.get_string().get(a.sync_kind)) fail_event("args.cuda_sync_kind", "a string");
+        } else if (k == "Collective name") {
+          if (av.get_string().get(a.collective_name))
+            fail_event("args.Collective name", "a string");
+        } else if (k == "dtype") {
+          if (av.get_string().get(a.dtype)) a.dtype = {};
+        } else if (k == "Process Group Name") {
+          if (av.get_string().get(a.pg_name)) a.pg_name = {};
+        } else if (k == "In msg nelems")
+          a.in_nelems = int_of(av, "args.In msg nelems");
+        else if (k == "Out msg nelems")
+          a.out_nelems = int_of(av, "args.Out msg nelems");
+        else if (k == "Group size")
+          a.group_size = int_of(av, "args.Group size");
+        else if (k == "Seq")
+          a.seq = int_of(av, "args.Seq");
+      }
+    }
+  }
+  if (ph != "X") return;
+  bool keep = false;
+  const EventKind kind = kind_of_cat(cat, &keep);
+  if (!keep) return;
+  if (!has_name) fail_event("name", "a string");
+  if (!has_ts) fail_event("ts", "a number (microseconds)");
+  if (!has_dur) fail_event("dur", "a number (microseconds)");
+  if (dur < 0) fail_event("dur", "a non-negative number (microseconds)");
+  if (!has_pid) fail_event("pid", "an integer or a string");
+  if (!has_tid) fail_event("tid", "an integer or a string");
+
+  Event e;
+  e.kind = kind;
+  e.name = intern(name);
+  e.pid = pid;
+  e.tid = tid;
+  e.ts_ns = ts;
+  e.dur_ns = dur;
+  e.index = static_cast<uint32_t>(event_index_);
+  if (have_args) {
+    e.correlation = a.correlation;
+    e.external_id = a.external_id;
+    e.stream = a.stream;
+    e.device = static_cast<int32_t>(a.device);
+    e.wait_on_stream = a.wait_on_stream;
+    e.wait_on_record_corr = a.wait_on_record_corr;
+    e.memcpy_bytes = a.bytes;
+  }
+  if (e.is_gpu_op()) {
+    // GPU events: pid is the device and tid the stream when args lack them.
+    if (e.device < 0) e.device = static_cast<int32_t>(pid);
+    if (e.stream < 0) e.stream = tid;
+    if (e.correlation < 0 && kind != EventKind::kKernel) e.correlation = -1;
+  }
+  if (kind == EventKind::kSync) {
+    std::string_view k = a.sync_kind.empty() ? name : a.sync_kind;
+    if (k == "Context Sync")
+      e.sync = SyncKind::kContext;
+    else if (k == "Stream Sync")
+      e.sync = SyncKind::kStream;
+    else if (k == "Event Sync")
+      e.sync = SyncKind::kEvent;
+    else if (k == "Stream Wait Event")
+      e.sync = SyncKind::kStreamWaitEvent;
+    else
+      fail_event("args.cuda_sync_kind",
+                 "one of Context Sync, Stream Sync, Event Sync, Stream Wait Event");
+    if (e.correlation < 0) fail_event("args.correlation", "an integer on a cuda_sync event");
+    if (e.device < 0) e.device = static_cast<int32_t>(pid);
+  }
+  if (kind == EventKind::kRuntime && have_args && a.correlation < 0 &&
+      runtime_role(name) == RuntimeRole::kLaunch) {
+    e.correlation = -1;
+  }
+  if (kind == EventKind::kKernel && is_comm_kernel(name)) {
+    CollectiveInfo ci = collective_from_kernel_name(name);
+    if (!a.collective_name.empty()) ci.type = collective_from_arg(a.collective_name);
+    if (!a.dtype.empty()) ci.dtype = std::string(a.dtype);
+    ci.in_nelems = a.in_nelems;
+    ci.out_nelems = a.out_nelems;
+    ci.group_size = static_cast<int32_t>(a.group_size);
+    ci.seq = a.seq;
+    ci.process_group = std::string(a.pg_name);
+    e.collective = static_cast<int32_t>(table_.collectives.size());
+    table_.collectives.push_back(std::move(ci));
+  }
+  table_.events.push_back(e);
+}
+
+EventTable Loader::run() {
+  table_.path = label_;
+  table_.json_bytes = size_;
+  simdjson::ondemand::parser parser;
+  simdjson::ondemand::document doc;
+  if (auto err = parser.iterate(json_, size_, size_ + simdjson::SIMDJSON_PADDING).get(doc))
+    fail_json(err);
+  json_type t;
+  if (auto err = doc.type().get(t)) fail_json(err);
+  auto parse_events = [&](simdjson::ondemand::array arr) {
+    for (auto elem : arr) {
+      object o;
+      const char* pos = nullptr;
+      if (!doc.current_location().get(pos)) event_pos_ = pos;
+      if (auto err = elem.get_object().get(o)) {
+        if (err == simdjson::INCORRECT_TYPE) fail_event("(event)", "a JSON object");
+        fail_json(err);
+      }
+      parse_event(o);
+      ++event_index_;
+    }
+  };
+  bool saw_events = false;
+  if (t == json_type::array) {
+    simdjson::ondemand::array arr;
+    if (auto err = doc.get_array().get(arr)) fail_json(err);
+    parse_events(arr);
+    saw_events = true;
+  } else if (t == json_type::object) {
+    object top;
+    if (auto err = doc.get_object().get(top)) fail_json(err);
+    for (auto field : top) {
+      simdjson::ondemand::raw_json_string key;
+      if (auto err = field.key().get(key)) fail_json(err);
+      value v;
+      if (auto err = field.value().get(v)) fail_json(err);
+      if (key == "traceEvents") {
+        simdjson::ondemand::array arr;
+        if (v.get_array().get(arr))
+          throw InputError(label_ + ": field 'traceEvents': expected an array of events");
+        parse_events(arr);
+        event_pos_ = nullptr;
+        saw_events = true;
+      } else if (key == "baseTimeNanoseconds") {
+        int64_t b;
+        if (v.get_int64().get(b))
+          throw InputError(label_ + ": field 'baseTimeNanoseconds': expected an integer");
+        table_.base_time_ns = b;
+        have_base_ = true;
+      } else if (key == "distributedInfo") {
+        parse_distributed_info(v);
+      } else if (key == "deviceProperties") {
+        parse_device_properties(v);
+      }
+    }
+  } else {
+    throw InputError(label_ + ": expected a JSON object with 'traceEvents' or an array of events");
+  }
+  LUMOS_EXPECT(saw_events, label_ + ": field 'traceEvents': missing (expected an array of events)");
+  table_.events_in_file = event_index_;
+  LUMOS_EXPECT(!table_.events.empty(),
+               label_ + ": empty trace: no CPU operator, runtime or GPU events in 'traceEvents'");
+  return std::move(table_);
+}
+
+}  // namespace
+
+bool parse_us_token_to_ns(std::string_view tok, int64_t* out_ns) {
+  while (!tok.empty() &&
+         (tok.back() == ' ' || tok.back() == '\n' || tok.back() == '\r' || tok.back() == '\t' ||
+          tok.back() == ',' || tok.back() == '}' || tok.back() == ']'))
+    tok.remove_suffix(1);
+  if (tok.empty()) return false;
+  size_t i = 0;
+  bool neg = false;
+  if (tok[0] == '-') {
+    neg = true;
+    i = 1;
+  }
+  int64_t whole = 0;
+  size_t digits = 0;
+  while (i < tok.size() && tok[i] >= '0' && tok[i] <= '9') {
+    if (whole > (INT64_MAX / 10000)) return false;  // beyond ±9e14 s: not a trace time
+    whole = whole * 10 + (tok[i] - '0');
+    ++i;
+    ++digits;
+  }
+  if (digits == 0) return false;
+  int64_t frac_ns = 0;
+  if (i < tok.size() && tok[i] == '.') {
+    ++i;
+    int64_t scale = 100;  // first fractional digit of a µs is 100 ns
+    size_t fd = 0;
+    int round_digit = -1;
+    while (i < tok.size() && tok[i] >= '0' && tok[i] <= '9') {
+      if (scale >= 1) {
+        frac_ns += (tok[i] - '0') * scale;
+        scale /= 10;
+      } else if (round_digit < 0) {
+        round_digit = tok[i] - '0';
+      }
+      ++i;
+      ++fd;
+    }
+    if (fd == 0) return false;
+    if (round_digit >= 5) ++frac_ns;
+  }
+  if (i < tok.size() && (tok[i] == 'e' || tok[i] == 'E')) {
+    // Rare: fall back to a double for exponent notation.
+    std::string s(tok);
+    char* end = nullptr;
+    const double us = std::strtod(s.c_str(), &end);
+    if (end != s.c_str() + s.size() || !std::isfinite(us) || std::fabs(us) > 9e15) return false;
+    *out_ns = static_cast<int64_t>(std::llround(us * 1000.0));
+    return true;
+  }
+  if (i != tok.size()) return false;
+  const int64_t ns = whole * 1000 + frac_ns;
+  *out_ns = neg ? -ns : ns;
+  return true;
+}
+
+EventTable parse_trace_json(const char* json, size_t size, const std::string& label) {
+  Loader loader(json, size, label);
+  return loader.run();
+}
+
+EventTable parse_trace_bytes(const char* data, size_t size, const std::string& label) {
+  if (looks_gzip(data, size)) {
+    FileBytes fb = gunzip_bytes(data, size, simdjson::SIMDJSON_PADDING, label);
+    return parse_trace_json(fb.data.data(), fb.size, label);
+  }
+  std::vector<char> padded(size + simdjson::SIMDJSON_PADDING, 0);
+  std::copy(data, data + size, padded.begin());
+  return parse_trace_json(padded.data(), size, label);
+}
+
+EventTable load_trace(const std::string& path) {
+  FileBytes fb = read_file_bytes(path, simdjson::SIMDJSON_PADDING);
+  return parse_trace_json(fb.data.data(), fb.size, path);
+}
+
+}  // namespace lumos::trace

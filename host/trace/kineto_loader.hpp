@@ -1,0 +1,28 @@
+// Loads a Kineto / Chrome-trace JSON file (plain or gzip) into an EventTable with simdjson.
+// Accepts every convention of peers-and-trace-format.md §2: integer absolute µs or float µs with
+// baseTimeNanoseconds, both External id conventions, string pids/tids, legacy category names,
+// cuda_sync events, NCCL args, and a bare array of events.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "trace/event_table.hpp"
+
+namespace lumos::trace {
+
+// Throws InputError with "FILE: event #I (byte B): field 'F': expected ..." on bad input.
+EventTable load_trace(const std::string& path);
+
+// Parses JSON text already in memory; `json` must be followed by at least 64 readable bytes
+// (simdjson padding). `label` names the source in messages.
+EventTable parse_trace_json(const char* json, size_t size, const std::string& label);
+
+// Loads from memory bytes that may be gzip; used by the fuzzer and tests.
+EventTable parse_trace_bytes(const char* data, size_t size, const std::string& label);
+
+// Parses a JSON number token in µs ("1623142623460111", "1365627862757.064", "1.5e3") into
+// integer nanoseconds without going through a double where the digits allow. Returns false if
+// the token is not a number.
+bool parse_us_token_to_ns(std::string_view token, int64_t* out_ns);
+
+}  // namespace lumos::trace

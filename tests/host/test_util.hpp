@@ -1,0 +1,78 @@
+// Helpers shared by the host tests: temporary files, the shared traces folder, running `lumos`.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace lumos::testing {
+
+inline std::string trace_dir() {
+  return LUMOS_TRACE_DIR;
+}
+
+// Every shared Kineto trace (*.json.gz, not the execution traces), sorted; empty when the folder
+// is missing.
+inline std::vector<std::string> shared_traces() {
+  std::vector<std::string> out;
+  namespace fs = std::filesystem;
+  if (!fs::exists(trace_dir())) return out;
+  for (const auto& e : fs::recursive_directory_iterator(trace_dir())) {
+    const std::string p = e.path().string();
+    if (e.is_regular_file() && p.size() > 8 && p.substr(p.size() - 8) == ".json.gz" &&
+        p.find("_et.json") == std::string::npos)
+      out.push_back(p);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+#define LUMOS_REQUIRE_TRACES()                                                       \
+  do {                                                                               \
+    if (!std::filesystem::exists(::lumos::testing::trace_dir()))                     \
+      GTEST_SKIP() << "shared traces not found at " << ::lumos::testing::trace_dir() \
+                   << " (configure with -DLUMOS_TRACE_DIR=...)";                     \
+  } while (0)
+
+// A fresh temporary directory, removed on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/lumos_test_XXXXXX";
+    path_ = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  std::string write(const std::string& name, const std::string& content) const {
+    std::ofstream(file(name), std::ios::binary) << content;
+    return file(name);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+// Runs the lumos binary with a shell command line (arguments must be shell-safe).
+inline RunResult run_lumos(const std::string& args) {
+  const std::string cmd = std::string(LUMOS_BINARY) + " " + args + " 2>&1";
+  RunResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace lumos::testing
