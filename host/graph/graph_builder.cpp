@@ -638,6 +638,20 @@ BuildResult Builder::run() {
       sync_event_.emplace(e.correlation, i);
     }
   }
+  // A cuda_sync event names the runtime call it belongs to and, for event waits, the record call;
+  // a correlation that matches no call means the trace is inconsistent.
+  for (const Event& e : t_.events) {
+    if (e.kind != EventKind::kSync) continue;
+    auto dangling = [&](const char* field, int64_t corr) {
+      throw InputError(t_.path + ": event #" + std::to_string(e.index) + " (" +
+                       std::string(t_.name_of(e)) + "): field '" + field +
+                       "': expected the correlation of a runtime call in the trace, got dangling id " +
+                       std::to_string(corr));
+    };
+    if (!runtime_event_.count(e.correlation)) dangling("args.correlation", e.correlation);
+    if (e.wait_on_record_corr >= 0 && !runtime_event_.count(e.wait_on_record_corr))
+      dangling("args.wait_on_cuda_event_record_corr_id", e.wait_on_record_corr);
+  }
   nodes_.push_back(DNode{});  // the origin
   build_cpu_nodes();
   build_gpu_nodes();

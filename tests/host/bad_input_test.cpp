@@ -76,6 +76,19 @@ TEST(BadInput, SyncEventWithoutCorrelationIsRejected) {
   EXPECT_NE(e.find("args.correlation"), std::string::npos) << e;
 }
 
+TEST(BadInput, DanglingCorrelationIdsAreRejected) {
+  lumos::trace::KinetoWriter w;
+  const int64_t wait = w.runtime(1, "cudaStreamWaitEvent", 9, 2);
+  w.sync("Stream Wait Event", wait, 0, 20, 9, 2, 7, 777);  // no cudaEventRecord with id 777
+  std::string e = load_error(w.json());
+  EXPECT_NE(e.find("field 'args.wait_on_cuda_event_record_corr_id'"), std::string::npos) << e;
+  EXPECT_NE(e.find("dangling id 777"), std::string::npos) << e;
+  lumos::trace::KinetoWriter w2;
+  w2.sync("Stream Sync", 4242, 0, 7, 1, 1);
+  e = load_error(w2.json());
+  EXPECT_NE(e.find("field 'args.correlation'"), std::string::npos) << e;
+}
+
 TEST(BadInput, GpuOrderThatContradictsLaunchOrderIsACycle) {
   // k_late runs before k_early on stream 7 although the thread launched it after a sync that
   // waited for k_early: launch -> k_late -> k_early (stream order) -> sync -> launch.
