@@ -92,6 +92,7 @@ class Builder {
   void add_thread_edges();
   void add_stream_edges();
   void add_stream_waits();
+  uint32_t last_record_before(uint32_t thread_res, uint32_t pos);
   void add_gpu_to_cpu_syncs();
   void add_origin_edges();
   void assign_lags(std::vector<double>* lags);
@@ -124,6 +125,7 @@ class Builder {
   std::vector<uint32_t> step_markers_;
   bool has_sync_events_ = false;
   std::vector<ResourceFree> free_ns_;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> last_record_;
   BuildStats stats_;
 };
 
@@ -359,14 +361,42 @@ void Builder::split_blocking_copies() {
     edges_.push_back({g, wid, EdgeKind::kGpuToCpuSync, 0.0});
     inserts.push_back({call_id, wid});
   }
-  for (auto [call_id, wid] : inserts) {
-    auto& seq = res_nodes_[nodes_[call_id].res];
-    auto it = std::find(seq.begin(), seq.end(), call_id);
-    seq.insert(it + 1, wid);
+  // Put each wait node right after its call, one pass per thread.
+  std::unordered_map<uint32_t, uint32_t> wait_after;
+  for (auto [call_id, wid] : inserts) wait_after.emplace(call_id, wid);
+  if (!wait_after.empty()) {
+    for (auto& seq : res_nodes_) {
+      std::vector<uint32_t> out;
+      out.reserve(seq.size());
+      for (uint32_t id : seq) {
+        out.push_back(id);
+        auto it = wait_after.find(id);
+        if (it != wait_after.end()) out.push_back(it->second);
+      }
+      seq.swap(out);
+    }
   }
   for (auto& seq : res_nodes_)
     for (uint32_t i = 0; i < seq.size(); ++i)
       if (nodes_[seq[i]].cls == NodeClass::kCpu) nodes_[seq[i]].thread_pos = i;
+}
+
+// The thread's latest cudaEventRecord before position pos in its sequence (kNone if none).
+uint32_t Builder::last_record_before(uint32_t thread_res, uint32_t pos) {
+  auto it = last_record_.find(thread_res);
+  if (it == last_record_.end()) {
+    // One pass per thread: at each position, the latest record strictly before it.
+    const auto& seq = res_nodes_[thread_res];
+    std::vector<uint32_t> v(seq.size() + 1, kNone);
+    for (uint32_t i = 0; i < seq.size(); ++i) {
+      const DNode& c = nodes_[seq[i]];
+      const bool rec = c.kind == NodeKind::kRuntime && c.event >= 0 &&
+                       trace::runtime_role(t_.names[c.name]) == RuntimeRole::kEventRecord;
+      v[i + 1] = rec ? seq[i] : v[i];
+    }
+    it = last_record_.emplace(thread_res, std::move(v)).first;
+  }
+  return pos < it->second.size() ? it->second[pos] : kNone;
 }
 
 void Builder::add_stream_waits() {
@@ -399,16 +429,7 @@ void Builder::add_stream_waits() {
     if (has_sync_events_) continue;  // the trace records waits; this one had no stream info
     // Older traces: the record's stream is that of the thread's previous launch, the wait's that
     // of its next launch; pair the wait with the thread's latest record before it.
-    const auto& seq = res_nodes_[call.res];
-    uint32_t rec_node = kNone;
-    for (uint32_t i = call.thread_pos; i-- > 0;) {
-      const DNode& c = nodes_[seq[i]];
-      if (c.kind == NodeKind::kRuntime && c.event >= 0 &&
-          trace::runtime_role(t_.names[c.name]) == RuntimeRole::kEventRecord) {
-        rec_node = seq[i];
-        break;
-      }
-    }
+    const uint32_t rec_node = last_record_before(call.res, call.thread_pos);
     if (rec_node == kNone) continue;
     auto tl = thread_launches_.find(call.res);
     if (tl == thread_launches_.end()) continue;
@@ -643,10 +664,11 @@ BuildResult Builder::run() {
   for (const Event& e : t_.events) {
     if (e.kind != EventKind::kSync) continue;
     auto dangling = [&](const char* field, int64_t corr) {
-      throw InputError(t_.path + ": event #" + std::to_string(e.index) + " (" +
-                       std::string(t_.name_of(e)) + "): field '" + field +
-                       "': expected the correlation of a runtime call in the trace, got dangling id " +
-                       std::to_string(corr));
+      throw InputError(
+          t_.path + ": event #" + std::to_string(e.index) + " (" + std::string(t_.name_of(e)) +
+          "): field '" + field +
+          "': expected the correlation of a runtime call in the trace, got dangling id " +
+          std::to_string(corr));
     };
     if (!runtime_event_.count(e.correlation)) dangling("args.correlation", e.correlation);
     if (e.wait_on_record_corr >= 0 && !runtime_event_.count(e.wait_on_record_corr))

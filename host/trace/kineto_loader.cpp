@@ -199,15 +199,23 @@ void Loader::parse_event(object obj) {
   TimeNs ts = 0, dur = 0;
   Args a;
   bool have_args = false;
+  // Once ph and cat show that the event is not modelled (flows, python_function, ...), the rest
+  // of it is skipped unparsed: most of a large trace is such events.
+  bool skip = false;
   for (auto field : obj) {
     simdjson::ondemand::raw_json_string key;
     if (auto err = field.key().get(key)) fail_json(err);
+    if (skip) continue;
     value v;
     if (auto err = field.value().get(v)) fail_json(err);
     if (key == "ph") {
       if (v.get_string().get(ph)) fail_event("ph", "a string");
+      skip = ph != "X";
     } else if (key == "cat") {
       if (v.get_string().get(cat)) fail_event("cat", "a string");
+      bool keep = false;
+      kind_of_cat(cat, &keep);
+      skip = !keep;
     } else if (key == "name") {
       if (v.get_string().get(name)) fail_event("name", "a string");
       has_name = true;
@@ -348,7 +356,10 @@ void Loader::parse_event(object obj) {
 EventTable Loader::run() {
   table_.path = label_;
   table_.json_bytes = size_;
-  simdjson::ondemand::parser parser;
+  // One parser per thread, reused: its index buffers are as large as the biggest trace seen, and
+  // allocating them afresh for every file costs more than parsing (page faults).
+  thread_local simdjson::ondemand::parser parser;
+  table_.events.reserve(size_ / 400);
   simdjson::ondemand::document doc;
   if (auto err = parser.iterate(json_, size_, size_ + simdjson::SIMDJSON_PADDING).get(doc))
     fail_json(err);
