@@ -8,5 +8,6 @@ int cmd_replay(int argc, char** argv);
 int cmd_ingest(int argc, char** argv);
 int cmd_demo_trace(int argc, char** argv);
 int cmd_info(int argc, char** argv);
+int cmd_cost(int argc, char** argv);
 
 }  // namespace lumos::cli

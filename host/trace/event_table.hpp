@@ -71,6 +71,7 @@ struct Event {
   int64_t wait_on_record_corr = -1;  // correlation of the matching cudaEventRecord
   int64_t memcpy_bytes = -1;
   int32_t collective = -1;  // index into EventTable::collectives
+  int32_t shapes = -1;      // cpu_op "Input Dims": index into EventTable::shape_offset
   uint32_t index = 0;       // position in the traceEvents array, for messages
 
   TimeNs end_ns() const { return ts_ns + dur_ns; }
@@ -84,7 +85,15 @@ struct EventTable {
   std::vector<Event> events;
   std::vector<std::string> names;
   std::vector<CollectiveInfo> collectives;
-  int32_t rank = -1;  // distributedInfo.rank, -1 when absent
+  // "Input Dims" of CPU operators, flattened: operator k's inputs are
+  // shape_offset[k] .. shape_offset[k+1] into input_offset, and input i's dims are
+  // dims[input_offset[i] .. input_offset[i+1]].
+  std::vector<uint32_t> shape_offset{0};
+  std::vector<uint32_t> input_offset{0};
+  std::vector<int64_t> dims;
+  // "Input type" strings of the same operators, one per input ("" when absent).
+  std::vector<uint32_t> input_type;  // index into names, per input
+  int32_t rank = -1;                 // distributedInfo.rank, -1 when absent
   int32_t world_size = -1;
   std::string backend;
   std::string gpu_name;         // deviceProperties[0].name
@@ -93,6 +102,9 @@ struct EventTable {
   uint64_t events_in_file = 0;  // every element of traceEvents, kept or not
 
   std::string_view name_of(const Event& e) const { return names[e.name]; }
+  // The dims of each input of a CPU operator (empty when the trace has no shapes).
+  std::vector<std::vector<int64_t>> input_dims(const Event& e) const;
+  std::vector<std::string_view> input_types(const Event& e) const;
 };
 
 }  // namespace lumos::trace

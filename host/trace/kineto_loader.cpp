@@ -176,6 +176,9 @@ struct Args {
   int64_t wait_on_stream = -1, wait_on_record_corr = -1, bytes = -1;
   std::string_view sync_kind;
   std::string_view collective_name, dtype, pg_name;
+  std::vector<std::vector<int64_t>> input_dims;
+  std::vector<std::string_view> input_types;
+  bool has_dims = false;
   int64_t in_nelems = -1, out_nelems = -1, group_size = -1, seq = -1;
 };
 
@@ -281,6 +284,28 @@ void Loader::parse_event(object obj) {
           a.group_size = int_of(av, "args.Group size");
         else if (k == "Seq")
           a.seq = int_of(av, "args.Seq");
+        else if (k == "Input Dims") {
+          // [[d0, d1, ...], [], ...]: kept for shape-aware cost models; odd shapes are ignored.
+          simdjson::ondemand::array outer;
+          if (av.get_array().get(outer)) continue;
+          a.has_dims = true;
+          for (auto in : outer) {
+            a.input_dims.emplace_back();
+            simdjson::ondemand::array inner;
+            if (in.get_array().get(inner)) continue;
+            for (auto d : inner) {
+              int64_t x;
+              if (!d.get_int64().get(x)) a.input_dims.back().push_back(x);
+            }
+          }
+        } else if (k == "Input type") {
+          simdjson::ondemand::array types;
+          if (av.get_array().get(types)) continue;
+          for (auto ty : types) {
+            std::string_view sv;
+            a.input_types.push_back(ty.get_string().get(sv) ? std::string_view() : sv);
+          }
+        }
       }
     }
   }
@@ -311,6 +336,16 @@ void Loader::parse_event(object obj) {
     e.wait_on_stream = a.wait_on_stream;
     e.wait_on_record_corr = a.wait_on_record_corr;
     e.memcpy_bytes = a.bytes;
+  }
+  if (kind == EventKind::kCpuOp && a.has_dims) {
+    e.shapes = static_cast<int32_t>(table_.shape_offset.size() - 1);
+    for (size_t i = 0; i < a.input_dims.size(); ++i) {
+      table_.dims.insert(table_.dims.end(), a.input_dims[i].begin(), a.input_dims[i].end());
+      table_.input_offset.push_back(static_cast<uint32_t>(table_.dims.size()));
+      table_.input_type.push_back(
+          intern(i < a.input_types.size() ? a.input_types[i] : std::string_view()));
+    }
+    table_.shape_offset.push_back(static_cast<uint32_t>(table_.input_offset.size() - 1));
   }
   if (e.is_gpu_op()) {
     // GPU events: pid is the device and tid the stream when args lack them.
@@ -422,6 +457,22 @@ EventTable Loader::run() {
 }
 
 }  // namespace
+
+std::vector<std::vector<int64_t>> EventTable::input_dims(const Event& e) const {
+  std::vector<std::vector<int64_t>> out;
+  if (e.shapes < 0) return out;
+  for (uint32_t i = shape_offset[e.shapes]; i < shape_offset[e.shapes + 1]; ++i)
+    out.emplace_back(dims.begin() + input_offset[i], dims.begin() + input_offset[i + 1]);
+  return out;
+}
+
+std::vector<std::string_view> EventTable::input_types(const Event& e) const {
+  std::vector<std::string_view> out;
+  if (e.shapes < 0) return out;
+  for (uint32_t i = shape_offset[e.shapes]; i < shape_offset[e.shapes + 1]; ++i)
+    out.push_back(names[input_type[i]]);
+  return out;
+}
 
 bool parse_us_token_to_ns(std::string_view tok, int64_t* out_ns) {
   while (!tok.empty() &&

@@ -23,6 +23,10 @@ QUICK_HEAD_DIMS = (128,)
 BACKENDS = ("flash", "cudnn")
 PASSES = ("fwd", "bwd")
 BACKWARD_FLOP_FACTOR = 2.5
+# What SDPA raises when the selected backend cannot take the inputs (CUDA and CPU wording).
+NO_KERNEL_MESSAGES = ("No available kernel", "No viable backend")
+
+USES_CUDA_TIMER = True  # common.CudaTimer: L2 flush, adaptive iterations, median
 
 UNITS = {
     "batch": "sequences",
@@ -99,8 +103,15 @@ def measure(cfg, bench, state):
     if state["sdpa_kernel"] is None or backend is None:
         raise Unsupported(f"this PyTorch cannot select the {cfg['backend']} SDPA backend")
     run, prepare_iteration = _runner(bench.torch, cfg)
-    with state["sdpa_kernel"]([backend]):
-        timing = bench.timer.time(run, prepare_iteration)
+    try:
+        with state["sdpa_kernel"]([backend]):
+            timing = bench.timer.time(run, prepare_iteration)
+    except RuntimeError as exc:
+        # Restricted to one backend, SDPA raises this when that backend cannot take the inputs
+        # (head_dim, causal mask, GPU); it names no bug, so the row is "unsupported".
+        if any(message in str(exc) for message in NO_KERNEL_MESSAGES):
+            raise Unsupported(f"the {cfg['backend']} SDPA backend rejects this configuration")
+        raise
     return {
         "time_us": timing.median_us,
         "time_us_min": timing.min_us,

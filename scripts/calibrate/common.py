@@ -133,7 +133,7 @@ class CudaTimer:
         ends = [cuda.Event(enable_timing=True) for _ in range(n)]
         for start, end in zip(starts, ends):
             prepared = prepare()
-            # The flush also gives the host a head start of ~70 us of GPU work, so the timed
+            # The flush also gives the host a head start (~60-80 us of GPU work), so the timed
             # kernel is already queued when the start event fires: we time the GPU, not Python.
             self.flush_l2()
             start.record()
@@ -153,7 +153,6 @@ class Bench:
 
     torch: object
     timer: CudaTimer
-    quick: bool
 
 
 # ---------------------------------------------------------------------------------------------
@@ -202,7 +201,8 @@ def gpu_provenance(torch, argv):
             "sm_count": props.multi_processor_count,
             "compute_capability": f"{props.major}.{props.minor}",
             "gpu_memory_gib": round(props.total_memory / 2**30, 1),
-            "cudnn": torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None,
+            "cudnn": (torch.backends.cudnn.version()
+                      if torch.backends.cudnn.is_available() else None),
         }
     )
     prov.update(_nvidia_smi_fields())

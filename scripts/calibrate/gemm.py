@@ -28,6 +28,8 @@ DTYPES = ("bf16", "fp8_e4m3")
 # cuBLASLt fp8 kernels need every dimension to be a multiple of 16.
 FP8_DIM_MULTIPLE = 16
 
+USES_CUDA_TIMER = True  # common.CudaTimer: L2 flush, adaptive iterations, median
+
 UNITS = {
     "m": "elements",
     "n": "elements",
@@ -65,7 +67,7 @@ def layer_nk_pairs(hidden_sizes):
         for tp in TP_DEGREES:
             for name, d in projection_widths(h):
                 assert d % tp == 0, (h, name, tp)
-                tag = f"h={h} tp={tp} {name}"
+                tag = f"h={h} tp={tp} d={name}"
                 origins.setdefault((d // tp, h), []).append(f"{tag} column-parallel")
                 origins.setdefault((h, d // tp), []).append(f"{tag} row-parallel")
     return list(origins.items())
@@ -163,6 +165,6 @@ def headline(rows):
         mamf = next((r for r in ok if (r["m"], r["n"], r["k"]) == MAMF_SHAPE), None)
         parts.append(
             f"{dtype} best {fmt(best['tflops'])} TFLOP/s at {best['m']}x{best['n']}x{best['k']}"
-            f", MAMF shape {fmt(mamf and mamf['tflops'])}"
+            f", MAMF shape {fmt(mamf['tflops'] if mamf else None)}"
         )
     return "; ".join(parts)

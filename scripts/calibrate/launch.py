@@ -22,6 +22,8 @@ REPEATS = 7
 QUICK_REPEATS = 3
 MODES = ("eager", "cuda_graph", "eager_sync")
 
+USES_CUDA_TIMER = False  # its own burst timer below: no L2 flush, fixed launch count
+
 UNITS = {
     "launches": "count",
     "repeats": "count",
@@ -33,6 +35,8 @@ MEASUREMENT_FIELDS = ("us_per_launch", "us_per_launch_min", "host_us_per_launch"
 
 METHOD_NOTES = {
     "op": "x.add_(1) on a 1-element fp32 CUDA tensor",
+    "timer": "torch.cuda.Event pair around each burst of launches (GPU); time.perf_counter from "
+    "the first launch to the end of torch.cuda.synchronize() (host)",
     "statistic": "median over repeats of (elapsed / launches); one untimed repeat first",
 }
 

@@ -24,6 +24,8 @@ ELEMENT_BYTES = {"bf16": 2, "fp32": 4}
 TARGET_BYTES = 8  # int64 class indices
 EPS = 1e-5
 
+USES_CUDA_TIMER = True  # common.CudaTimer: L2 flush, adaptive iterations, median
+
 UNITS = {
     "rows": "count",
     "width": "elements",

@@ -1,0 +1,72 @@
+#include "cost/attention_model.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "common/error.hpp"
+
+namespace lumos::cost {
+
+AttentionEstimate attention_time(const KernelsDb& db, const GpuSpec& gpu, const AttentionQuery& q) {
+  LUMOS_EXPECT(q.batch > 0 && q.heads > 0 && q.seq > 0 && q.head_dim > 0,
+               "attention: batch, heads, seq and head dim must be positive");
+  const bool fp8 = q.dtype == Dtype::kFp8;
+  // Pick the table: same pass; fp8 tables only for fp8; then causal match, then nearest head dim.
+  const AttentionTable* best = nullptr;
+  double best_score = std::numeric_limits<double>::infinity();
+  for (const AttentionTable& t : db.attention.tables) {
+    if (t.backward != q.backward) continue;
+    if ((t.dtype == Dtype::kFp8) != fp8) continue;
+    const double score = (t.causal != q.causal ? 1000.0 : 0.0) +
+                         std::abs(std::log2(double(t.head_dim) / q.head_dim));
+    if (score < best_score) {
+      best_score = score;
+      best = &t;
+    }
+  }
+  if (!best && fp8) {  // no fp8 table for this pass: the bf16 one at the fp8/bf16 peak ratio
+    AttentionQuery b = q;
+    b.dtype = Dtype::kBf16;
+    AttentionEstimate e = attention_time(db, gpu, b);
+    const auto& p8 = gpu.peak_tflops[static_cast<int>(Dtype::kFp8)];
+    LUMOS_EXPECT(p8.has_value(), "attention: " + gpu.name + " has no fp8");
+    e.tflops *= *p8 / *gpu.peak_tflops[static_cast<int>(Dtype::kBf16)];
+    e.time_us = e.flops / (e.tflops * 1e6);
+    e.table += " scaled to fp8";
+    return e;
+  }
+  LUMOS_EXPECT(best != nullptr, "kernels_db/attention.json: no table for this pass");
+  // Throughput at this sequence length: linear in log2(seq) between points, flat outside.
+  const double x = std::log2(static_cast<double>(q.seq));
+  double tf = best->tflops.front();
+  if (x >= std::log2(best->seq.back())) {
+    tf = best->tflops.back();
+  } else {
+    for (size_t i = 0; i + 1 < best->seq.size(); ++i) {
+      const double x0 = std::log2(best->seq[i]), x1 = std::log2(best->seq[i + 1]);
+      if (x >= x0 && x <= x1) {
+        tf = best->tflops[i] + (best->tflops[i + 1] - best->tflops[i]) * (x - x0) / (x1 - x0);
+        break;
+      }
+    }
+  }
+  // Other GPUs: the reference GPU's table scaled by the dense peak ratio.
+  const GpuSpec& ref = db.gpu(db.attention.reference_gpu);
+  const Dtype peak_dtype = fp8 ? Dtype::kFp8 : Dtype::kBf16;
+  const auto& gp = gpu.peak_tflops[static_cast<int>(peak_dtype)];
+  LUMOS_EXPECT(gp.has_value(), "attention: " + gpu.name + " has no " + to_string(peak_dtype));
+  tf *= *gp / *ref.peak_tflops[static_cast<int>(peak_dtype)];
+  AttentionEstimate e;
+  double fwd = 4.0 * q.batch * static_cast<double>(q.seq) * q.seq * q.heads * q.head_dim;
+  if (q.causal) fwd *= 0.5;
+  e.flops = q.backward ? fwd * db.attention.backward_flop_factor : fwd;
+  e.tflops = tf;
+  e.time_us = e.flops / (tf * 1e6);
+  e.table = std::string(best->backward ? "bwd" : "fwd") +
+            (best->causal ? " causal" : " non-causal") + " d=" + std::to_string(best->head_dim) +
+            " (" + best->source + ")";
+  return e;
+}
+
+}  // namespace lumos::cost

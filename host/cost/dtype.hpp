@@ -1,0 +1,17 @@
+// Numeric formats of GEMMs and attention, with their sizes.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace lumos::cost {
+
+enum class Dtype : int { kFp32 = 0, kTf32, kBf16, kFp16, kFp8 };
+constexpr int kNumDtypes = 5;
+
+const char* to_string(Dtype d);
+// Accepts fp32/float, tf32, bf16/bfloat16, fp16/half/f16, fp8/e4m3/e5m2; throws InputError.
+Dtype parse_dtype(std::string_view s);
+// Bytes per element in memory (tf32 is stored as fp32).
+int bytes_of(Dtype d);
+
+}  // namespace lumos::cost

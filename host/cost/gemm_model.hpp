@@ -1,0 +1,28 @@
+// GEMM time by (M, N, K, dtype) on a GPU: tile and wave quantization over the SMs, an efficiency
+// surface fitted to published figures, a memory-bound floor, and measured points that override
+// the fit for exactly those shapes (kernels_db/gemm.json).
+#pragma once
+#include <string>
+
+#include "cost/kernels_db.hpp"
+
+namespace lumos::cost {
+
+struct GemmQuery {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1;  // independent GEMMs of this shape (bmm)
+  Dtype dtype = Dtype::kBf16;
+};
+
+struct GemmEstimate {
+  double time_us = 0;
+  double tflops = 0;   // achieved: 2*M*N*K*batch / time
+  std::string method;  // "tiled 128x256 (3 waves)", "stream-K", "memory-bound", "measured point"
+};
+
+// Throws InputError for non-positive sizes or a dtype the GPU lacks. With use_points, a
+// measured point of exactly this GPU, dtype and shape replaces the fit.
+GemmEstimate gemm_time(const KernelsDb& db, const GpuSpec& gpu, const GemmQuery& q,
+                       bool use_points = true);
+
+}  // namespace lumos::cost

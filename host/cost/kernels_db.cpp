@@ -1,0 +1,456 @@
+#include "cost/kernels_db.hpp"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.hpp"
+
+namespace lumos::cost {
+
+// Generated at build time from kernels_db/*.json (see CMakeLists.txt).
+extern const char* const kEmbeddedDbNames[];
+extern const char* const kEmbeddedDbTexts[];
+extern const int kEmbeddedDbCount;
+
+namespace {
+
+constexpr int64_t kSchemaVersion = 1;
+const char* const kFiles[] = {"gpus.json",     "gemm.json", "attention.json",
+                              "membound.json", "nccl.json", "kernel_classes.json"};
+
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+// Reads fields of one file and names the file and path in every error.
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+    throw InputError("kernels_db/" + file_ + ": " + path + ": " + what);
+  }
+  element at(element e, const char* key, const std::string& path) const {
+    element v;
+    if (e[key].get(v)) fail(path + "." + key, "missing");
+    return v;
+  }
+  double num(element e, const char* key, const std::string& path) const {
+    double d;
+    if (at(e, key, path).get(d)) fail(path + "." + key, "expected a number");
+    return d;
+  }
+  int64_t integer(element e, const char* key, const std::string& path) const {
+    int64_t i;
+    if (at(e, key, path).get(i)) fail(path + "." + key, "expected an integer");
+    return i;
+  }
+  std::string str(element e, const char* key, const std::string& path) const {
+    std::string_view s;
+    if (at(e, key, path).get(s)) fail(path + "." + key, "expected a string");
+    return std::string(s);
+  }
+  std::vector<double> nums(element e, const std::string& path) const {
+    array a;
+    if (e.get(a)) fail(path, "expected an array of numbers");
+    std::vector<double> out;
+    for (element x : a) {
+      double d;
+      if (x.get(d)) fail(path, "expected an array of numbers");
+      out.push_back(d);
+    }
+    return out;
+  }
+  ProtoTriple triple(element e, const std::string& path) const {
+    const auto v = nums(e, path);
+    if (v.size() != 3) fail(path, "expected [LL, LL128, Simple]");
+    return {v[0], v[1], v[2]};
+  }
+  // {"value": x|null, "source": "..."}: a value always comes with its source.
+  std::optional<double> sourced(element e, const char* key, const std::string& path) const {
+    element v = at(e, key, path);
+    std::string_view src;
+    if (v["source"].get(src) || src.empty())
+      fail(path + "." + key, "every value needs a non-empty \"source\"");
+    element val;
+    if (v["value"].get(val)) fail(path + "." + key + ".value", "missing");
+    if (val.is_null()) return std::nullopt;
+    double d;
+    if (val.get(d)) fail(path + "." + key + ".value", "expected a number or null");
+    return d;
+  }
+  double sourced_required(element e, const char* key, const std::string& path) const {
+    auto v = sourced(e, key, path);
+    if (!v) fail(path + "." + key + ".value", "must not be null");
+    return *v;
+  }
+  void check_version(element root) const {
+    int64_t v;
+    if (root["schema_version"].get(v)) fail("schema_version", "missing");
+    if (v != kSchemaVersion)
+      fail("schema_version", "version " + std::to_string(v) +
+                                 " is not supported (this lumos reads " +
+                                 std::to_string(kSchemaVersion) + ")");
+  }
+
+ private:
+  std::string file_;
+};
+
+Arch parse_arch(const Reader& r, const std::string& s, const std::string& path) {
+  if (s == "ampere") return Arch::kAmpere;
+  if (s == "hopper") return Arch::kHopper;
+  if (s == "blackwell") return Arch::kBlackwell;
+  r.fail(path, "unknown architecture '" + s + "' (expected ampere, hopper or blackwell)");
+}
+
+void parse_gpus(element root, KernelsDb* db) {
+  Reader r("gpus.json");
+  r.check_version(root);
+  array gpus;
+  if (root["gpus"].get(gpus)) r.fail("gpus", "expected an array");
+  int i = 0;
+  for (element g : gpus) {
+    const std::string path = "gpus[" + std::to_string(i++) + "]";
+    GpuSpec s;
+    s.name = r.str(g, "name", path);
+    array aliases;
+    if (!g["aliases"].get(aliases))
+      for (element a : aliases) s.aliases.emplace_back(std::string_view(a.get_string().value()));
+    s.arch = parse_arch(r, r.str(g, "arch", path), path + ".arch");
+    s.sm_version = static_cast<int>(r.integer(g, "sm_version", path));
+    s.sms = static_cast<int>(r.sourced_required(g, "sms", path));
+    element peaks = r.at(g, "peak_tflops", path);
+    for (int d = 0; d < kNumDtypes; ++d) {
+      const char* key = to_string(static_cast<Dtype>(d));
+      if (peaks[key].error()) continue;
+      s.peak_tflops[d] = r.sourced(peaks, key, path + ".peak_tflops");
+    }
+    // fp16 and tf32 peaks default to what the file gives; bf16 is required.
+    if (!s.peak_tflops[static_cast<int>(Dtype::kBf16)])
+      r.fail(path + ".peak_tflops.bf16", "required");
+    s.hbm_gbps = r.sourced_required(g, "hbm_gbps", path);
+    s.hbm_gib = r.sourced_required(g, "hbm_gib", path);
+    s.l2_mib = r.sourced(g, "l2_mib", path);
+    s.nvlink_gbps = r.sourced_required(g, "nvlink_gbps", path);
+    s.nvlink_links = static_cast<int>(r.sourced_required(g, "nvlink_links", path));
+    s.nccl_link_gbps = r.sourced_required(g, "nccl_link_gbps", path);
+    s.pcie_h2d_gbps = r.sourced_required(g, "pcie_h2d_gbps", path);
+    s.pcie_d2h_gbps = r.sourced_required(g, "pcie_d2h_gbps", path);
+    s.d2d_gbps = r.sourced_required(g, "d2d_gbps", path);
+    s.tdp_w = r.sourced_required(g, "tdp_w", path);
+    s.idle_w = r.sourced_required(g, "idle_w", path);
+    if (s.sms <= 0 || s.hbm_gbps <= 0 || s.tdp_w <= 0)
+      r.fail(path, "sms, hbm_gbps and tdp_w must be positive");
+    db->gpus.push_back(std::move(s));
+  }
+  if (db->gpus.empty()) r.fail("gpus", "no GPUs");
+}
+
+void parse_gemm(element root, KernelsDb* db) {
+  Reader r("gemm.json");
+  r.check_version(root);
+  GemmParams& p = db->gemm;
+  object archs;
+  if (root["architectures"].get(archs)) r.fail("architectures", "expected an object");
+  for (auto [key, val] : archs) {
+    const std::string path = "architectures." + std::string(key);
+    const Arch a = parse_arch(r, std::string(key), path);
+    element fr = r.at(val, "peak_fraction", path);
+    std::array<std::optional<double>, kNumDtypes> f{};
+    for (int d = 0; d < kNumDtypes; ++d) {
+      double x;
+      if (!fr[to_string(static_cast<Dtype>(d))].get(x)) f[d] = x;
+    }
+    p.peak_fraction[a] = f;
+    p.k_half[a] = r.num(val, "k_half", path);
+    r.str(val, "source", path);
+  }
+  array tiles;
+  if (root["tiles"].get(tiles)) r.fail("tiles", "expected an array");
+  for (element t : tiles)
+    p.tiles.push_back({static_cast<int>(r.integer(t, "tm", "tiles")),
+                       static_cast<int>(r.integer(t, "tn", "tiles")),
+                       r.num(t, "efficiency", "tiles")});
+  if (p.tiles.empty()) r.fail("tiles", "at least one tile");
+  p.streamk_efficiency = r.num(root, "streamk_efficiency", "");
+  p.streamk_fixup_us = r.num(root, "streamk_fixup_us", "");
+  p.hbm_fraction = r.num(root, "hbm_fraction", "");
+  p.floor_us = r.num(root, "floor_us", "");
+  p.misaligned_factor = r.num(root, "misaligned_factor", "");
+  array points;
+  if (!root["points"].get(points)) {
+    int i = 0;
+    for (element e : points) {
+      const std::string path = "points[" + std::to_string(i++) + "]";
+      GemmPoint g;
+      g.gpu = r.str(e, "gpu", path);
+      g.dtype = parse_dtype(r.str(e, "dtype", path));
+      g.m = r.integer(e, "m", path);
+      g.n = r.integer(e, "n", path);
+      g.k = r.integer(e, "k", path);
+      g.tflops = r.num(e, "tflops", path);
+      g.source = r.str(e, "source", path);
+      p.points.push_back(g);
+    }
+  }
+}
+
+void parse_attention(element root, KernelsDb* db) {
+  Reader r("attention.json");
+  r.check_version(root);
+  AttentionParams& p = db->attention;
+  p.reference_gpu = r.str(root, "reference_gpu", "");
+  p.backward_flop_factor = r.num(root, "backward_flop_factor", "");
+  array tables;
+  if (root["tables"].get(tables)) r.fail("tables", "expected an array");
+  int i = 0;
+  for (element t : tables) {
+    const std::string path = "tables[" + std::to_string(i++) + "]";
+    AttentionTable a;
+    const std::string pass = r.str(t, "pass", path);
+    if (pass != "fwd" && pass != "bwd") r.fail(path + ".pass", "expected fwd or bwd");
+    a.backward = pass == "bwd";
+    bool causal;
+    if (r.at(t, "causal", path).get(causal)) r.fail(path + ".causal", "expected true or false");
+    a.causal = causal;
+    a.head_dim = static_cast<int>(r.integer(t, "head_dim", path));
+    a.dtype = parse_dtype(r.str(t, "dtype", path));
+    a.seq = r.nums(r.at(t, "seq", path), path + ".seq");
+    a.tflops = r.nums(r.at(t, "tflops", path), path + ".tflops");
+    a.source = r.str(t, "source", path);
+    if (a.seq.empty() || a.seq.size() != a.tflops.size())
+      r.fail(path, "seq and tflops must be non-empty and equally long");
+    if (!std::is_sorted(a.seq.begin(), a.seq.end())) r.fail(path + ".seq", "must increase");
+    p.tables.push_back(std::move(a));
+  }
+}
+
+void parse_membound(element root, KernelsDb* db) {
+  Reader r("membound.json");
+  r.check_version(root);
+  MemoryBoundParams& p = db->membound;
+  p.floor_us = r.num(root, "floor_us", "");
+  object classes;
+  if (root["classes"].get(classes)) r.fail("classes", "expected an object");
+  for (auto [key, val] : classes) {
+    const std::string path = "classes." + std::string(key);
+    r.str(val, "source", path);
+    p.fraction[std::string(key)] = r.num(val, "fraction", path);
+  }
+  p.optimizer_bytes_per_param = r.num(root, "optimizer_bytes_per_param", "");
+}
+
+int algo_index(const std::string& a) {
+  if (a == "tree") return 0;
+  if (a == "ring") return 1;
+  if (a == "nvls") return 2;
+  if (a == "nvls_tree") return 3;
+  return -1;
+}
+
+void parse_nccl(element root, KernelsDb* db) {
+  Reader r("nccl.json");
+  r.check_version(root);
+  NcclParams& p = db->nccl;
+  const char* algos[] = {"tree", "ring", "nvls", "nvls_tree"};
+  element base = r.at(root, "base_latency_us", "");
+  for (int a = 0; a < 4; ++a)
+    p.base_latency_us[a] = r.triple(r.at(base, algos[a], "base_latency_us"),
+                                    std::string("base_latency_us.") + algos[a]);
+  element hw = r.at(root, "hw_latency_us", "");
+  const char* links[] = {"nvlink", "pci", "net"};
+  for (int l = 0; l < 3; ++l) {
+    element le = r.at(hw, links[l], "hw_latency_us");
+    for (int a = 0; a < 4; ++a)
+      p.hw_latency_us[l][a] = r.triple(r.at(le, algos[a], std::string("hw_latency_us.") + links[l]),
+                                       std::string("hw_latency_us.") + links[l] + "." + algos[a]);
+  }
+  p.net_overhead_us = r.num(root, "net_overhead_us", "");
+  p.ring_plateau_factor = r.num(root, "ring_plateau_factor", "");
+  p.channels = static_cast<int>(r.integer(root, "channels", ""));
+  object caps;
+  if (root["caps"].get(caps)) r.fail("caps", "expected an object");
+  for (auto [key, val] : caps) {
+    const std::string path = "caps." + std::string(key);
+    NcclCaps c;
+    c.ll_max_bw = r.triple(r.at(val, "ll_max_bw", path), path + ".ll_max_bw");
+    c.ring_ll128_per_ch = r.num(val, "ring_ll128_per_ch", path);
+    c.tree_ll128_per_ch =
+        r.triple(r.at(val, "tree_ll128_per_ch", path), path + ".tree_ll128_per_ch");
+    c.tree_per_ch = r.triple(r.at(val, "tree_per_ch", path), path + ".tree_per_ch");
+    c.nvls_tree_per_ch = r.triple(r.at(val, "nvls_tree_per_ch", path), path + ".nvls_tree_per_ch");
+    r.str(val, "source", path);
+    p.caps[parse_arch(r, std::string(key), path)] = c;
+  }
+  element nv = r.at(root, "nvls_efficiency", "");
+  for (const char* a : {"hopper", "blackwell"})
+    p.nvls_efficiency[parse_arch(r, a, "nvls_efficiency")] = r.num(nv, a, "nvls_efficiency");
+  p.nvls_min_ranks_per_node = static_cast<int>(r.integer(root, "nvls_min_ranks_per_node", ""));
+  element tc = r.at(root, "tree_correction", "");
+  const char* protos[] = {"ll", "ll128", "simple"};
+  for (int q = 0; q < 3; ++q) {
+    const auto v =
+        r.nums(r.at(tc, protos[q], "tree_correction"), std::string("tree_correction.") + protos[q]);
+    if (v.size() != 24) r.fail(std::string("tree_correction.") + protos[q], "expected 24 entries");
+    std::copy(v.begin(), v.end(), p.tree_correction[q].begin());
+  }
+  object topos;
+  if (root["topologies"].get(topos)) r.fail("topologies", "expected an object");
+  for (auto [key, val] : topos) {
+    const std::string path = "topologies." + std::string(key);
+    Topology t;
+    t.name = std::string(key);
+    t.gpus_per_node = static_cast<int>(r.integer(val, "gpus_per_node", path));
+    t.nic_gbps = r.num(val, "nic_gbps", path);
+    t.nics_per_gpu = static_cast<int>(r.integer(val, "nics_per_gpu", path));
+    t.nic_efficiency = r.num(val, "nic_efficiency", path);
+    // Optional calibration of a measured cluster; NCCL's constants as they are by default.
+    auto opt = [&](const char* key, double dflt) {
+      double d;
+      return val[key].get(d) ? dflt : d;
+    };
+    t.nvlink_efficiency = opt("nvlink_efficiency", 1.0);
+    t.base_latency_scale = opt("base_latency_scale", 1.0);
+    t.nvlink_latency_scale = opt("nvlink_latency_scale", 1.0);
+    t.net_latency_scale = opt("net_latency_scale", 1.0);
+    r.str(val, "source", path);
+    if (t.gpus_per_node < 1 || t.nic_gbps <= 0 || t.nics_per_gpu < 1 || t.nic_efficiency <= 0 ||
+        t.nic_efficiency > 1 || t.nvlink_efficiency <= 0 || t.nvlink_efficiency > 1 ||
+        t.base_latency_scale <= 0 || t.nvlink_latency_scale <= 0 || t.net_latency_scale <= 0)
+      r.fail(path, "sizes must be positive, efficiencies in (0, 1] and latency scales positive");
+    p.topologies[t.name] = t;
+  }
+  object defs;
+  if (root["default_topology"].get(defs)) r.fail("default_topology", "expected an object");
+  for (auto [key, val] : defs) {
+    const std::string topo(std::string_view(val.get_string().value()));
+    if (!p.topologies.count(topo))
+      r.fail("default_topology." + std::string(key), "names unknown topology '" + topo + "'");
+    p.default_topology[std::string(key)] = topo;
+  }
+  (void)algo_index;
+}
+
+void parse_kernel_classes(element root, KernelsDb* db) {
+  Reader r("kernel_classes.json");
+  r.check_version(root);
+  array classes;
+  if (root["classes"].get(classes)) r.fail("classes", "expected an array");
+  int i = 0;
+  for (element c : classes) {
+    const std::string path = "classes[" + std::to_string(i++) + "]";
+    KernelPattern k;
+    k.kernel_class = r.str(c, "class", path);
+    for (const char* key : {"prefixes", "contains"}) {
+      array a;
+      if (r.at(c, key, path).get(a)) r.fail(path + "." + key, "expected an array of strings");
+      for (element s : a) {
+        std::string_view sv;
+        if (s.get(sv)) r.fail(path + "." + key, "expected an array of strings");
+        std::string low(sv);
+        std::transform(low.begin(), low.end(), low.begin(),
+                       [](unsigned char ch) { return std::tolower(ch); });
+        (std::string(key) == "prefixes" ? k.prefixes : k.contains).push_back(low);
+      }
+    }
+    db->kernel_patterns.push_back(std::move(k));
+  }
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+}  // namespace
+
+const char* to_string(Arch a) {
+  switch (a) {
+    case Arch::kAmpere:
+      return "ampere";
+    case Arch::kHopper:
+      return "hopper";
+    case Arch::kBlackwell:
+      return "blackwell";
+  }
+  return "?";
+}
+
+KernelsDb parse_db(const std::map<std::string, std::string>& files, const std::string& origin) {
+  KernelsDb db;
+  db.origin = origin;
+  simdjson::dom::parser parser;
+  auto root_of = [&](const char* name) {
+    auto it = files.find(name);
+    if (it == files.end())
+      throw InputError("kernels_db/" + std::string(name) + ": missing (from " + origin + ")");
+    element root;
+    if (auto err = parser.parse(it->second).get(root))
+      throw InputError("kernels_db/" + std::string(name) +
+                       ": invalid JSON: " + simdjson::error_message(err));
+    return root;
+  };
+  parse_gpus(root_of("gpus.json"), &db);
+  parse_gemm(root_of("gemm.json"), &db);
+  parse_attention(root_of("attention.json"), &db);
+  parse_membound(root_of("membound.json"), &db);
+  parse_nccl(root_of("nccl.json"), &db);
+  parse_kernel_classes(root_of("kernel_classes.json"), &db);
+  return db;
+}
+
+const KernelsDb& embedded_db() {
+  static const KernelsDb db = [] {
+    std::map<std::string, std::string> files;
+    for (int i = 0; i < kEmbeddedDbCount; ++i) files[kEmbeddedDbNames[i]] = kEmbeddedDbTexts[i];
+    return parse_db(files, "embedded");
+  }();
+  return db;
+}
+
+KernelsDb load_db(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const char* f : kFiles) {
+    std::ifstream in(dir + "/" + f, std::ios::binary);
+    if (!in) continue;  // reported by parse_db as missing
+    std::stringstream ss;
+    ss << in.rdbuf();
+    files[f] = ss.str();
+  }
+  return parse_db(files, dir);
+}
+
+const GpuSpec& KernelsDb::gpu(const std::string& name) const {
+  for (const GpuSpec& g : gpus)
+    if (g.name == name) return g;  // the common case, without allocating
+  const std::string want = lower(name);
+  for (const GpuSpec& g : gpus) {
+    if (lower(g.name) == want) return g;
+    for (const auto& a : g.aliases)
+      if (lower(a) == want) return g;
+  }
+  std::string known;
+  for (const GpuSpec& g : gpus) known += (known.empty() ? "" : ", ") + g.name;
+  throw InputError("unknown GPU '" + name + "' (known: " + known + ")");
+}
+
+const Topology& KernelsDb::topology(const std::string& name) const {
+  auto it = nccl.topologies.find(name);
+  if (it != nccl.topologies.end()) return it->second;
+  std::string known;
+  for (const auto& [k, v] : nccl.topologies) known += (known.empty() ? "" : ", ") + k;
+  throw InputError("unknown topology '" + name + "' (known: " + known + ")");
+}
+
+const Topology& KernelsDb::default_topology_for(const GpuSpec& g) const {
+  auto it = nccl.default_topology.find(g.name);
+  if (it == nccl.default_topology.end())
+    throw InputError("kernels_db/nccl.json: no default topology for GPU '" + g.name + "'");
+  return topology(it->second);
+}
+
+}  // namespace lumos::cost

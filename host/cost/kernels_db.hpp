@@ -1,0 +1,157 @@
+// kernels_db/ loaded into memory: GPU specs, GEMM model parameters and measured points,
+// attention tables, memory-bound kernel parameters, NCCL constants and kernel-name patterns.
+// The files are embedded in the binary at build time (so `lumos` runs anywhere); a folder of
+// files can replace them (`--db DIR`). Every loader checks schema_version and names the file and
+// entry that is wrong.
+#pragma once
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cost/dtype.hpp"
+
+namespace lumos::cost {
+
+enum class Arch { kAmpere, kHopper, kBlackwell };
+
+struct GpuSpec {
+  std::string name;
+  std::vector<std::string> aliases;
+  Arch arch = Arch::kHopper;
+  int sm_version = 90;
+  int sms = 0;
+  std::array<std::optional<double>, kNumDtypes> peak_tflops{};
+  double hbm_gbps = 0;
+  double hbm_gib = 0;
+  std::optional<double> l2_mib;
+  double nvlink_gbps = 0;
+  int nvlink_links = 0;
+  double nccl_link_gbps = 0;
+  double pcie_h2d_gbps = 0;
+  double pcie_d2h_gbps = 0;
+  double d2d_gbps = 0;
+  double tdp_w = 0;
+  double idle_w = 0;
+  // NCCL's view of a GPU's NVLink bandwidth: links x per-link constant (GB/s).
+  double nccl_nvlink_total_gbps() const { return nccl_link_gbps * nvlink_links; }
+};
+
+struct GemmTile {
+  int tm = 128, tn = 256;
+  double efficiency = 1.0;
+};
+
+struct GemmPoint {
+  std::string gpu;
+  Dtype dtype = Dtype::kBf16;
+  int64_t m = 0, n = 0, k = 0;
+  double tflops = 0;
+  std::string source;
+};
+
+struct GemmParams {
+  std::map<Arch, std::array<std::optional<double>, kNumDtypes>> peak_fraction;
+  std::map<Arch, double> k_half;
+  std::vector<GemmTile> tiles;
+  double streamk_efficiency = 0.95;
+  double streamk_fixup_us = 5;
+  double hbm_fraction = 0.9;
+  double floor_us = 3;
+  double misaligned_factor = 0.685;
+  std::vector<GemmPoint> points;
+};
+
+struct AttentionTable {
+  bool backward = false;
+  bool causal = false;
+  int head_dim = 128;
+  Dtype dtype = Dtype::kBf16;
+  std::vector<double> seq;
+  std::vector<double> tflops;
+  std::string source;
+};
+
+struct AttentionParams {
+  std::string reference_gpu;
+  double backward_flop_factor = 2.5;
+  std::vector<AttentionTable> tables;
+};
+
+struct MemoryBoundParams {
+  double floor_us = 3;
+  std::map<std::string, double> fraction;  // by class: norm, softmax, loss, elementwise, ...
+  double optimizer_bytes_per_param = 30;
+};
+
+// Triples are indexed by protocol: 0 LL, 1 LL128, 2 Simple.
+using ProtoTriple = std::array<double, 3>;
+
+struct NcclCaps {
+  ProtoTriple ll_max_bw{};  // by node count class: 1, 2, more
+  double ring_ll128_per_ch = 0;
+  ProtoTriple tree_ll128_per_ch{};
+  ProtoTriple tree_per_ch{};
+  ProtoTriple nvls_tree_per_ch{};
+};
+
+struct Topology {
+  std::string name;
+  int gpus_per_node = 8;
+  double nic_gbps = 50;  // line rate of one NIC, GB/s
+  int nics_per_gpu = 1;
+  double nic_efficiency = 1;        // achieved fraction of NIC line rate in collectives
+  double nvlink_efficiency = 1;     // achieved fraction of NCCL's NVLink bandwidth
+  double base_latency_scale = 1;    // multiplies NCCL's base latencies
+  double nvlink_latency_scale = 1;  // multiplies NCCL's NVLink per-hop latencies
+  double net_latency_scale = 1;     // multiplies NCCL's network per-hop latencies
+};
+
+struct NcclParams {
+  // [algo][proto]: algo 0 tree, 1 ring, 2 nvls, 3 nvls_tree.
+  std::array<ProtoTriple, 4> base_latency_us{};
+  // [link][algo][proto]: link 0 nvlink, 1 pci, 2 net.
+  std::array<std::array<ProtoTriple, 4>, 3> hw_latency_us{};
+  double net_overhead_us = 1.0;
+  double ring_plateau_factor = 1.4;
+  int channels = 16;
+  std::map<Arch, NcclCaps> caps;
+  std::map<Arch, double> nvls_efficiency;
+  int nvls_min_ranks_per_node = 5;
+  std::array<std::array<double, 24>, 3> tree_correction{};
+  std::map<std::string, Topology> topologies;
+  std::map<std::string, std::string> default_topology;  // gpu name -> topology
+};
+
+struct KernelPattern {
+  std::string kernel_class;  // gemm, attention_fwd, attention_bwd, comm, norm, softmax, ...
+  std::vector<std::string> contains;  // any of these substrings (case-sensitive)
+  std::vector<std::string> prefixes;  // or any of these prefixes
+};
+
+struct KernelsDb {
+  std::string origin;  // "embedded" or the folder it was read from
+  std::vector<GpuSpec> gpus;
+  GemmParams gemm;
+  AttentionParams attention;
+  MemoryBoundParams membound;
+  NcclParams nccl;
+  std::vector<KernelPattern> kernel_patterns;  // first match wins
+
+  // Finds a GPU by name or alias (case-insensitive); throws InputError listing the known ones.
+  const GpuSpec& gpu(const std::string& name) const;
+  const Topology& topology(const std::string& name) const;
+  const Topology& default_topology_for(const GpuSpec& g) const;
+};
+
+// The files compiled into the binary.
+const KernelsDb& embedded_db();
+// Reads every kernels_db file from a folder.
+KernelsDb load_db(const std::string& dir);
+// Parses one set of file contents (name -> JSON text); used by both of the above and by tests.
+KernelsDb parse_db(const std::map<std::string, std::string>& files, const std::string& origin);
+
+const char* to_string(Arch a);
+
+}  // namespace lumos::cost
