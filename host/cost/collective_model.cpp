@@ -64,7 +64,7 @@ CollectiveEstimate collective_time(const KernelsDb& db, const GpuSpec& gpu, cons
   const double ch = p.channels;
   // Latency tables scaled by the topology's calibration (1 = NCCL's constants).
   auto base_lat = [&](int algo, int pr) {
-    return p.base_latency_us[algo][pr] * topo.base_latency_scale;
+    return p.base_latency_us[algo][pr] * topo.base_latency_scale[pr];
   };
   auto hw_lat = [&](int link, int algo, int pr) {
     return p.hw_latency_us[link][algo][pr] *

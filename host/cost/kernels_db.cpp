@@ -314,13 +314,21 @@ void parse_nccl(element root, KernelsDb* db) {
       return val[key].get(d) ? dflt : d;
     };
     t.nvlink_efficiency = opt("nvlink_efficiency", 1.0);
-    t.base_latency_scale = opt("base_latency_scale", 1.0);
+    // One scale for every protocol, or [LL, LL128, Simple].
+    if (val["base_latency_scale"].is_array()) {
+      t.base_latency_scale =
+          r.triple(val["base_latency_scale"].value(), path + ".base_latency_scale");
+    } else {
+      const double b = opt("base_latency_scale", 1.0);
+      t.base_latency_scale = {b, b, b};
+    }
     t.nvlink_latency_scale = opt("nvlink_latency_scale", 1.0);
     t.net_latency_scale = opt("net_latency_scale", 1.0);
     r.str(val, "source", path);
     if (t.gpus_per_node < 1 || t.nic_gbps <= 0 || t.nics_per_gpu < 1 || t.nic_efficiency <= 0 ||
         t.nic_efficiency > 1 || t.nvlink_efficiency <= 0 || t.nvlink_efficiency > 1 ||
-        t.base_latency_scale <= 0 || t.nvlink_latency_scale <= 0 || t.net_latency_scale <= 0)
+        *std::min_element(t.base_latency_scale.begin(), t.base_latency_scale.end()) <= 0 ||
+        t.nvlink_latency_scale <= 0 || t.net_latency_scale <= 0)
       r.fail(path, "sizes must be positive, efficiencies in (0, 1] and latency scales positive");
     p.topologies[t.name] = t;
   }

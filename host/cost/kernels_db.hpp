@@ -101,11 +101,11 @@ struct Topology {
   int gpus_per_node = 8;
   double nic_gbps = 50;  // line rate of one NIC, GB/s
   int nics_per_gpu = 1;
-  double nic_efficiency = 1;        // achieved fraction of NIC line rate in collectives
-  double nvlink_efficiency = 1;     // achieved fraction of NCCL's NVLink bandwidth
-  double base_latency_scale = 1;    // multiplies NCCL's base latencies
-  double nvlink_latency_scale = 1;  // multiplies NCCL's NVLink per-hop latencies
-  double net_latency_scale = 1;     // multiplies NCCL's network per-hop latencies
+  double nic_efficiency = 1;                // achieved fraction of NIC line rate in collectives
+  double nvlink_efficiency = 1;             // achieved fraction of NCCL's NVLink bandwidth
+  ProtoTriple base_latency_scale{1, 1, 1};  // multiplies NCCL's base latencies (LL, LL128, Simple)
+  double nvlink_latency_scale = 1;          // multiplies NCCL's NVLink per-hop latencies
+  double net_latency_scale = 1;             // multiplies NCCL's network per-hop latencies
 };
 
 struct NcclParams {

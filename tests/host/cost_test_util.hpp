@@ -31,4 +31,12 @@ inline std::vector<NcclTestRow> read_nccl_tests_log(const std::string& path) {
   return rows;
 }
 
+// Time cannot fall as messages grow: a row more than 1.5x slower than some larger message of the
+// same log is warm-up noise, not the collective's cost.
+inline bool is_noisy(const std::vector<NcclTestRow>& rows, size_t i) {
+  for (size_t j = i + 1; j < rows.size(); ++j)
+    if (rows[j].bytes > rows[i].bytes && rows[i].time_us > 1.5 * rows[j].time_us) return true;
+  return false;
+}
+
 }  // namespace lumos::testing
