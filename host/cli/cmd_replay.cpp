@@ -3,11 +3,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/input.hpp"
 #include "common/error.hpp"
+#include "replay/batch_replay.hpp"
 #include "replay/critical_path.hpp"
 #include "replay/reference_replay.hpp"
 #include "replay/step_report.hpp"
@@ -26,6 +28,7 @@ struct Report {
   std::vector<replay::StreamBusy> streams;
   replay::CriticalPath cp;
   std::optional<replay::TransplantResult> transplant;
+  std::string backend;
 };
 
 void add(Breakdown* into, const Breakdown& b) {
@@ -51,6 +54,7 @@ void print_json(const LoadedInput& in, const Report& rep) {
   report::JsonWriter w(std::cout);
   w.begin_object();
   w.field("input", in.label);
+  w.field("backend", rep.backend);
   w.field("rank", g.rank);
   w.key("graph").begin_object();
   w.field("nodes", g.num_nodes()).field("edges", g.num_edges()).field("wavefronts", g.num_waves());
@@ -120,8 +124,9 @@ void print_breakdown_line(const char* label, const Breakdown& b) {
 
 void print_text(const LoadedInput& in, const Report& rep) {
   const graph::Graph& g = in.graph;
-  std::printf("lumos replay: %s (rank %d; %u nodes, %u edges, %u wavefronts)\n", in.label.c_str(),
-              g.rank, g.num_nodes(), g.num_edges(), g.num_waves());
+  std::printf("lumos replay: %s (rank %d; %u nodes, %u edges, %u wavefronts; %s backend)\n",
+              in.label.c_str(), g.rank, g.num_nodes(), g.num_edges(), g.num_waves(),
+              rep.backend.c_str());
   std::printf("\n%-24s %6s %14s %14s %9s\n", "step", "rank", "measured_us", "replayed_us", "error");
   for (const auto& s : rep.steps)
     std::printf("%-24s %6d %14.1f %14.1f %8.3f%%\n", s.name.c_str(), s.rank, s.measured_us,
@@ -169,7 +174,12 @@ int cmd_replay(int argc, char** argv) {
       "predict-step", "transplant: predict ProfilerStep#N from it", cxxopts::value<int64_t>())(
       "critical-path",
       "critical path convention: hta (work only, as HTA) or timing (what set each start)",
-      cxxopts::value<std::string>()->default_value("hta"))("h,help", "show this help");
+      cxxopts::value<std::string>()->default_value("hta"))(
+      "backend", "engine for the step times: auto (GPU when present), reference, cpu or cuda",
+      cxxopts::value<std::string>()->default_value("auto"))(
+      "speed",
+      "what-if: per-class speed factors, e.g. compute=2,comm=0.5 (cpu, compute, comm, memory)",
+      cxxopts::value<std::string>())("h,help", "show this help");
   opts.parse_positional({"input"});
   const auto args = opts.parse(argc, argv);
   if (args.count("help")) {
@@ -184,9 +194,49 @@ int cmd_replay(int argc, char** argv) {
   LUMOS_EXPECT(!want_transplant || in.table.has_value(),
                in.label + ": transplant needs the trace itself, not a .lgraph file");
 
-  const replay::ReplayResult r = replay::reference_replay(in.graph);
+  // What-if speed factors, one variant; the reference replay gives the details (breakdown,
+  // critical path, timeline) and the chosen backend the step times.
+  replay::VariantBatch variant = replay::VariantBatch::identity(1);
+  if (args.count("speed")) {
+    std::string spec = args["speed"].as<std::string>();
+    size_t pos = 0;
+    while (pos <= spec.size()) {
+      const size_t comma = std::min(spec.find(',', pos), spec.size());
+      const std::string item = spec.substr(pos, comma - pos);
+      const size_t eq = item.find('=');
+      LUMOS_EXPECT(eq != std::string::npos,
+                   "lumos replay: --speed: expected class=factor, got '" + item + "'");
+      const std::string cls = item.substr(0, eq);
+      char* end = nullptr;
+      const double factor = std::strtod(item.c_str() + eq + 1, &end);
+      LUMOS_EXPECT(end && *end == '\0' && factor > 0 && std::isfinite(factor),
+                   "lumos replay: --speed: factor of '" + cls + "' must be a positive number");
+      int c = -1;
+      for (int k = 1; k < replay::kNumNodeClasses; ++k)
+        if (cls == graph::to_string(static_cast<graph::NodeClass>(k))) c = k;
+      LUMOS_EXPECT(c > 0, "lumos replay: --speed: unknown class '" + cls +
+                              "' (expected cpu, compute, comm or memory)");
+      variant.speed[c][0] = static_cast<float>(factor);
+      pos = comma + 1;
+    }
+  }
+  std::vector<double> dur(in.graph.num_nodes());
+  for (graph::NodeId v = 0; v < in.graph.num_nodes(); ++v)
+    dur[v] = in.graph.dur_us[v] / variant.speed[static_cast<int>(in.graph.cls[v])][0];
+  const replay::ReplayResult r = replay::reference_replay(in.graph, &dur);
   Report rep;
   rep.steps = replay::step_times(in.graph, r);
+  const replay::Backend backend = replay::parse_backend(args["backend"].as<std::string>());
+  rep.backend = "reference";
+  if (backend != replay::Backend::kReference) {
+    const replay::BatchResult br = replay::batch_replay(in.graph, variant, backend);
+    rep.backend = br.backend;
+    for (size_t k = 0; k < rep.steps.size(); ++k) {
+      rep.steps[k].replayed_us = br.step_us[k][0];
+      const double m = rep.steps[k].measured_us;
+      rep.steps[k].error_pct = m > 0 ? (rep.steps[k].replayed_us - m) / m * 100.0 : 0.0;
+    }
+  }
   for (size_t k = 0; k < in.graph.steps.size(); ++k) {
     const auto& st = in.graph.steps[k];
     const double rb = r.start_us[st.marker];

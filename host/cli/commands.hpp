@@ -9,5 +9,7 @@ int cmd_ingest(int argc, char** argv);
 int cmd_demo_trace(int argc, char** argv);
 int cmd_info(int argc, char** argv);
 int cmd_cost(int argc, char** argv);
+int cmd_bench(int argc, char** argv);
+int cmd_whatif(int argc, char** argv);
 
 }  // namespace lumos::cli

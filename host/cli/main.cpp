@@ -15,8 +15,11 @@ void usage(std::ostream& os) {
   os << "usage: lumos <command> [options]\n\n"
         "commands:\n"
         "  replay      replay a trace (or .lgraph, or the embedded demo) against its measurement\n"
+        "  whatif      replay a trace under many variants at once (GPUs, speed-ups), Pareto front\n"
         "  ingest      parse a trace once into a binary .lgraph graph file\n"
         "  cost        kernel and collective cost model (gemm, attention, collective, ...)\n"
+        "  bench       batch replay throughput (lumos bench batch --nodes N --variants V --backend "
+        "cpu|cuda)\n"
         "  demo-trace  write the embedded demo trace as Kineto JSON\n"
         "  info        version and visible GPUs\n\n"
         "`lumos <command> --help` describes each command.\n";
@@ -34,6 +37,8 @@ int main(int argc, char** argv) {
     if (cmd == "replay") return lumos::cli::cmd_replay(argc - 1, argv + 1);
     if (cmd == "ingest") return lumos::cli::cmd_ingest(argc - 1, argv + 1);
     if (cmd == "cost") return lumos::cli::cmd_cost(argc - 1, argv + 1);
+    if (cmd == "bench") return lumos::cli::cmd_bench(argc - 1, argv + 1);
+    if (cmd == "whatif") return lumos::cli::cmd_whatif(argc - 1, argv + 1);
     if (cmd == "demo-trace") return lumos::cli::cmd_demo_trace(argc - 1, argv + 1);
     if (cmd == "info" || cmd == "--version") return lumos::cli::cmd_info(argc - 1, argv + 1);
     std::cerr << "lumos: unknown command '" << cmd << "' (see lumos --help)\n";

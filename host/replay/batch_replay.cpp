@@ -1,0 +1,149 @@
+#include "replay/batch_replay.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <memory>
+#include <thread>
+
+#include "common/error.hpp"
+#include "replay/batch_update.hpp"
+#include "replay/critical_path.hpp"
+#include "replay/reference_replay.hpp"
+
+namespace lumos::replay {
+
+Backend parse_backend(const std::string& s) {
+  if (s == "auto") return Backend::kAuto;
+  if (s == "reference") return Backend::kReference;
+  if (s == "cpu") return Backend::kCpu;
+  if (s == "cuda") return Backend::kCuda;
+  throw InputError("backend '" + s + "': expected auto, reference, cpu or cuda");
+}
+
+const char* to_string(Backend b) {
+  switch (b) {
+    case Backend::kAuto:
+      return "auto";
+    case Backend::kReference:
+      return "reference";
+    case Backend::kCpu:
+      return "cpu";
+    case Backend::kCuda:
+      return "cuda";
+  }
+  return "?";
+}
+
+namespace {
+
+void init_result(const graph::Graph& g, const VariantBatch& b, const char* backend,
+                 BatchResult* r) {
+  r->backend = backend;
+  r->variants = b.count;
+  r->makespan_us.assign(b.count, 0.0);
+  r->step_us.assign(g.steps.size(), std::vector<double>(b.count, 0.0));
+  for (auto& v : r->busy_us) v.assign(b.count, 0.0);
+  r->cp_compute_us.assign(b.count, 0.0);
+  r->cp_comm_us.assign(b.count, 0.0);
+  // Busy time per class needs no replay: the class's traced total over its speed factor.
+  std::array<double, kNumNodeClasses> total{};
+  for (graph::NodeId n = 0; n < g.num_nodes(); ++n)
+    total[static_cast<int>(g.cls[n])] += g.dur_us[n];
+  for (int c = 0; c < kNumNodeClasses; ++c)
+    for (uint32_t v = 0; v < b.count; ++v)
+      r->busy_us[c][v] = total[c] / static_cast<double>(b.speed[c][v]);
+}
+
+}  // namespace
+
+BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint32_t tile,
+                             unsigned threads) {
+  b.validate();
+  LUMOS_EXPECT(tile > 0, "batch replay: tile must be positive");
+  BatchResult r;
+  init_result(g, b, "cpu", &r);
+  const uint32_t n = g.num_nodes();
+  std::vector<uint8_t> cls(n);
+  for (uint32_t i = 0; i < n; ++i) cls[i] = static_cast<uint8_t>(g.cls[i]);
+  BatchGraphView view{
+      n,         g.pred_offset.data(), g.pred_index.data(), g.pred_lag_us.data(), g.dur_us.data(),
+      cls.data()};
+  // Nodes of each step, for the per-step times.
+  std::vector<int32_t> step_of(g.step.begin(), g.step.end());
+
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  tile = std::min(tile, b.count);  // no wider than the batch: the state is nodes x tile
+  const uint32_t tiles = (b.count + tile - 1) / tile;
+  threads = std::min<unsigned>(threads, tiles);
+  std::atomic<uint32_t> next{0};
+  auto worker = [&]() {
+    // One state buffer per thread: three [node][tile] planes in a single allocation.
+    const size_t plane = static_cast<size_t>(n) * tile;
+    std::unique_ptr<char[]> buf(new char[plane * (sizeof(double) + 2 * sizeof(float))]);
+    BatchState s{tile, reinterpret_cast<double*>(buf.get()),
+                 reinterpret_cast<float*>(buf.get() + plane * sizeof(double)),
+                 reinterpret_cast<float*>(buf.get() + plane * (sizeof(double) + sizeof(float)))};
+    std::vector<double> end(tile), step_end(g.steps.size() * tile);
+    std::vector<uint32_t> last(tile);
+    for (uint32_t t; (t = next.fetch_add(1)) < tiles;) {
+      const uint32_t v0 = t * tile, w = std::min(tile, b.count - v0);
+      std::fill(end.begin(), end.end(), -std::numeric_limits<double>::infinity());
+      std::fill(step_end.begin(), step_end.end(), -std::numeric_limits<double>::infinity());
+      for (uint32_t node = 0; node < n; ++node) {
+        batch_node_update(view, s, node, 0, w, b.speed[cls[node]].data() + v0);
+        const double* f = s.finish_us + static_cast<size_t>(node) * tile;
+        for (uint32_t v = 0; v < w; ++v)
+          if (f[v] > end[v]) end[v] = f[v], last[v] = node;
+        if (step_of[node] >= 0) {
+          double* se = step_end.data() + static_cast<size_t>(step_of[node]) * tile;
+          for (uint32_t v = 0; v < w; ++v) se[v] = std::max(se[v], f[v]);
+        }
+      }
+      for (uint32_t v = 0; v < w; ++v) {
+        r.makespan_us[v0 + v] = end[v];
+        r.cp_compute_us[v0 + v] = s.cp_compute_us[static_cast<size_t>(last[v]) * tile + v];
+        r.cp_comm_us[v0 + v] = s.cp_comm_us[static_cast<size_t>(last[v]) * tile + v];
+        for (size_t k = 0; k < g.steps.size(); ++k) {
+          const double begin =
+              s.finish_us[static_cast<size_t>(g.steps[k].marker) * tile + v];  // markers last 0
+          const double e = step_end[k * tile + v];
+          r.step_us[k][v0 + v] = e == -std::numeric_limits<double>::infinity() ? 0.0 : e - begin;
+        }
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+  return r;
+}
+
+BatchResult batch_replay_reference(const graph::Graph& g, const VariantBatch& b) {
+  b.validate();
+  BatchResult r;
+  init_result(g, b, "reference", &r);
+  const graph::Successors succ = graph::successors_of(g);
+  std::vector<double> dur(g.num_nodes());
+  for (uint32_t v = 0; v < b.count; ++v) {
+    for (graph::NodeId n = 0; n < g.num_nodes(); ++n)
+      dur[n] = batch_duration(g.dur_us[n], b.speed[static_cast<int>(g.cls[n])][v]);
+    const ReplayResult rr = reference_replay(g, succ, &dur);
+    r.makespan_us[v] = rr.makespan_us;
+    std::vector<double> end(g.steps.size(), -std::numeric_limits<double>::infinity());
+    for (graph::NodeId n = 1; n < g.num_nodes(); ++n)
+      if (g.step[n] >= 0) end[g.step[n]] = std::max(end[g.step[n]], rr.finish_us[n]);
+    for (size_t k = 0; k < g.steps.size(); ++k)
+      r.step_us[k][v] = end[k] == -std::numeric_limits<double>::infinity()
+                            ? 0.0
+                            : end[k] - rr.start_us[g.steps[k].marker];
+    const CriticalPath cp = critical_path(g, rr, -1, CriticalPathMode::kTiming);
+    r.cp_compute_us[v] = cp.by_class_us[static_cast<int>(graph::NodeClass::kCompute)] +
+                         cp.by_class_us[static_cast<int>(graph::NodeClass::kMemory)];
+    r.cp_comm_us[v] = cp.by_class_us[static_cast<int>(graph::NodeClass::kComm)];
+  }
+  return r;
+}
+
+}  // namespace lumos::replay

@@ -1,0 +1,49 @@
+// Differential test of the CUDA batch backend against the CPU backend (the reference for it) on
+// random graphs and variants, and of the device Pareto front against the host one. Skips with
+// a message when no GPU is visible; scripts/device-check.sh runs it on a lent GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "batch_replay_cuda.hpp"
+#include "graph/synthetic_graph.hpp"
+#include "pareto_cuda.hpp"
+#include "replay/batch_replay.hpp"
+#include "replay/pareto.hpp"
+
+using namespace lumos;
+
+TEST(CudaBatchReplay, MatchesTheCpuBackendOnRandomGraphsAndVariants) {
+  if (!cuda::gpu_present())
+    GTEST_SKIP() << "no GPU visible to the CUDA runtime: the CUDA backend cannot run here";
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> f(0.25f, 4.0f);
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    const auto g = graph::synthetic_graph(2 + static_cast<uint32_t>(rng() % 3000), seed);
+    replay::VariantBatch b = replay::VariantBatch::identity(1 + static_cast<uint32_t>(rng() % 700));
+    for (auto& s : b.speed)
+      for (auto& x : s) x = f(rng);
+    const auto gpu = cuda::batch_replay_cuda(g, b);
+    const auto cpu = replay::batch_replay_cpu(g, b);
+    for (uint32_t v = 0; v < b.count; ++v) {
+      const double scale = std::max(1.0, cpu.makespan_us[v]);
+      ASSERT_NEAR(gpu.makespan_us[v], cpu.makespan_us[v], 1e-6 * scale)
+          << "seed " << seed << " variant " << v;
+      ASSERT_NEAR(gpu.step_us[0][v], cpu.step_us[0][v], 1e-6 * scale);
+      ASSERT_NEAR(gpu.cp_compute_us[v], cpu.cp_compute_us[v], 1e-5 * scale);
+      ASSERT_NEAR(gpu.cp_comm_us[v], cpu.cp_comm_us[v], 1e-5 * scale);
+    }
+  }
+}
+
+TEST(CudaPareto, MatchesTheHostFront) {
+  if (!cuda::gpu_present()) GTEST_SKIP() << "no GPU visible to the CUDA runtime";
+  std::mt19937 rng(9);
+  for (int trial = 0; trial < 100; ++trial) {
+    const size_t n = 1 + rng() % 5000;
+    std::vector<double> a(n), b(n);
+    for (size_t i = 0; i < n; ++i) a[i] = rng() % 50, b[i] = rng() % 50;
+    EXPECT_EQ(cuda::pareto_front_2d_cuda(a, b), replay::pareto_front({a, b})) << trial;
+  }
+}
