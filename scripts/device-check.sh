@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
-# One command for a lent GPU (H100/H200): builds for sm_90, runs the GPU tests and the
-# benchmarks, and prints a short table. On a machine without a GPU it still builds and runs
-# everything up to the point where a GPU is needed (the GPU tests then report "skipped").
-# Usage: scripts/device-check.sh [OUTDIR]   (default: $OUT or build-device/results)
+# One command for a lent GPU (H100/H200), within 8 minutes: builds for sm_90, runs the GPU tests
+# (CUDA batch replay vs the CPU backend, device Pareto vs host), the batch-replay benchmark for
+# V = 1, 64, 1024, 16384 on a 100K-node graph for both backends, and (with --calibrate) the quick
+# PyTorch calibration sweep; prints a short table and leaves logs in OUTDIR.
+# Without a GPU it builds and runs everything up to the point where a GPU is needed.
+# Usage: scripts/device-check.sh [--calibrate] [OUTDIR]   (default OUTDIR: $OUT or build-device/results)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+calibrate=0
+if [[ "${1:-}" == "--calibrate" ]]; then calibrate=1; shift; fi
 out="${1:-${OUT:-build-device/results}}"
 mkdir -p "$out"
-if command -v apt-get >/dev/null && [[ $(id -u) -eq 0 ]]; then scripts/setup.sh; fi
-cmake -S . -B build-device -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DLUMOS_TRACE_DIR="${LUMOS_TRACE_DIR:-$PWD/../shared/traces}" >/dev/null
-cmake --build build-device -j "$(nproc)" 2>&1 | tail -n 3
+missing=()
+for p in libsimdjson-dev libcxxopts-dev libdeflate-dev libgtest-dev libbenchmark-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -eq 0 ]] && timeout 60 apt-get update -qq >/dev/null 2>&1; then scripts/setup.sh
+  else echo "device-check: missing ${missing[*]} and no package registry reachable" >&2; exit 1; fi
+fi
 {
+  echo "== build (sm_90)"
+  cmake -S . -B build-device -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DLUMOS_TRACE_DIR="${LUMOS_TRACE_DIR:-$PWD/../shared/traces}" >/dev/null
+  cmake --build build-device -j "$(nproc)" 2>&1 | tail -n 2
   echo "== lumos info"
   build-device/lumos info
   echo "== GPU tests"
@@ -20,9 +32,20 @@ cmake --build build-device -j "$(nproc)" 2>&1 | tail -n 3
   else
     echo "no CUDA build (nvcc missing): GPU tests not built"
   fi
-  echo "== host tests"
-  (cd build-device && ctest -j "$(nproc)" 2>&1 | tail -n 3)
-  echo "== benchmarks"
-  build-device/bench/bench_foundation --benchmark_counters_tabular=true \
-    --benchmark_out="$out/bench_foundation.json" --benchmark_out_format=json 2>&1 | tail -n 8
+  echo "== batch replay benchmark (100K nodes)"
+  printf "%-8s %9s %16s %14s %12s\n" backend variants node_variants/s bytes/s vs_reference
+  for backend in cpu cuda; do
+    for v in 1 64 1024 16384; do
+      if json=$(timeout 120 build-device/lumos bench batch --nodes 100000 --variants "$v" --backend "$backend" --json 2>&1); then
+        echo "$json" >> "$out/bench_batch.jsonl"
+        python3 -c "import json,sys; d=json.loads(sys.argv[1]); print('%-8s %9d %16.3g %14.3g %12.1f' % (d['backend'], d['variants'], d['node_variants_per_s'], d['bytes_per_s'], d['vs_reference']))" "$json"
+      else
+        echo "$backend V=$v: $json"
+      fi
+    done
+  done
+  if ((calibrate)); then
+    echo "== calibration (quick)"
+    timeout 240 python3 scripts/calibrate/calibrate.py --quick --out "$out/calib" --budget-s 200 || echo "calibration ended early"
+  fi
 } 2>&1 | tee "$out/device-check.txt"
