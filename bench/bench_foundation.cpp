@@ -10,7 +10,9 @@
 #include <string>
 
 #include "graph/graph_builder.hpp"
+#include "graph/multi_rank.hpp"
 #include "replay/reference_replay.hpp"
+#include "trace/demo_trace.hpp"
 #include "trace/file_bytes.hpp"
 #include "trace/kineto_loader.hpp"
 
@@ -89,10 +91,34 @@ void BM_ReferenceReplay(benchmark::State& state) {
   state.counters["edges"] = b.graph.num_edges();
 }
 
+// 64 ranks x ~100K events each (the demo training loop, 1,923 steps per rank), joined at their
+// collectives: the multi-rank reference replay. Building the graph is setup.
+void BM_MultiRankReplay(benchmark::State& state) {
+  lumos::trace::DemoOptions o;
+  o.steps = 1923;
+  const std::string json = lumos::trace::demo_trace_json(o);
+  const auto one = lumos::trace::parse_trace_bytes(json.data(), json.size(), "demo");
+  std::vector<lumos::trace::EventTable> tables;
+  for (int r = 0; r < state.range(0); ++r) {
+    tables.push_back(one);
+    tables.back().rank = r;
+  }
+  const auto m = lumos::graph::build_multi_rank(std::move(tables));
+  const auto succ = lumos::graph::successors_of(m.graph);
+  for (auto _ : state) {
+    auto r = lumos::replay::reference_replay(m.graph, succ);
+    benchmark::DoNotOptimize(r.finish_us.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(m.graph.num_nodes()) * state.iterations());
+  state.counters["nodes"] = m.graph.num_nodes();
+  state.counters["events_per_rank"] = static_cast<double>(one.events.size());
+}
+
 BENCHMARK(BM_Inflate)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ParseJson)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BuildGraph)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReferenceReplay)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MultiRankReplay)->Arg(64)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

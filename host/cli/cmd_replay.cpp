@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/input.hpp"
+#include "cli/replay_multi_rank.hpp"
 #include "common/error.hpp"
 #include "replay/batch_replay.hpp"
 #include "replay/critical_path.hpp"
@@ -165,7 +167,7 @@ int cmd_replay(int argc, char** argv) {
       "Replay a PyTorch profiler (Kineto) trace or a .lgraph file and compare the "
       "replayed iteration time with the measured one.\nWith no input, replays the "
       "embedded demo trace.");
-  opts.positional_help("[TRACE.json[.gz] | GRAPH.lgraph]");
+  opts.positional_help("[TRACE.json[.gz] | GRAPH.lgraph | DIR of per-rank traces]");
   opts.add_options()("input", "trace or graph file", cxxopts::value<std::string>())(
       "json", "print the report as JSON")(
       "timeline", "write the replayed timeline as Chrome-trace JSON (opens in Perfetto)",
@@ -179,7 +181,11 @@ int cmd_replay(int argc, char** argv) {
       cxxopts::value<std::string>()->default_value("auto"))(
       "speed",
       "what-if: per-class speed factors, e.g. compute=2,comm=0.5 (cpu, compute, comm, memory)",
-      cxxopts::value<std::string>())("h,help", "show this help");
+      cxxopts::value<std::string>())(
+      "slow-rank", "multi-rank what-if: scale rank R's compute, R:FACTOR (repeatable)",
+      cxxopts::value<std::vector<std::string>>())(
+      "skew", "multi-rank what-if: delay rank R's start by US microseconds, R:US (repeatable)",
+      cxxopts::value<std::vector<std::string>>())("h,help", "show this help");
   opts.parse_positional({"input"});
   const auto args = opts.parse(argc, argv);
   if (args.count("help")) {
@@ -190,6 +196,18 @@ int cmd_replay(int argc, char** argv) {
   LUMOS_EXPECT(!want_transplant || (args.count("from-step") && args.count("predict-step")),
                "lumos replay: --from-step and --predict-step go together");
   const std::string path = args.count("input") ? args["input"].as<std::string>() : "";
+  if (!path.empty() && std::filesystem::is_directory(path)) {
+    LUMOS_EXPECT(!want_transplant,
+                 "lumos replay: transplant works on one rank's trace, not a folder");
+    MultiRankOptions mo;
+    mo.json = args.count("json") > 0;
+    if (args.count("timeline")) mo.timeline = args["timeline"].as<std::string>();
+    if (args.count("slow-rank")) mo.slow_ranks = args["slow-rank"].as<std::vector<std::string>>();
+    if (args.count("skew")) mo.skews = args["skew"].as<std::vector<std::string>>();
+    return replay_multi_rank(path, mo);
+  }
+  LUMOS_EXPECT(!args.count("slow-rank") && !args.count("skew"),
+               "lumos replay: --slow-rank and --skew need a folder of per-rank traces");
   LoadedInput in = load_input(path);
   LUMOS_EXPECT(!want_transplant || in.table.has_value(),
                in.label + ": transplant needs the trace itself, not a .lgraph file");

@@ -1,0 +1,234 @@
+#include "graph/multi_rank.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "common/error.hpp"
+#include "graph/flatten.hpp"
+#include "trace/kineto_loader.hpp"
+#include "trace/runtime_names.hpp"
+
+namespace lumos::graph {
+namespace {
+
+// Measured (start, end) of each comm kernel of a table, in issue order (GPU start time).
+std::vector<std::pair<int64_t, int64_t>> comm_kernels(const trace::EventTable& t) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (const auto& e : t.events)
+    if (e.kind == trace::EventKind::kKernel && trace::is_comm_kernel(t.name_of(e)))
+      out.push_back({e.ts_ns, e.end_ns()});
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const BuildOptions& opt) {
+  LUMOS_EXPECT(!tables.empty(), "multi-rank: no traces");
+  MultiRankResult out;
+  const size_t R = tables.size();
+  // Ranks: distributedInfo.rank, else the input position.
+  for (size_t r = 0; r < R; ++r)
+    out.ranks.push_back(tables[r].rank >= 0 ? tables[r].rank : static_cast<int32_t>(r));
+  for (size_t r = 0; r < R; ++r) out.paths.push_back(tables[r].path);
+  // 1. Align clocks: NCCL kernels of one collective end within microseconds on every rank.
+  const auto ref = comm_kernels(tables[0]);
+  out.clock_shift_us.assign(R, 0.0);
+  for (size_t r = 1; r < R; ++r) {
+    const auto mine = comm_kernels(tables[r]);
+    // Process groups that span some ranks only give ranks different kernel counts; with NCCL
+    // args the collectives still meet by (group, sequence), but the clocks are taken as one.
+    bool keyed = !tables[r].collectives.empty();
+    for (const auto& c : tables[r].collectives)
+      keyed = keyed && !c.process_group.empty() && c.seq >= 0;
+    if (mine.size() != ref.size() && keyed) continue;
+    LUMOS_EXPECT(mine.size() == ref.size(),
+                 "multi-rank: " + tables[r].path + " issued " + std::to_string(mine.size()) +
+                     " NCCL kernels but " + tables[0].path + " issued " +
+                     std::to_string(ref.size()) + " (expected the same collectives on every rank)");
+    std::vector<double> d;
+    for (size_t k = 0; k < ref.size(); ++k)
+      d.push_back(static_cast<double>(ref[k].second - mine[k].second));
+    const auto shift_ns = static_cast<int64_t>(median(d));
+    out.clock_shift_us[r] = static_cast<double>(shift_ns) / 1000.0;
+    for (auto& e : tables[r].events) e.ts_ns += shift_ns;
+  }
+  // 2. Per-rank graphs, merged into one draft over a common origin.
+  std::vector<BuildResult> per;
+  int64_t t0 = std::numeric_limits<int64_t>::max();
+  for (const auto& t : tables) {
+    per.push_back(build_graph(t, opt));
+    t0 = std::min(t0, per.back().graph.t0_ns);
+  }
+  Draft d;
+  d.nodes.push_back({});
+  std::vector<std::string> names;
+  std::map<std::string, uint32_t> name_id;
+  auto intern = [&](const std::string& s) {
+    auto it = name_id.find(s);
+    if (it != name_id.end()) return it->second;
+    names.push_back(s);
+    return name_id[s] = static_cast<uint32_t>(names.size() - 1);
+  };
+  std::vector<Resource> resources;
+  std::vector<Step> steps;
+  std::vector<std::vector<uint32_t>> draft_of(R);  // rank graph node -> draft node
+  for (size_t r = 0; r < R; ++r) {
+    const Graph& g = per[r].graph;
+    const double offset_us = static_cast<double>(g.t0_ns - t0) / 1000.0;
+    const uint32_t res_base = static_cast<uint32_t>(resources.size());
+    const int32_t step_base = static_cast<int32_t>(steps.size());
+    for (Resource res : g.resources) {
+      res.rank = out.ranks[r];
+      resources.push_back(res);
+    }
+    auto& map = draft_of[r];
+    map.assign(g.num_nodes(), 0);
+    for (NodeId v = 1; v < g.num_nodes(); ++v) {
+      DraftNode dn;
+      dn.kind = g.kind[v];
+      dn.cls = g.cls[v];
+      dn.resource = g.resource[v] == kNoResource ? kNoResource : res_base + g.resource[v];
+      dn.step = g.step[v] >= 0 ? step_base + g.step[v] : -1;
+      dn.name = intern(g.names[g.name[v]]);
+      dn.event = g.event[v];
+      dn.start_us = g.measured_start_us[v] + offset_us;
+      dn.dur_us = g.dur_us[v];
+      map[v] = static_cast<uint32_t>(d.nodes.size());
+      d.nodes.push_back(dn);
+    }
+    for (NodeId v = 1; v < g.num_nodes(); ++v)
+      for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e) {
+        const NodeId p = g.pred_index[e];
+        const double lag = p == kOrigin ? g.pred_lag_us[e] + offset_us : g.pred_lag_us[e];
+        d.edges.push_back({p == kOrigin ? 0u : map[p], map[v], g.pred_kind[e], lag});
+      }
+    for (Step s : g.steps) {
+      s.rank = out.ranks[r];
+      s.marker = s.marker == kOrigin ? kOrigin : map[s.marker];
+      steps.push_back(s);
+    }
+  }
+  // 3. Rendezvous per collective instance. Kernels with NCCL args (process group and sequence
+  // number) meet by (group, sequence); the others by their order of issue among such kernels.
+  std::map<std::pair<std::string, int64_t>, std::vector<std::pair<size_t, uint32_t>>>
+      by_key;  // -> (rank idx, node)
+  std::vector<std::pair<std::string, int64_t>> key_order;
+  for (size_t r = 0; r < R; ++r) {
+    const Graph& g = per[r].graph;
+    std::map<int64_t, const trace::Event*> by_index;
+    for (const auto& e : tables[r].events) by_index[e.index] = &e;
+    std::vector<uint32_t> comm;
+    for (NodeId v = 1; v < g.num_nodes(); ++v)
+      if (g.cls[v] == NodeClass::kComm && g.kind[v] == NodeKind::kKernel) comm.push_back(v);
+    std::sort(comm.begin(), comm.end(), [&](uint32_t a, uint32_t b) {
+      return g.measured_start_us[a] < g.measured_start_us[b];
+    });
+    int64_t order = 0;
+    for (uint32_t v : comm) {
+      std::pair<std::string, int64_t> key{"", 0};
+      auto it = by_index.find(g.event[v]);
+      const trace::Event* e = it == by_index.end() ? nullptr : it->second;
+      if (e && e->collective >= 0 && !tables[r].collectives[e->collective].process_group.empty() &&
+          tables[r].collectives[e->collective].seq >= 0)
+        key = {tables[r].collectives[e->collective].process_group,
+               tables[r].collectives[e->collective].seq};
+      else
+        key = {"", order++};
+      auto& members = by_key[key];
+      if (members.empty()) key_order.push_back(key);
+      members.push_back({r, draft_of[r][v]});
+    }
+  }
+  std::vector<uint32_t> moved_to(d.nodes.size(), 0);
+  std::vector<std::vector<uint32_t>> instance_transfers;
+  std::vector<std::vector<size_t>> instance_ranks;
+  for (const auto& key : key_order) {
+    const auto& members = by_key[key];
+    if (members.size() < 2) continue;  // nobody to meet (a peer's trace is missing it)
+    CollectiveInstance ci;
+    ci.name = names[d.nodes[members[0].second].name];
+    double last = -1e300;
+    for (const auto& [r, a] : members) last = std::max(last, d.nodes[a].start_us);
+    const uint32_t rdv = static_cast<uint32_t>(d.nodes.size());
+    DraftNode rn;
+    rn.kind = NodeKind::kVirtual;
+    rn.cls = NodeClass::kVirtual;
+    rn.name = intern("rendezvous " + ci.name);
+    rn.start_us = last;
+    d.nodes.push_back(rn);
+    std::vector<uint32_t> transfers;
+    std::vector<size_t> ranks_in;
+    for (const auto& [r, a] : members) {
+      DraftNode t = d.nodes[a];
+      const double end = t.start_us + t.dur_us;
+      t.start_us = last;
+      t.dur_us = std::max(0.0, end - last);
+      ci.wait_us.push_back(last - d.nodes[a].start_us);
+      ci.transfer_us.push_back(t.dur_us);
+      d.nodes[a].dur_us = 0;  // the arrival
+      const uint32_t tid = static_cast<uint32_t>(d.nodes.size());
+      d.nodes.push_back(t);
+      moved_to.resize(d.nodes.size(), 0);
+      moved_to[a] = tid;
+      d.edges.push_back({a, rdv, EdgeKind::kCrossRank, 0.0});
+      d.edges.push_back({rdv, tid, EdgeKind::kCrossRank, 0.0});
+      transfers.push_back(tid);
+      ranks_in.push_back(r);
+      ci.arrive.push_back(a);
+    }
+    ci.rendezvous = rdv;
+    ci.rank_index = ranks_in;
+    instance_transfers.push_back(transfers);
+    instance_ranks.push_back(ranks_in);
+    out.collectives.push_back(std::move(ci));
+  }
+  for (auto& e : d.edges)
+    if (e.kind != EdgeKind::kCrossRank && e.src < moved_to.size() && moved_to[e.src] != 0)
+      e.src = moved_to[e.src];
+  // 4. Flatten and remap the collective bookkeeping.
+  std::vector<NodeId> id;
+  out.graph = flatten(
+      d, &id, [&](uint32_t n) { return "node '" + names[d.nodes[n].name] + "'"; },
+      "multi-rank graph");
+  Graph& g = out.graph;
+  g.resources = std::move(resources);
+  g.names = std::move(names);
+  g.steps = std::move(steps);
+  for (auto& s : g.steps) s.marker = id[s.marker];
+  g.t0_ns = t0;
+  g.rank = -1;
+  g.source = tables[0].path + " (+" + std::to_string(R - 1) + " ranks)";
+  for (size_t k = 0; k < out.collectives.size(); ++k) {
+    auto& ci = out.collectives[k];
+    for (auto& a : ci.arrive) a = id[a];
+    ci.rendezvous = id[ci.rendezvous];
+    for (uint32_t t : instance_transfers[k]) ci.transfer.push_back(id[t]);
+  }
+  return out;
+}
+
+MultiRankResult load_multi_rank(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string p = e.path().string();
+    if (e.is_regular_file() && (p.size() > 5 && (p.substr(p.size() - 5) == ".json" ||
+                                                 p.substr(p.size() - 8) == ".json.gz")))
+      files.push_back(p);
+  }
+  std::sort(files.begin(), files.end());
+  LUMOS_EXPECT(!files.empty(), dir + ": no *.json or *.json.gz traces in the folder");
+  std::vector<trace::EventTable> tables;
+  for (const auto& f : files) tables.push_back(trace::load_trace(f));
+  return build_multi_rank(std::move(tables));
+}
+
+}  // namespace lumos::graph
