@@ -8,6 +8,7 @@
 
 #include "batch_replay_cuda.hpp"
 #include "common.cuh"
+#include "cost/dtype.hpp"
 #include "replay/batch_update.hpp"
 
 namespace lumos::cuda {
@@ -29,7 +30,8 @@ void upload(DeviceBuffer<T>& d, const std::vector<T>& h, cudaStream_t s) {
 
 // Walks every node for the variants of one tile; also tracks the makespan, the node that ends
 // it and the end of each step.
-__global__ void batch_replay_kernel(replay::BatchGraphView g, replay::BatchState s, const float* speed, uint32_t speed_stride,
+__global__ void batch_replay_kernel(replay::BatchGraphView g, replay::BatchState s, replay::BatchGemmView gemm, bool priced,
+                                    const float* speed, uint32_t speed_stride,
                                     uint32_t v0, uint32_t width, const int32_t* step_of, uint32_t steps, double* step_end,
                                     double* makespan, uint32_t* last) {
   const uint32_t v = blockIdx.x * blockDim.x + threadIdx.x;
@@ -38,7 +40,8 @@ __global__ void batch_replay_kernel(replay::BatchGraphView g, replay::BatchState
   uint32_t arg = 0;
   for (uint32_t n = 0; n < g.nodes; ++n) {
     // The factors of this thread's variant sit at index v of the pointer passed.
-    replay::batch_node_update(g, s, n, v, v + 1, speed + static_cast<uint64_t>(g.cls[n]) * speed_stride + v0);
+    replay::batch_node_update(g, s, n, v, v + 1, speed + static_cast<uint64_t>(g.cls[n]) * speed_stride + v0,
+                              priced ? &gemm : nullptr, v0);
     const double f = s.finish_us[static_cast<uint64_t>(n) * s.stride + v];
     if (f > end) end = f, arg = n;
     const int32_t k = step_of[n];
@@ -70,9 +73,13 @@ bool gpu_present() {
   return n > 0;
 }
 
-replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::VariantBatch& b) {
+replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::VariantBatch& b,
+                                      const replay::GemmPricing* pricing) {
   NvtxRange range("lumos::cuda::batch_replay");
   b.validate();
+  // Busy time per class (and the GEMM repricing of it) is computed on the host, as the CPU
+  // backend does; the device walks the graph.
+  const replay::BatchResult host_busy = replay::batch_replay_cpu_busy(g, b, pricing);
   replay::BatchResult r;
   r.backend = "cuda";
   r.variants = b.count;
@@ -80,12 +87,7 @@ replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::Varia
   r.step_us.assign(g.steps.size(), std::vector<double>(b.count, 0.0));
   r.cp_compute_us.assign(b.count, 0.0);
   r.cp_comm_us.assign(b.count, 0.0);
-  std::array<double, replay::kNumNodeClasses> total{};
-  for (graph::NodeId n = 0; n < g.num_nodes(); ++n) total[static_cast<int>(g.cls[n])] += g.dur_us[n];
-  for (int c = 0; c < replay::kNumNodeClasses; ++c) {
-    r.busy_us[c].resize(b.count);
-    for (uint32_t v = 0; v < b.count; ++v) r.busy_us[c][v] = total[c] / static_cast<double>(b.speed[c][v]);
-  }
+  r.busy_us = host_busy.busy_us;
   const uint32_t n = g.num_nodes();
   const uint32_t steps = static_cast<uint32_t>(g.steps.size());
   cudaStream_t stream;
@@ -118,6 +120,24 @@ replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::Varia
   DeviceBuffer<float> d_cpc(static_cast<size_t>(n) * tile), d_cpm(static_cast<size_t>(n) * tile);
   DeviceBuffer<uint32_t> d_last(tile);
   replay::BatchGraphView view{n, d_off.ptr, d_idx.ptr, d_lag.ptr, d_dur.ptr, d_cls.ptr};
+  // GEMM pricing tables, when given.
+  const size_t keys = pricing ? pricing->keys() : 0;
+  DeviceBuffer<int32_t> d_key(pricing ? n : 0);
+  DeviceBuffer<int64_t> d_shape(4 * keys);
+  DeviceBuffer<uint8_t> d_dtype(keys);
+  DeviceBuffer<double> d_traced(keys);
+  DeviceBuffer<cost::GemmCoreParams> d_params(pricing ? pricing->params.size() : 0);
+  DeviceBuffer<uint16_t> d_vgpu(pricing ? b.count : 0);
+  replay::BatchGemmView gemm{};
+  if (pricing) {
+    upload(d_key, pricing->node_key, stream);
+    upload(d_shape, pricing->shape, stream);
+    upload(d_dtype, pricing->dtype, stream);
+    upload(d_traced, pricing->traced_us, stream);
+    upload(d_params, pricing->params, stream);
+    upload(d_vgpu, pricing->variant_gpu, stream);
+    gemm = {d_key.ptr, d_shape.ptr, d_dtype.ptr, d_traced.ptr, d_params.ptr, d_vgpu.ptr, static_cast<uint32_t>(cost::kNumDtypes)};
+  }
   replay::BatchState state{tile, d_finish.ptr, d_cpc.ptr, d_cpm.ptr};
   std::vector<double> h_step_end(static_cast<size_t>(std::max(1u, steps)) * tile), h_makespan(tile), h_marker(tile);
   std::vector<uint32_t> h_last(tile);
@@ -128,7 +148,8 @@ replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::Varia
     const uint64_t se_n = static_cast<uint64_t>(std::max(1u, steps)) * tile;
     fill_kernel<<<ceil_div(se_n, 256), 256, 0, stream>>>(d_step_end.ptr, se_n, -1e300);
     LUMOS_CUDA_CHECK(cudaGetLastError());
-    batch_replay_kernel<<<ceil_div(w, kBlock), kBlock, 0, stream>>>(view, state, d_speed.ptr, b.count, v0, w, d_step.ptr, steps,
+    batch_replay_kernel<<<ceil_div(w, kBlock), kBlock, 0, stream>>>(view, state, gemm, pricing != nullptr, d_speed.ptr, b.count, v0, w,
+                                                                    d_step.ptr, steps,
                                                                     d_step_end.ptr, d_makespan.ptr, d_last.ptr);
     LUMOS_CUDA_CHECK(cudaGetLastError());
     LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_makespan.data(), d_makespan.ptr, w * sizeof(double), cudaMemcpyDeviceToHost, stream));

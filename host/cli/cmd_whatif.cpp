@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.hpp"
@@ -102,8 +103,15 @@ int cmd_whatif(int argc, char** argv) {
       batch = std::move(next);
     }
   }
+  // GEMMs with known shapes are priced per GPU by the cost model (the trace is needed for shapes).
+  std::vector<std::string> variant_gpu;
+  for (const std::string& label : batch.labels)
+    variant_gpu.push_back(label.substr(0, label.find(' ')));
+  std::optional<replay::GemmPricing> pricing;
+  if (in.table) pricing = replay::gemm_pricing(in.graph, *in.table, db, traced, variant_gpu);
   const replay::BatchResult r =
-      replay::batch_replay(in.graph, batch, replay::parse_backend(a["backend"].as<std::string>()));
+      replay::batch_replay(in.graph, batch, replay::parse_backend(a["backend"].as<std::string>()),
+                           pricing && pricing->priced_nodes() > 0 ? &*pricing : nullptr);
   // Energy of one GPU over the replayed time: idle power throughout, plus (TDP - idle) while busy.
   std::vector<double> energy_j(batch.count);
   for (uint32_t v = 0; v < batch.count; ++v) {
@@ -145,8 +153,11 @@ int cmd_whatif(int argc, char** argv) {
     w.end_array().end_object();
     std::cout << '\n';
   } else {
-    std::printf("lumos whatif: %s, traced on %s, %u variants (%s backend)\n\n", in.label.c_str(),
-                traced.c_str(), batch.count, r.backend.c_str());
+    std::printf(
+        "lumos whatif: %s, traced on %s, %u variants (%s backend); %u GEMM kernels priced by the "
+        "cost model\n\n",
+        in.label.c_str(), traced.c_str(), batch.count, r.backend.c_str(),
+        pricing ? pricing->priced_nodes() : 0u);
     std::printf("%-32s %14s %12s %14s %12s  %s\n", "variant", "replayed_us", "energy_J",
                 "cp_compute_us", "cp_comm_us", "pareto");
     for (uint32_t v = 0; v < batch.count; ++v)

@@ -36,56 +36,47 @@ GemmEstimate gemm_time(const KernelsDb& db, const GpuSpec& gpu, const GemmQuery&
       }
     }
   }
-  auto fr_it = p.peak_fraction.find(gpu.arch);
-  LUMOS_EXPECT(
-      fr_it != p.peak_fraction.end() && fr_it->second[static_cast<int>(q.dtype)].has_value(),
-      "kernels_db/gemm.json: no peak_fraction for " + std::string(to_string(gpu.arch)) + " " +
-          to_string(q.dtype));
-  const double eff = *fr_it->second[static_cast<int>(q.dtype)];
-  const double k_eff = static_cast<double>(q.k) / (q.k + p.k_half.at(gpu.arch));
-  const double per_sm_flops_us = *peak * 1e6 / gpu.sms;  // FLOP per µs per SM at peak
-  double best = std::numeric_limits<double>::infinity();
-  // 1. Tiled kernels: each wave runs one tile per SM.
-  for (const GemmTile& t : p.tiles) {
-    const int64_t ctas = ceil_div(q.m, t.tm) * ceil_div(q.n, t.tn) * q.batch;
-    const int64_t waves = ceil_div(ctas, gpu.sms);
-    const double wave_us = 2.0 * t.tm * t.tn * q.k / (per_sm_flops_us * eff * t.efficiency * k_eff);
-    const double us = waves * wave_us;
-    if (us < best) {
-      best = us;
-      out.method = "tiled " + std::to_string(t.tm) + "x" + std::to_string(t.tn) + " (" +
-                   std::to_string(waves) + (waves == 1 ? " wave)" : " waves)");
-    }
+  const GemmCoreParams core = gemm_core_params(db, gpu, q.dtype);
+  const GemmCoreResult r = gemm_core_time(core, q.m, q.n, q.k, q.batch);
+  if (r.method >= 0) {
+    out.method = "tiled " + std::to_string(core.tm[r.method]) + "x" +
+                 std::to_string(core.tn[r.method]) + " (" + std::to_string(r.waves) +
+                 (r.waves == 1 ? " wave)" : " waves)");
+  } else {
+    out.method = r.method == kStreamK ? "stream-K" : "memory-bound";
   }
-  // 2. Stream-K: the padded work of the first tile shape spread evenly over all SMs.
-  {
-    const GemmTile& t = p.tiles.front();
-    const double work =
-        2.0 * ceil_div(q.m, t.tm) * t.tm * ceil_div(q.n, t.tn) * t.tn * q.k * q.batch;
-    const double us = work / (per_sm_flops_us * gpu.sms * eff * p.streamk_efficiency * k_eff) +
-                      p.streamk_fixup_us;
-    if (us < best) {
-      best = us;
-      out.method = "stream-K";
-    }
-  }
-  // Shapes that break 16-byte alignment fall back to slower kernels.
-  const int64_t align = 16 / bytes_of(q.dtype);
-  if (q.n % align != 0 || q.k % align != 0) {
-    best /= p.misaligned_factor;
-    out.method += ", misaligned";
-  }
-  const double bytes = (static_cast<double>(q.m) * q.k + static_cast<double>(q.k) * q.n +
-                        static_cast<double>(q.m) * q.n) *
-                       bytes_of(q.dtype) * q.batch;
-  const double mem_us = bytes / (gpu.hbm_gbps * 1e3 * p.hbm_fraction);
-  if (mem_us > best) {
-    best = mem_us;
-    out.method = "memory-bound";
-  }
-  out.time_us = best + p.floor_us;
+  if (r.misaligned && r.method != kMemoryBound) out.method += ", misaligned";
+  out.time_us = r.time_us;
   out.tflops = flops / (out.time_us * 1e6);
   return out;
+}
+
+GemmCoreParams gemm_core_params(const KernelsDb& db, const GpuSpec& gpu, Dtype dtype) {
+  const GemmParams& p = db.gemm;
+  const auto& peak = gpu.peak_tflops[static_cast<int>(dtype)];
+  LUMOS_EXPECT(peak.has_value(),
+               "gemm: " + gpu.name + " has no " + to_string(dtype) + " tensor cores");
+  auto fr_it = p.peak_fraction.find(gpu.arch);
+  LUMOS_EXPECT(fr_it != p.peak_fraction.end() && fr_it->second[static_cast<int>(dtype)].has_value(),
+               "kernels_db/gemm.json: no peak_fraction for " + std::string(to_string(gpu.arch)) +
+                   " " + to_string(dtype));
+  LUMOS_EXPECT(p.tiles.size() <= static_cast<size_t>(kMaxGemmTiles),
+               "kernels_db/gemm.json: at most " + std::to_string(kMaxGemmTiles) + " tiles");
+  GemmCoreParams c;
+  c.per_sm_flops_us = *peak * 1e6 / gpu.sms;
+  c.sms = gpu.sms;
+  c.peak_fraction = *fr_it->second[static_cast<int>(dtype)];
+  c.k_half = p.k_half.at(gpu.arch);
+  c.tiles = static_cast<int>(p.tiles.size());
+  for (int i = 0; i < c.tiles; ++i)
+    c.tm[i] = p.tiles[i].tm, c.tn[i] = p.tiles[i].tn, c.tile_efficiency[i] = p.tiles[i].efficiency;
+  c.streamk_efficiency = p.streamk_efficiency;
+  c.streamk_fixup_us = p.streamk_fixup_us;
+  c.hbm_bytes_per_us = gpu.hbm_gbps * 1e3 * p.hbm_fraction;
+  c.floor_us = p.floor_us;
+  c.misaligned_factor = p.misaligned_factor;
+  c.elem_bytes = bytes_of(dtype);
+  return c;
 }
 
 }  // namespace lumos::cost

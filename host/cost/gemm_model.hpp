@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "cost/gemm_core.hpp"
 #include "cost/kernels_db.hpp"
 
 namespace lumos::cost {
@@ -24,5 +25,8 @@ struct GemmEstimate {
 // measured point of exactly this GPU, dtype and shape replaces the fit.
 GemmEstimate gemm_time(const KernelsDb& db, const GpuSpec& gpu, const GemmQuery& q,
                        bool use_points = true);
+
+// The fitted model's parameters for one GPU and dtype (what gemm_core_time takes).
+GemmCoreParams gemm_core_params(const KernelsDb& db, const GpuSpec& gpu, Dtype dtype);
 
 }  // namespace lumos::cost

@@ -17,7 +17,8 @@ bool cuda_backend_available() {
 #endif
 }
 
-BatchResult batch_replay(const graph::Graph& g, const VariantBatch& b, Backend backend) {
+BatchResult batch_replay(const graph::Graph& g, const VariantBatch& b, Backend backend,
+                         const GemmPricing* pricing) {
   if (backend == Backend::kAuto)
     backend = cuda_backend_available() ? Backend::kCuda : Backend::kCpu;
   switch (backend) {
@@ -28,14 +29,14 @@ BatchResult batch_replay(const graph::Graph& g, const VariantBatch& b, Backend b
     case Backend::kCuda:
 #ifdef LUMOS_HAS_CUDA
       LUMOS_EXPECT(cuda::gpu_present(), "backend cuda: no GPU is visible to the CUDA runtime");
-      return cuda::batch_replay_cuda(g, b);
+      return cuda::batch_replay_cuda(g, b, pricing);
 #else
       throw InputError("backend cuda: this lumos was built without CUDA (nvcc was not found)");
 #endif
     case Backend::kAuto:
       break;
   }
-  return batch_replay_cpu(g, b);
+  return batch_replay_cpu(g, b, 64, 0, pricing);
 }
 
 }  // namespace lumos::replay

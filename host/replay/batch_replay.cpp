@@ -55,11 +55,37 @@ void init_result(const graph::Graph& g, const VariantBatch& b, const char* backe
       r->busy_us[c][v] = total[c] / static_cast<double>(b.speed[c][v]);
 }
 
+void check_pricing(const graph::Graph& g, const VariantBatch& b, const GemmPricing* pricing) {
+  if (!pricing) return;
+  LUMOS_EXPECT(pricing->node_key.size() == g.num_nodes() && pricing->variant_gpu.size() == b.count,
+               "batch replay: GEMM pricing does not match the graph and the variants");
+}
+
+// Busy time of GEMM-priced nodes moves from "traced / class factor" to the model's ratio.
+void reprice_busy(const graph::Graph& g, const VariantBatch& b, const GemmPricing* pricing,
+                  BatchResult* r) {
+  if (!pricing) return;
+  const BatchGemmView view = pricing->view();
+  std::vector<uint8_t> cls(g.num_nodes());
+  for (graph::NodeId n = 0; n < g.num_nodes(); ++n) cls[n] = static_cast<uint8_t>(g.cls[n]);
+  BatchGraphView gv{g.num_nodes(),        g.pred_offset.data(), g.pred_index.data(),
+                    g.pred_lag_us.data(), g.dur_us.data(),      cls.data()};
+  for (graph::NodeId n = 0; n < g.num_nodes(); ++n) {
+    if (pricing->node_key[n] < 0) continue;
+    const int c = cls[n];
+    for (uint32_t v = 0; v < b.count; ++v) {
+      r->busy_us[c][v] -= g.dur_us[n] / static_cast<double>(b.speed[c][v]);
+      r->busy_us[c][v] += batch_node_duration(gv, &view, n, v, 0, b.speed[c].data());
+    }
+  }
+}
+
 }  // namespace
 
 BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint32_t tile,
-                             unsigned threads) {
+                             unsigned threads, const GemmPricing* pricing) {
   b.validate();
+  check_pricing(g, b, pricing);
   LUMOS_EXPECT(tile > 0, "batch replay: tile must be positive");
   BatchResult r;
   init_result(g, b, "cpu", &r);
@@ -69,6 +95,9 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
   BatchGraphView view{
       n,         g.pred_offset.data(), g.pred_index.data(), g.pred_lag_us.data(), g.dur_us.data(),
       cls.data()};
+  const BatchGemmView gemm_view = pricing ? pricing->view() : BatchGemmView{};
+  const BatchGemmView* gemm = pricing ? &gemm_view : nullptr;
+  reprice_busy(g, b, pricing, &r);
   // Nodes of each step, for the per-step times.
   std::vector<int32_t> step_of(g.step.begin(), g.step.end());
 
@@ -91,7 +120,7 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
       std::fill(end.begin(), end.end(), -std::numeric_limits<double>::infinity());
       std::fill(step_end.begin(), step_end.end(), -std::numeric_limits<double>::infinity());
       for (uint32_t node = 0; node < n; ++node) {
-        batch_node_update(view, s, node, 0, w, b.speed[cls[node]].data() + v0);
+        batch_node_update(view, s, node, 0, w, b.speed[cls[node]].data() + v0, gemm, v0);
         const double* f = s.finish_us + static_cast<size_t>(node) * tile;
         for (uint32_t v = 0; v < w; ++v)
           if (f[v] > end[v]) end[v] = f[v], last[v] = node;
@@ -120,15 +149,34 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
   return r;
 }
 
-BatchResult batch_replay_reference(const graph::Graph& g, const VariantBatch& b) {
+BatchResult batch_replay_cpu_busy(const graph::Graph& g, const VariantBatch& b,
+                                  const GemmPricing* pricing) {
   b.validate();
+  check_pricing(g, b, pricing);
+  BatchResult r;
+  init_result(g, b, "cpu", &r);
+  reprice_busy(g, b, pricing, &r);
+  return r;
+}
+
+BatchResult batch_replay_reference(const graph::Graph& g, const VariantBatch& b,
+                                   const GemmPricing* pricing) {
+  b.validate();
+  check_pricing(g, b, pricing);
   BatchResult r;
   init_result(g, b, "reference", &r);
+  reprice_busy(g, b, pricing, &r);
+  const BatchGemmView gemm_view = pricing ? pricing->view() : BatchGemmView{};
+  std::vector<uint8_t> cls(g.num_nodes());
+  for (graph::NodeId n = 0; n < g.num_nodes(); ++n) cls[n] = static_cast<uint8_t>(g.cls[n]);
+  BatchGraphView gv{g.num_nodes(),        g.pred_offset.data(), g.pred_index.data(),
+                    g.pred_lag_us.data(), g.dur_us.data(),      cls.data()};
   const graph::Successors succ = graph::successors_of(g);
   std::vector<double> dur(g.num_nodes());
   for (uint32_t v = 0; v < b.count; ++v) {
     for (graph::NodeId n = 0; n < g.num_nodes(); ++n)
-      dur[n] = batch_duration(g.dur_us[n], b.speed[static_cast<int>(g.cls[n])][v]);
+      dur[n] =
+          batch_node_duration(gv, pricing ? &gemm_view : nullptr, n, v, 0, b.speed[cls[n]].data());
     const ReplayResult rr = reference_replay(g, succ, &dur);
     r.makespan_us[v] = rr.makespan_us;
     std::vector<double> end(g.steps.size(), -std::numeric_limits<double>::infinity());

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graph/graph.hpp"
+#include "replay/gemm_pricing.hpp"
 #include "replay/variant_batch.hpp"
 
 namespace lumos::replay {
@@ -26,14 +27,21 @@ struct BatchResult {
 
 // Runs on the CPU with all cores; variants are tiled so each thread's state is `tile` variants
 // wide ([node][tile] planes). Throws InputError on an invalid batch.
+// With `pricing`, GEMM nodes take the cost model's ratio for each variant's GPU.
 BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint32_t tile = 64,
-                             unsigned threads = 0);
+                             unsigned threads = 0, const GemmPricing* pricing = nullptr);
+
+// Only the per-variant busy time per class (no replay): what every backend reports.
+BatchResult batch_replay_cpu_busy(const graph::Graph& g, const VariantBatch& b,
+                                  const GemmPricing* pricing);
 
 // The reference replay run once per variant (for tests and as a backend).
-BatchResult batch_replay_reference(const graph::Graph& g, const VariantBatch& b);
+BatchResult batch_replay_reference(const graph::Graph& g, const VariantBatch& b,
+                                   const GemmPricing* pricing = nullptr);
 
 // Dispatches: auto takes the GPU when one is present (and the CUDA backend is built).
-BatchResult batch_replay(const graph::Graph& g, const VariantBatch& b, Backend backend);
+BatchResult batch_replay(const graph::Graph& g, const VariantBatch& b, Backend backend,
+                         const GemmPricing* pricing = nullptr);
 
 bool cuda_backend_available();  // built with CUDA and a GPU visible
 

@@ -4,11 +4,8 @@
 #pragma once
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define LUMOS_HD __host__ __device__ __forceinline__
-#else
-#define LUMOS_HD inline
-#endif
+#include "common/hd.hpp"
+#include "cost/gemm_core.hpp"
 
 namespace lumos::replay {
 
@@ -30,6 +27,19 @@ struct BatchState {
   float* cp_comm_us = nullptr;     // communication time on it
 };
 
+// Optional per-variant pricing of GEMM nodes with the cost model: a node with a GEMM key takes
+// its traced duration times (model time on the variant's GPU / model time on the traced GPU),
+// instead of its class's speed factor.
+struct BatchGemmView {
+  const int32_t* node_key = nullptr;             // per node: GEMM key, -1 when not priced
+  const int64_t* shape = nullptr;                // per key: m, n, k, batch
+  const uint8_t* dtype = nullptr;                // per key: cost::Dtype
+  const double* traced_us = nullptr;             // per key: model time on the traced GPU
+  const cost::GemmCoreParams* params = nullptr;  // [gpu * kNumDtypes + dtype]
+  const uint16_t* variant_gpu = nullptr;         // per variant (absolute index): GPU index
+  uint32_t num_dtypes = 5;
+};
+
 constexpr uint8_t kClassCompute = 2, kClassComm = 3, kClassMemory = 4;  // graph::NodeClass values
 
 // Duration of node n in the variant whose speed factor for n's class is `speed`.
@@ -42,8 +52,23 @@ LUMOS_HD double batch_duration(double base_us, float speed) {
 // bookkeeping follows the first predecessor reaching the maximum. The CPU backend passes whole
 // tiles (the loops over v vectorize: every access is a contiguous row), the GPU one variant per
 // thread.
+// Duration of node n in row variant v (absolute variant v0 + v).
+LUMOS_HD double batch_node_duration(const BatchGraphView& g, const BatchGemmView* gemm, uint32_t n,
+                                    uint32_t v, uint32_t v0, const float* speed) {
+  if (gemm && gemm->node_key[n] >= 0) {
+    const int32_t key = gemm->node_key[n];
+    const int64_t* sh = gemm->shape + 4 * static_cast<int64_t>(key);
+    const cost::GemmCoreParams& p =
+        gemm->params[gemm->variant_gpu[v0 + v] * gemm->num_dtypes + gemm->dtype[key]];
+    return g.base_dur_us[n] * cost::gemm_core_time(p, sh[0], sh[1], sh[2], sh[3]).time_us /
+           gemm->traced_us[key];
+  }
+  return batch_duration(g.base_dur_us[n], speed[v]);
+}
+
 LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, uint32_t n,
-                                uint32_t v_begin, uint32_t v_end, const float* speed) {
+                                uint32_t v_begin, uint32_t v_end, const float* speed,
+                                const BatchGemmView* gemm = nullptr, uint32_t v0 = 0) {
   const uint32_t b = g.pred_offset[n], e = g.pred_offset[n + 1];
   double* fn = s.finish_us + static_cast<uint64_t>(n) * s.stride;
   float* cn = s.cp_compute_us + static_cast<uint64_t>(n) * s.stride;
@@ -76,6 +101,17 @@ LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, ui
   }
   const double base = g.base_dur_us[n];
   const uint8_t c = g.cls[n];
+  if (gemm && gemm->node_key[n] >= 0) {
+    for (uint32_t v = v_begin; v < v_end; ++v) {
+      const double dur = batch_node_duration(g, gemm, n, v, v0, speed);
+      fn[v] += dur;
+      if (c == kClassComm)
+        mn[v] += static_cast<float>(dur);
+      else if (c == kClassCompute || c == kClassMemory)
+        cn[v] += static_cast<float>(dur);
+    }
+    return;
+  }
   if (c == kClassCompute || c == kClassMemory) {
     for (uint32_t v = v_begin; v < v_end; ++v) {
       const double dur = batch_duration(base, speed[v]);

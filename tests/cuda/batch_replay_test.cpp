@@ -7,6 +7,7 @@
 #include <random>
 
 #include "batch_replay_cuda.hpp"
+#include "cost/gemm_model.hpp"
 #include "graph/synthetic_graph.hpp"
 #include "pareto_cuda.hpp"
 #include "replay/batch_replay.hpp"
@@ -46,4 +47,34 @@ TEST(CudaPareto, MatchesTheHostFront) {
     for (size_t i = 0; i < n; ++i) a[i] = rng() % 50, b[i] = rng() % 50;
     EXPECT_EQ(cuda::pareto_front_2d_cuda(a, b), replay::pareto_front({a, b})) << trial;
   }
+}
+
+TEST(CudaBatchReplay, PricedGemmsMatchTheCpuBackend) {
+  if (!cuda::gpu_present()) GTEST_SKIP() << "no GPU visible to the CUDA runtime";
+  // Every other node of a random graph is a priced GEMM; variants alternate between GPUs.
+  const auto g = graph::synthetic_graph(5000, 17);
+  replay::GemmPricing p;
+  p.node_key.assign(g.num_nodes(), -1);
+  const auto& db = cost::embedded_db();
+  const std::vector<std::string> names = {"h100", "a100", "b200"};
+  for (const auto& n : names)
+    for (int d = 0; d < cost::kNumDtypes; ++d)
+      p.params.push_back(db.gpu(n).peak_tflops[d]
+                             ? cost::gemm_core_params(db, db.gpu(n), static_cast<cost::Dtype>(d))
+                             : cost::GemmCoreParams{});
+  p.shape = {4096, 4096, 4096, 1, 1024, 8192, 2048, 1};
+  p.dtype = {static_cast<uint8_t>(cost::Dtype::kBf16), static_cast<uint8_t>(cost::Dtype::kBf16)};
+  for (int k = 0; k < 2; ++k)
+    p.traced_us.push_back(cost::gemm_core_time(p.params[static_cast<int>(cost::Dtype::kBf16)],
+                                               p.shape[4 * k], p.shape[4 * k + 1],
+                                               p.shape[4 * k + 2], 1)
+                              .time_us);
+  for (graph::NodeId v = 1; v < g.num_nodes(); v += 2)
+    p.node_key[v] = static_cast<int32_t>(v % 4 == 1);
+  replay::VariantBatch b = replay::VariantBatch::identity(300);
+  for (uint32_t v = 0; v < b.count; ++v) p.variant_gpu.push_back(static_cast<uint16_t>(v % 3));
+  const auto gpu = cuda::batch_replay_cuda(g, b, &p);
+  const auto cpu = replay::batch_replay_cpu(g, b, 64, 0, &p);
+  for (uint32_t v = 0; v < b.count; ++v)
+    ASSERT_NEAR(gpu.makespan_us[v], cpu.makespan_us[v], 1e-6 * cpu.makespan_us[v]) << v;
 }

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "common/error.hpp"
+#include "cost/gemm_model.hpp"
 #include "cost/kernels_db.hpp"
 #include "graph/graph_builder.hpp"
 #include "graph/synthetic_graph.hpp"
@@ -186,4 +187,39 @@ TEST(WhatifCli, GridOfGpusAndSpeedUpsWithAParetoFront) {
   EXPECT_GE(front, 1);
   EXPECT_EQ(lumos::testing::run_lumos("whatif --gpus tpu").exit_code, 1);
   EXPECT_EQ(lumos::testing::run_lumos("whatif --speed 'warp=2'").exit_code, 1);
+}
+
+TEST(BatchReplay, GemmNodesArePricedPerGpuByTheCostModel) {
+  LUMOS_REQUIRE_TRACES();
+  const auto& db = lumos::cost::embedded_db();
+  const auto t =
+      lumos::trace::load_trace(lumos::testing::trace_dir() + "/tracelens/b200_eager_trace.json.gz");
+  const auto g = lumos::graph::build_graph(t).graph;
+  const std::vector<std::string> gpus = {"b200", "h100", "a100", "h100"};
+  VariantBatch b = variants_from_gpus(db, "b200", gpus);
+  const GemmPricing p = gemm_pricing(g, t, db, "b200", gpus);
+  ASSERT_GT(p.priced_nodes(), 50u);
+  // CPU backend with pricing equals the reference replay with the same durations.
+  const BatchResult cpu = batch_replay_cpu(g, b, 64, 0, &p);
+  expect_same(cpu, batch_replay_reference(g, b, &p), "b200 priced");
+  // On the traced GPU the ratio is 1: the traced step comes back.
+  const BatchResult plain = batch_replay_cpu(g, VariantBatch::identity(1));
+  EXPECT_NEAR(cpu.makespan_us[0], plain.makespan_us[0], 1e-6 * plain.makespan_us[0]);
+  // One priced kernel's duration follows the model's ratio exactly.
+  lumos::graph::NodeId node = 0;
+  for (lumos::graph::NodeId v = 1; v < g.num_nodes() && !node; ++v)
+    if (p.node_key[v] >= 0) node = v;
+  const int64_t* sh = &p.shape[4 * p.node_key[node]];
+  const lumos::cost::GemmQuery q{sh[0], sh[1], sh[2], sh[3],
+                                 static_cast<lumos::cost::Dtype>(p.dtype[p.node_key[node]])};
+  const double ratio = lumos::cost::gemm_time(db, db.gpu("a100"), q, false).time_us /
+                       lumos::cost::gemm_time(db, db.gpu("b200"), q, false).time_us;
+  const BatchGemmView view = p.view();
+  std::vector<uint8_t> cls(g.num_nodes());
+  for (lumos::graph::NodeId v = 0; v < g.num_nodes(); ++v) cls[v] = static_cast<uint8_t>(g.cls[v]);
+  BatchGraphView gv{g.num_nodes(),        g.pred_offset.data(), g.pred_index.data(),
+                    g.pred_lag_us.data(), g.dur_us.data(),      cls.data()};
+  EXPECT_NEAR(batch_node_duration(gv, &view, node, 2, 0, b.speed[cls[node]].data()),
+              g.dur_us[node] * ratio, 1e-9 * g.dur_us[node] * ratio);
+  EXPECT_GT(cpu.makespan_us[2], cpu.makespan_us[0]);  // an A100 is slower than the traced B200
 }
