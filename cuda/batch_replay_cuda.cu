@@ -88,6 +88,7 @@ replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::Varia
   r.cp_compute_us.assign(b.count, 0.0);
   r.cp_comm_us.assign(b.count, 0.0);
   r.busy_us = host_busy.busy_us;
+  r.resource_busy_us = host_busy.resource_busy_us;
   const uint32_t n = g.num_nodes();
   const uint32_t steps = static_cast<uint32_t>(g.steps.size());
   cudaStream_t stream;

@@ -53,6 +53,17 @@ void init_result(const graph::Graph& g, const VariantBatch& b, const char* backe
   for (int c = 0; c < kNumNodeClasses; ++c)
     for (uint32_t v = 0; v < b.count; ++v)
       r->busy_us[c][v] = total[c] / static_cast<double>(b.speed[c][v]);
+  // Per resource (thread or stream): its traced time per class, over each class's factor.
+  std::vector<std::array<double, kNumNodeClasses>> per_res(g.resources.size());
+  for (graph::NodeId n = 0; n < g.num_nodes(); ++n)
+    if (g.resource[n] != graph::kNoResource)
+      per_res[g.resource[n]][static_cast<int>(g.cls[n])] += g.dur_us[n];
+  r->resource_busy_us.assign(g.resources.size(), std::vector<double>(b.count, 0.0));
+  for (size_t res = 0; res < per_res.size(); ++res)
+    for (int c = 0; c < kNumNodeClasses; ++c)
+      if (per_res[res][c] > 0)
+        for (uint32_t v = 0; v < b.count; ++v)
+          r->resource_busy_us[res][v] += per_res[res][c] / static_cast<double>(b.speed[c][v]);
 }
 
 void check_pricing(const graph::Graph& g, const VariantBatch& b, const GemmPricing* pricing) {
@@ -74,8 +85,10 @@ void reprice_busy(const graph::Graph& g, const VariantBatch& b, const GemmPricin
     if (pricing->node_key[n] < 0) continue;
     const int c = cls[n];
     for (uint32_t v = 0; v < b.count; ++v) {
-      r->busy_us[c][v] -= g.dur_us[n] / static_cast<double>(b.speed[c][v]);
-      r->busy_us[c][v] += batch_node_duration(gv, &view, n, v, 0, b.speed[c].data());
+      const double delta = batch_node_duration(gv, &view, n, v, 0, b.speed[c].data()) -
+                           g.dur_us[n] / static_cast<double>(b.speed[c][v]);
+      r->busy_us[c][v] += delta;
+      if (g.resource[n] != graph::kNoResource) r->resource_busy_us[g.resource[n]][v] += delta;
     }
   }
 }

@@ -21,6 +21,7 @@ struct BatchResult {
   std::vector<double> makespan_us;                           // [variant]
   std::vector<std::vector<double>> step_us;                  // [step][variant], graph.steps order
   std::array<std::vector<double>, kNumNodeClasses> busy_us;  // [class][variant]: summed durations
+  std::vector<std::vector<double>> resource_busy_us;  // [graph resource][variant], for energy
   std::vector<double> cp_compute_us;  // [variant]: compute + memory on the critical path
   std::vector<double> cp_comm_us;     // [variant]: communication on it
 };

@@ -32,6 +32,11 @@ void expect_same(const BatchResult& a, const BatchResult& b, const std::string& 
           << what << " step " << k << " variant " << v;
     for (int c = 0; c < kNumNodeClasses; ++c)
       ASSERT_NEAR(a.busy_us[c][v], b.busy_us[c][v], 1e-9 * std::max(1.0, b.busy_us[c][v])) << what;
+    // Every resource's busy time adds up to the classes' (virtual nodes have no resource).
+    double by_res = 0, by_cls = 0;
+    for (const auto& res : a.resource_busy_us) by_res += res[v];
+    for (int c = 0; c < kNumNodeClasses; ++c) by_cls += a.busy_us[c][v];
+    ASSERT_NEAR(by_res, by_cls, 1e-6 * std::max(1.0, by_cls)) << what;
   }
 }
 
