@@ -234,6 +234,8 @@ int cmd_replay(int argc, char** argv) {
         if (cls == graph::to_string(static_cast<graph::NodeClass>(k))) c = k;
       LUMOS_EXPECT(c > 0, "lumos replay: --speed: unknown class '" + cls +
                               "' (expected cpu, compute, comm or memory)");
+      LUMOS_EXPECT(static_cast<float>(factor) > 0 && std::isfinite(static_cast<float>(factor)),
+                   "lumos replay: --speed: factor of '" + cls + "' is out of range");
       variant.speed[c][0] = static_cast<float>(factor);
       pos = comma + 1;
     }

@@ -88,8 +88,11 @@ int cmd_whatif(int argc, char** argv) {
         factors.push_back(static_cast<float>(x));
       }
       LUMOS_EXPECT(!factors.empty(), "lumos whatif: --speed: axis '" + axis + "' has no factors");
-      replay::VariantBatch next =
-          replay::VariantBatch::identity(batch.count * static_cast<uint32_t>(factors.size()));
+      // A grid is a product: keep it to a size one launch can hold.
+      const uint64_t total = static_cast<uint64_t>(batch.count) * factors.size();
+      LUMOS_EXPECT(total <= 10'000'000, "lumos whatif: the grid has " + std::to_string(total) +
+                                            " variants; at most 10,000,000 per run");
+      replay::VariantBatch next = replay::VariantBatch::identity(static_cast<uint32_t>(total));
       next.labels.clear();
       for (uint32_t v = 0; v < batch.count; ++v)
         for (size_t f = 0; f < factors.size(); ++f) {

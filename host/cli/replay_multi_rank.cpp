@@ -1,6 +1,8 @@
 // lumos replay DIR: the multi-rank replay — per-rank iteration times, the wait/transfer split of
 // every collective, the slowest rank and why, and straggler what-ifs (--slow-rank, --skew).
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <limits>
@@ -23,10 +25,10 @@ std::pair<int32_t, double> rank_value(const std::string& text, const char* optio
                                                ": expected RANK:VALUE, got '" + text + "'");
   char* end = nullptr;
   const long r = std::strtol(text.c_str(), &end, 10);
-  LUMOS_EXPECT(end == text.c_str() + colon && r >= 0,
+  LUMOS_EXPECT(end == text.c_str() + colon && r >= 0 && r <= INT32_MAX,
                std::string("lumos replay: ") + option + ": bad rank in '" + text + "'");
   const double v = std::strtod(text.c_str() + colon + 1, &end);
-  LUMOS_EXPECT(*end == '\0',
+  LUMOS_EXPECT(*end == '\0' && std::isfinite(v),
                std::string("lumos replay: ") + option + ": bad value in '" + text + "'");
   return {static_cast<int32_t>(r), v};
 }

@@ -2,6 +2,7 @@
 // kernels (the batch replay prices GEMMs per variant on the device). gemm_model.cpp builds the
 // parameters from kernels_db and adds the measured points and the explanations around it.
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 #include "common/hd.hpp"
@@ -51,7 +52,7 @@ LUMOS_HD GemmCoreResult gemm_core_time(const GemmCoreParams& p, int64_t m, int64
     const double us = static_cast<double>(waves) * 2.0 * p.tm[i] * p.tn[i] *
                       static_cast<double>(k) /
                       (p.per_sm_flops_us * p.peak_fraction * p.tile_efficiency[i] * k_eff);
-    if (us < best) best = us, r.method = i, r.waves = waves;
+    if (us < best) best = us, r.method = i, r.waves = static_cast<int64_t>(waves);
   }
   // 2. Stream-K: the padded work of the first tile shape spread evenly over all SMs.
   if (p.tiles > 0) {

@@ -16,9 +16,11 @@ int64_t ceil_div(int64_t a, int64_t b) {
 
 GemmEstimate gemm_time(const KernelsDb& db, const GpuSpec& gpu, const GemmQuery& q,
                        bool use_points) {
-  LUMOS_EXPECT(q.m > 0 && q.n > 0 && q.k > 0 && q.batch > 0,
-               "gemm: M, N, K and batch must be positive (got " + std::to_string(q.m) + "x" +
-                   std::to_string(q.n) + "x" + std::to_string(q.k) + ")");
+  LUMOS_EXPECT(
+      q.m > 0 && q.n > 0 && q.k > 0 && q.batch > 0 && q.m <= (int64_t{1} << 31) &&
+          q.n <= (int64_t{1} << 31) && q.k <= (int64_t{1} << 31) && q.batch <= (int64_t{1} << 24),
+      "gemm: M, N, K must be in 1..2^31 and batch in 1..2^24 (got " + std::to_string(q.m) + "x" +
+          std::to_string(q.n) + "x" + std::to_string(q.k) + " x" + std::to_string(q.batch) + ")");
   const auto& peak = gpu.peak_tflops[static_cast<int>(q.dtype)];
   LUMOS_EXPECT(peak.has_value(),
                "gemm: " + gpu.name + " has no " + to_string(q.dtype) + " tensor cores");

@@ -83,7 +83,11 @@ std::optional<GemmQuery> gemm_from_op(std::string_view op,
   } else {
     return std::nullopt;
   }
-  if (q.m <= 0 || q.n <= 0 || q.k <= 0) return std::nullopt;
+  if (q.m <= 0 || q.n <= 0 || q.k <= 0 || q.batch <= 0) return std::nullopt;
+  // Beyond any real GEMM (and beyond the cost model's integer arithmetic).
+  if (q.m > (int64_t{1} << 31) || q.n > (int64_t{1} << 31) || q.k > (int64_t{1} << 31) ||
+      q.batch > (int64_t{1} << 24))
+    return std::nullopt;
   return q;
 }
 

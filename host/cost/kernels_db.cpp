@@ -119,10 +119,16 @@ void parse_gpus(element root, KernelsDb* db) {
     s.name = r.str(g, "name", path);
     array aliases;
     if (!g["aliases"].get(aliases))
-      for (element a : aliases) s.aliases.emplace_back(std::string_view(a.get_string().value()));
+      for (element a : aliases) {
+        std::string_view sv;
+        if (a.get(sv)) r.fail(path + ".aliases", "expected an array of strings");
+        s.aliases.emplace_back(sv);
+      }
     s.arch = parse_arch(r, r.str(g, "arch", path), path + ".arch");
     s.sm_version = static_cast<int>(r.integer(g, "sm_version", path));
-    s.sms = static_cast<int>(r.sourced_required(g, "sms", path));
+    const double sms = r.sourced_required(g, "sms", path);
+    if (!(sms >= 1 && sms <= 100000)) r.fail(path + ".sms", "expected 1..100000");
+    s.sms = static_cast<int>(sms);
     element peaks = r.at(g, "peak_tflops", path);
     for (int d = 0; d < kNumDtypes; ++d) {
       const char* key = to_string(static_cast<Dtype>(d));
@@ -176,6 +182,9 @@ void parse_gemm(element root, KernelsDb* db) {
                        static_cast<int>(r.integer(t, "tn", "tiles")),
                        r.num(t, "efficiency", "tiles")});
   if (p.tiles.empty()) r.fail("tiles", "at least one tile");
+  for (const GemmTile& t : p.tiles)
+    if (t.tm <= 0 || t.tn <= 0 || t.tm > 4096 || t.tn > 4096 || !(t.efficiency > 0))
+      r.fail("tiles", "tile sizes must be in 1..4096 and efficiencies positive");
   p.streamk_efficiency = r.num(root, "streamk_efficiency", "");
   p.streamk_fixup_us = r.num(root, "streamk_fixup_us", "");
   p.hbm_fraction = r.num(root, "hbm_fraction", "");
@@ -335,7 +344,9 @@ void parse_nccl(element root, KernelsDb* db) {
   object defs;
   if (root["default_topology"].get(defs)) r.fail("default_topology", "expected an object");
   for (auto [key, val] : defs) {
-    const std::string topo(std::string_view(val.get_string().value()));
+    std::string_view tv;
+    if (val.get(tv)) r.fail("default_topology." + std::string(key), "expected a topology name");
+    const std::string topo(tv);
     if (!p.topologies.count(topo))
       r.fail("default_topology." + std::string(key), "names unknown topology '" + topo + "'");
     p.default_topology[std::string(key)] = topo;
@@ -408,6 +419,14 @@ KernelsDb parse_db(const std::map<std::string, std::string>& files, const std::s
   parse_membound(root_of("membound.json"), &db);
   parse_nccl(root_of("nccl.json"), &db);
   parse_kernel_classes(root_of("kernel_classes.json"), &db);
+  for (const GpuSpec& g : db.gpus) {
+    if (!db.nccl.caps.count(g.arch))
+      throw InputError("kernels_db/nccl.json: caps: no entry for " +
+                       std::string(to_string(g.arch)) + " (GPU " + g.name + ")");
+    if (!db.gemm.k_half.count(g.arch))
+      throw InputError("kernels_db/gemm.json: architectures: no entry for " +
+                       std::string(to_string(g.arch)) + " (GPU " + g.name + ")");
+  }
   return db;
 }
 

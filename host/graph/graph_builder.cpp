@@ -362,8 +362,9 @@ void Builder::split_blocking_copies() {
     inserts.push_back({call_id, wid});
   }
   // Put each wait node right after its call, one pass per thread.
-  std::unordered_map<uint32_t, uint32_t> wait_after;
-  for (auto [call_id, wid] : inserts) wait_after.emplace(call_id, wid);
+  std::unordered_map<uint32_t, std::vector<uint32_t>>
+      wait_after;  // a call may wait for several copies
+  for (auto [call_id, wid] : inserts) wait_after[call_id].push_back(wid);
   if (!wait_after.empty()) {
     for (auto& seq : res_nodes_) {
       std::vector<uint32_t> out;
@@ -371,7 +372,7 @@ void Builder::split_blocking_copies() {
       for (uint32_t id : seq) {
         out.push_back(id);
         auto it = wait_after.find(id);
-        if (it != wait_after.end()) out.push_back(it->second);
+        if (it != wait_after.end()) out.insert(out.end(), it->second.begin(), it->second.end());
       }
       seq.swap(out);
     }

@@ -38,6 +38,12 @@ MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const Bu
   for (size_t r = 0; r < R; ++r)
     out.ranks.push_back(tables[r].rank >= 0 ? tables[r].rank : static_cast<int32_t>(r));
   for (size_t r = 0; r < R; ++r) out.paths.push_back(tables[r].path);
+  for (size_t r = 0; r < R; ++r)
+    for (size_t q = 0; q < r; ++q)
+      LUMOS_EXPECT(out.ranks[q] != out.ranks[r],
+                   "multi-rank: " + tables[q].path + " and " + tables[r].path + " are both rank " +
+                       std::to_string(out.ranks[r]) +
+                       " (distributedInfo.rank, or the file's position when absent)");
   // 1. Align clocks: NCCL kernels of one collective end within microseconds on every rank.
   const auto ref = comm_kernels(tables[0]);
   out.clock_shift_us.assign(R, 0.0);
@@ -218,10 +224,16 @@ MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const Bu
 MultiRankResult load_multi_rank(const std::string& dir) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(dir)) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  LUMOS_EXPECT(!ec, dir + ": cannot read the folder (" + ec.message() + ")");
+  auto ends_with = [](const std::string& p, const std::string& suffix) {
+    return p.size() >= suffix.size() &&
+           p.compare(p.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  for (const auto& e : it) {
     const std::string p = e.path().string();
-    if (e.is_regular_file() && (p.size() > 5 && (p.substr(p.size() - 5) == ".json" ||
-                                                 p.substr(p.size() - 8) == ".json.gz")))
+    if (e.is_regular_file(ec) && (ends_with(p, ".json") || ends_with(p, ".json.gz")))
       files.push_back(p);
   }
   std::sort(files.begin(), files.end());

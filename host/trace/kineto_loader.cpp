@@ -86,7 +86,7 @@ int64_t Loader::id_of(value v, std::string_view field) {
     int64_t i;
     if (!v.get_int64().get(i)) return i;
     double d;
-    if (!v.get_double().get(d)) return static_cast<int64_t>(d);
+    if (!v.get_double().get(d) && std::fabs(d) < 9.2e18) return static_cast<int64_t>(d);
     fail_event(field, "an integer or a string");
   }
   if (t == json_type::string) {
@@ -111,7 +111,8 @@ int64_t Loader::int_of(value v, std::string_view field) {
   int64_t i;
   if (!v.get_int64().get(i)) return i;
   double d;
-  if (!v.get_double().get(d) && std::isfinite(d)) return static_cast<int64_t>(d);
+  if (!v.get_double().get(d) && std::isfinite(d) && std::fabs(d) < 9.2e18)
+    return static_cast<int64_t>(d);
   std::string_view s;
   if (!v.get_string().get(s)) {
     // Some exporters write ids as strings of digits, ROCm streams as hex ("0x0").
@@ -317,6 +318,8 @@ void Loader::parse_event(object obj) {
   if (!has_ts) fail_event("ts", "a number (microseconds)");
   if (!has_dur) fail_event("dur", "a number (microseconds)");
   if (dur < 0) fail_event("dur", "a non-negative number (microseconds)");
+  if (ts > INT64_MAX - dur || ts < -INT64_MAX / 2)
+    fail_event("ts", "a time that ts + dur can represent");
   if (!has_pid) fail_event("pid", "an integer or a string");
   if (!has_tid) fail_event("tid", "an integer or a string");
 
@@ -489,7 +492,7 @@ bool parse_us_token_to_ns(std::string_view tok, int64_t* out_ns) {
   int64_t whole = 0;
   size_t digits = 0;
   while (i < tok.size() && tok[i] >= '0' && tok[i] <= '9') {
-    if (whole > (INT64_MAX / 10000)) return false;  // beyond ±9e14 s: not a trace time
+    if (whole > (INT64_MAX - 1000) / 10000) return false;  // beyond ±9e14 s: not a trace time
     whole = whole * 10 + (tok[i] - '0');
     ++i;
     ++digits;

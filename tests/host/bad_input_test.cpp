@@ -144,3 +144,46 @@ TEST(BadInput, FuzzCorpusNeverCrashesTheLoader) {
   }
   EXPECT_GT(files, 0) << "fuzz corpus is empty: " << LUMOS_FUZZ_CORPUS;
 }
+
+TEST(BadInput, HugeTimesIdsAndGridsAreRejectedNotUndefined) {
+  // ts that overflows nanoseconds, ts + dur that overflows, an id beyond int64.
+  EXPECT_NE(
+      load_error(
+          R"J({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":9223372036854779,"dur":1}]})J")
+          .find("field 'ts'"),
+      std::string::npos);
+  EXPECT_NE(
+      load_error(
+          R"J({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":9000000000000000,"dur":900000000000000}]})J")
+          .find("field 'ts'"),
+      std::string::npos);
+  EXPECT_NE(
+      load_error(
+          R"J({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":1,"args":{"correlation":1e30}}]})J")
+          .find("args.correlation"),
+      std::string::npos);
+  std::string axis = "memory=";
+  for (int i = 0; i < 20000; ++i) axis += (i ? ",1" : "1");  // 10 x 100 x 20000 = 2e7 variants
+  expect_one_line_exit_1(
+      "whatif --speed "
+      "'compute=1,1,1,1,1,1,1,1,1,1;comm=1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,"
+      "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,"
+      "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1;" +
+          axis + "'",
+      "at most 10,000,000");
+  expect_one_line_exit_1("replay --speed compute=1e-50", "out of range");
+}
+
+TEST(BadInput, MultiRankFoldersWithClashingRanksOrOddFilesAreClear) {
+  TempDir tmp;
+  lumos::trace::KinetoWriter w;
+  w.set_rank(0, 2);
+  w.launch(1, "cudaLaunchKernel", 1, 5, "kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", 0,
+           7, 10, 5);
+  tmp.write("a.json", w.json());
+  tmp.write("b.json", w.json());  // rank 0 again
+  tmp.write("x.txt", "not a trace");
+  expect_one_line_exit_1("replay " + tmp.path(), "are both rank 0");
+  std::filesystem::remove(tmp.file("b.json"));
+  expect_one_line_exit_1("replay " + tmp.path() + " --skew 0:nan", "bad value");
+}
