@@ -33,7 +33,7 @@ void upload(DeviceBuffer<T>& d, const std::vector<T>& h, cudaStream_t s) {
 __global__ void batch_replay_kernel(replay::BatchGraphView g, replay::BatchState s, replay::BatchGemmView gemm, bool priced,
                                     const float* speed, uint32_t speed_stride,
                                     uint32_t v0, uint32_t width, const int32_t* step_of, uint32_t steps, double* step_end,
-                                    double* makespan, uint32_t* last) {
+                                    double* makespan, float* cp_compute, float* cp_comm) {
   const uint32_t v = blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= width) return;
   double end = -1e300;
@@ -51,7 +51,9 @@ __global__ void batch_replay_kernel(replay::BatchGraphView g, replay::BatchState
     }
   }
   makespan[v] = end;
-  last[v] = arg;
+  // The path composition of the node that ends the replay, so the host copies one row.
+  cp_compute[v] = s.cp_compute_us[static_cast<uint64_t>(arg) * s.stride + v];
+  cp_comm[v] = s.cp_comm_us[static_cast<uint64_t>(arg) * s.stride + v];
   (void)steps;
 }
 
@@ -119,7 +121,7 @@ replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::Varia
   DeviceBuffer<double> d_finish(static_cast<size_t>(n) * tile), d_step_end(static_cast<size_t>(std::max(1u, steps)) * tile),
       d_makespan(tile);
   DeviceBuffer<float> d_cpc(static_cast<size_t>(n) * tile), d_cpm(static_cast<size_t>(n) * tile);
-  DeviceBuffer<uint32_t> d_last(tile);
+  DeviceBuffer<float> d_cp_compute(tile), d_cp_comm(tile);
   replay::BatchGraphView view{n, d_off.ptr, d_idx.ptr, d_lag.ptr, d_dur.ptr, d_cls.ptr};
   // GEMM pricing tables, when given.
   const size_t keys = pricing ? pricing->keys() : 0;
@@ -141,8 +143,7 @@ replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::Varia
   }
   replay::BatchState state{tile, d_finish.ptr, d_cpc.ptr, d_cpm.ptr};
   std::vector<double> h_step_end(static_cast<size_t>(std::max(1u, steps)) * tile), h_makespan(tile), h_marker(tile);
-  std::vector<uint32_t> h_last(tile);
-  std::vector<float> h_cp(tile);
+  std::vector<float> h_cp_compute(tile), h_cp_comm(tile);
   constexpr uint32_t kBlock = 128;
   for (uint32_t v0 = 0; v0 < b.count; v0 += tile) {
     const uint32_t w = std::min(tile, b.count - v0);
@@ -151,19 +152,17 @@ replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::Varia
     LUMOS_CUDA_CHECK(cudaGetLastError());
     batch_replay_kernel<<<ceil_div(w, kBlock), kBlock, 0, stream>>>(view, state, gemm, pricing != nullptr, d_speed.ptr, b.count, v0, w,
                                                                     d_step.ptr, steps,
-                                                                    d_step_end.ptr, d_makespan.ptr, d_last.ptr);
+                                                                    d_step_end.ptr, d_makespan.ptr, d_cp_compute.ptr, d_cp_comm.ptr);
     LUMOS_CUDA_CHECK(cudaGetLastError());
     LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_makespan.data(), d_makespan.ptr, w * sizeof(double), cudaMemcpyDeviceToHost, stream));
-    LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_last.data(), d_last.ptr, w * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream));
+    LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_cp_compute.data(), d_cp_compute.ptr, w * sizeof(float), cudaMemcpyDeviceToHost, stream));
+    LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_cp_comm.data(), d_cp_comm.ptr, w * sizeof(float), cudaMemcpyDeviceToHost, stream));
     LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_step_end.data(), d_step_end.ptr, se_n * sizeof(double), cudaMemcpyDeviceToHost, stream));
     LUMOS_CUDA_CHECK(cudaStreamSynchronize(stream));
     for (uint32_t v = 0; v < w; ++v) {
       r.makespan_us[v0 + v] = h_makespan[v];
-      float cpc = 0, cpm = 0;
-      LUMOS_CUDA_CHECK(cudaMemcpy(&cpc, d_cpc.ptr + static_cast<size_t>(h_last[v]) * tile + v, sizeof(float), cudaMemcpyDeviceToHost));
-      LUMOS_CUDA_CHECK(cudaMemcpy(&cpm, d_cpm.ptr + static_cast<size_t>(h_last[v]) * tile + v, sizeof(float), cudaMemcpyDeviceToHost));
-      r.cp_compute_us[v0 + v] = cpc;
-      r.cp_comm_us[v0 + v] = cpm;
+      r.cp_compute_us[v0 + v] = h_cp_compute[v];
+      r.cp_comm_us[v0 + v] = h_cp_comm[v];
     }
     for (uint32_t k = 0; k < steps; ++k) {
       LUMOS_CUDA_CHECK(cudaMemcpy(h_marker.data(), d_finish.ptr + static_cast<size_t>(g.steps[k].marker) * tile,

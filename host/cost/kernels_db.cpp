@@ -318,9 +318,10 @@ void parse_nccl(element root, KernelsDb* db) {
     t.nics_per_gpu = static_cast<int>(r.integer(val, "nics_per_gpu", path));
     t.nic_efficiency = r.num(val, "nic_efficiency", path);
     // Optional calibration of a measured cluster; NCCL's constants as they are by default.
-    auto opt = [&](const char* key, double dflt) {
+    const element topo_elem = val;  // lambdas cannot capture structured bindings (clang 14)
+    auto opt = [&topo_elem](const char* key, double dflt) {
       double d;
-      return val[key].get(d) ? dflt : d;
+      return topo_elem[key].get(d) ? dflt : d;
     };
     t.nvlink_efficiency = opt("nvlink_efficiency", 1.0);
     // One scale for every protocol, or [LL, LL128, Simple].
