@@ -5,24 +5,38 @@
 # PyTorch calibration sweep; prints a short table and leaves logs in OUTDIR.
 # Without a GPU it builds and runs everything up to the point where a GPU is needed.
 # Usage: scripts/device-check.sh [--calibrate] [OUTDIR]   (default OUTDIR: $OUT or build-device/results)
+# On a lent machine with no registry: run scripts/fetch-device-deps.sh here first and carry .devdeps
+# (the device tool's `carry`); the shared traces do not travel, so trace-based tests skip there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 calibrate=0
 if [[ "${1:-}" == "--calibrate" ]]; then calibrate=1; shift; fi
 out="${1:-${OUT:-build-device/results}}"
 mkdir -p "$out"
-missing=()
-for p in libsimdjson-dev libcxxopts-dev libdeflate-dev libgtest-dev libbenchmark-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  if [[ $(id -u) -eq 0 ]] && timeout 60 apt-get update -qq >/dev/null 2>&1; then scripts/setup.sh
-  else echo "device-check: missing ${missing[*]} and no package registry reachable" >&2; exit 1; fi
+extra=()
+if compgen -G ".devdeps/*.deb" >/dev/null; then
+  # Carried .debs (scripts/fetch-device-deps.sh): unpack into a private prefix, never into /.
+  rm -rf /tmp/devdeps && mkdir -p /tmp/devdeps
+  for f in .devdeps/*.deb; do dpkg-deb -x "$f" /tmp/devdeps 2>/dev/null || dpkg -x "$f" /tmp/devdeps; done
+  lib=/tmp/devdeps/usr/lib/x86_64-linux-gnu
+  export CPATH="/tmp/devdeps/usr/include${CPATH:+:$CPATH}" LIBRARY_PATH="$lib${LIBRARY_PATH:+:$LIBRARY_PATH}"
+  export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  extra+=("-DCMAKE_PREFIX_PATH=/tmp/devdeps/usr;$lib/cmake" "-DCXXOPTS_INCLUDE_DIR=/tmp/devdeps/usr/include"
+          "-DLIBDEFLATE_INCLUDE_DIR=/tmp/devdeps/usr/include" "-DLIBDEFLATE_LIBRARY=$lib/libdeflate.so.0")
+elif command -v dpkg-query >/dev/null; then
+  missing=()
+  for p in libsimdjson-dev libcxxopts-dev libdeflate-dev libgtest-dev libbenchmark-dev; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    if [[ $(id -u) -eq 0 ]] && timeout 60 apt-get update -qq >/dev/null 2>&1; then scripts/setup.sh
+    else echo "device-check: missing ${missing[*]}: run scripts/fetch-device-deps.sh where a registry is reachable and carry .devdeps" >&2; exit 1; fi
+  fi
 fi
 {
   echo "== build (sm_90)"
   cmake -S . -B build-device -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DLUMOS_TRACE_DIR="${LUMOS_TRACE_DIR:-$PWD/../shared/traces}" >/dev/null
+    -DLUMOS_TRACE_DIR="${LUMOS_TRACE_DIR:-$PWD/../shared/traces}" "${extra[@]}" >/dev/null
   cmake --build build-device -j "$(nproc)" 2>&1 | tail -n 2
   echo "== lumos info"
   build-device/lumos info
