@@ -17,7 +17,9 @@ namespace {
 template <typename T>
 struct DeviceBuffer {
   T* ptr = nullptr;
-  explicit DeviceBuffer(size_t n) { LUMOS_CUDA_CHECK(cudaMalloc(&ptr, std::max<size_t>(1, n) * sizeof(T))); }
+  explicit DeviceBuffer(size_t n) {
+    LUMOS_CUDA_CHECK(cudaMalloc(&ptr, std::max<size_t>(1, n) * sizeof(T)));
+  }
   ~DeviceBuffer() { cudaFree(ptr); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -25,14 +27,17 @@ struct DeviceBuffer {
 
 template <typename T>
 void upload(DeviceBuffer<T>& d, const std::vector<T>& h, cudaStream_t s) {
-  if (!h.empty()) LUMOS_CUDA_CHECK(cudaMemcpyAsync(d.ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+  if (!h.empty())
+    LUMOS_CUDA_CHECK(
+        cudaMemcpyAsync(d.ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, s));
 }
 
 // Walks every node for the variants of one tile; also tracks the makespan, the node that ends
 // it and the end of each step.
-__global__ void batch_replay_kernel(replay::BatchGraphView g, replay::BatchState s, replay::BatchGemmView gemm, bool priced,
-                                    const float* speed, uint32_t speed_stride,
-                                    uint32_t v0, uint32_t width, const int32_t* step_of, uint32_t steps, double* step_end,
+__global__ void batch_replay_kernel(replay::BatchGraphView g, replay::BatchState s,
+                                    replay::BatchGemmView gemm, bool priced, const float* speed,
+                                    uint32_t speed_stride, uint32_t v0, uint32_t width,
+                                    const int32_t* step_of, uint32_t steps, double* step_end,
                                     double* makespan, float* cp_compute, float* cp_comm) {
   const uint32_t v = blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= width) return;
@@ -40,7 +45,8 @@ __global__ void batch_replay_kernel(replay::BatchGraphView g, replay::BatchState
   uint32_t arg = 0;
   for (uint32_t n = 0; n < g.nodes; ++n) {
     // The factors of this thread's variant sit at index v of the pointer passed.
-    replay::batch_node_update(g, s, n, v, v + 1, speed + static_cast<uint64_t>(g.cls[n]) * speed_stride + v0,
+    replay::batch_node_update(g, s, n, v, v + 1,
+                              speed + static_cast<uint64_t>(g.cls[n]) * speed_stride + v0,
                               priced ? &gemm : nullptr, v0);
     const double f = s.finish_us[static_cast<uint64_t>(n) * s.stride + v];
     if (f > end) end = f, arg = n;
@@ -62,7 +68,9 @@ __global__ void fill_kernel(double* p, uint64_t n, double value) {
   if (i < n) p[i] = value;
 }
 
-uint32_t ceil_div(uint64_t a, uint32_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
+uint32_t ceil_div(uint64_t a, uint32_t b) {
+  return static_cast<uint32_t>((a + b - 1) / b);
+}
 
 }  // namespace
 
@@ -110,16 +118,20 @@ replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::Varia
   upload(d_step, g.step, stream);
   // 2. Speed factors, [class][variant].
   std::vector<float> speed(static_cast<size_t>(replay::kNumNodeClasses) * b.count);
-  for (int c = 0; c < replay::kNumNodeClasses; ++c) std::copy(b.speed[c].begin(), b.speed[c].end(), speed.begin() + static_cast<size_t>(c) * b.count);
+  for (int c = 0; c < replay::kNumNodeClasses; ++c)
+    std::copy(b.speed[c].begin(), b.speed[c].end(),
+              speed.begin() + static_cast<size_t>(c) * b.count);
   DeviceBuffer<float> d_speed(speed.size());
   upload(d_speed, speed, stream);
   // 3. Tile the variants so that the [node][tile] state fits in free memory.
   size_t free_bytes = 0, total_bytes = 0;
   LUMOS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const size_t per_variant = static_cast<size_t>(n) * (sizeof(double) + 2 * sizeof(float)) + (steps + 1) * sizeof(double) + 16;
-  const uint32_t tile = static_cast<uint32_t>(std::max<size_t>(1, std::min<size_t>(b.count, (free_bytes * 8 / 10) / per_variant)));
-  DeviceBuffer<double> d_finish(static_cast<size_t>(n) * tile), d_step_end(static_cast<size_t>(std::max(1u, steps)) * tile),
-      d_makespan(tile);
+  const size_t per_variant = static_cast<size_t>(n) * (sizeof(double) + 2 * sizeof(float)) +
+                             (steps + 1) * sizeof(double) + 16;
+  const uint32_t tile = static_cast<uint32_t>(
+      std::max<size_t>(1, std::min<size_t>(b.count, (free_bytes * 8 / 10) / per_variant)));
+  DeviceBuffer<double> d_finish(static_cast<size_t>(n) * tile),
+      d_step_end(static_cast<size_t>(std::max(1u, steps)) * tile), d_makespan(tile);
   DeviceBuffer<float> d_cpc(static_cast<size_t>(n) * tile), d_cpm(static_cast<size_t>(n) * tile);
   DeviceBuffer<float> d_cp_compute(tile), d_cp_comm(tile);
   replay::BatchGraphView view{n, d_off.ptr, d_idx.ptr, d_lag.ptr, d_dur.ptr, d_cls.ptr};
@@ -139,10 +151,17 @@ replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::Varia
     upload(d_traced, pricing->traced_us, stream);
     upload(d_params, pricing->params, stream);
     upload(d_vgpu, pricing->variant_gpu, stream);
-    gemm = {d_key.ptr, d_shape.ptr, d_dtype.ptr, d_traced.ptr, d_params.ptr, d_vgpu.ptr, static_cast<uint32_t>(cost::kNumDtypes)};
+    gemm = {d_key.ptr,
+            d_shape.ptr,
+            d_dtype.ptr,
+            d_traced.ptr,
+            d_params.ptr,
+            d_vgpu.ptr,
+            static_cast<uint32_t>(cost::kNumDtypes)};
   }
   replay::BatchState state{tile, d_finish.ptr, d_cpc.ptr, d_cpm.ptr};
-  std::vector<double> h_step_end(static_cast<size_t>(std::max(1u, steps)) * tile), h_makespan(tile), h_marker(tile);
+  std::vector<double> h_step_end(static_cast<size_t>(std::max(1u, steps)) * tile), h_makespan(tile),
+      h_marker(tile);
   std::vector<float> h_cp_compute(tile), h_cp_comm(tile);
   constexpr uint32_t kBlock = 128;
   for (uint32_t v0 = 0; v0 < b.count; v0 += tile) {
@@ -150,14 +169,18 @@ replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::Varia
     const uint64_t se_n = static_cast<uint64_t>(std::max(1u, steps)) * tile;
     fill_kernel<<<ceil_div(se_n, 256), 256, 0, stream>>>(d_step_end.ptr, se_n, -1e300);
     LUMOS_CUDA_CHECK(cudaGetLastError());
-    batch_replay_kernel<<<ceil_div(w, kBlock), kBlock, 0, stream>>>(view, state, gemm, pricing != nullptr, d_speed.ptr, b.count, v0, w,
-                                                                    d_step.ptr, steps,
-                                                                    d_step_end.ptr, d_makespan.ptr, d_cp_compute.ptr, d_cp_comm.ptr);
+    batch_replay_kernel<<<ceil_div(w, kBlock), kBlock, 0, stream>>>(
+        view, state, gemm, pricing != nullptr, d_speed.ptr, b.count, v0, w, d_step.ptr, steps,
+        d_step_end.ptr, d_makespan.ptr, d_cp_compute.ptr, d_cp_comm.ptr);
     LUMOS_CUDA_CHECK(cudaGetLastError());
-    LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_makespan.data(), d_makespan.ptr, w * sizeof(double), cudaMemcpyDeviceToHost, stream));
-    LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_cp_compute.data(), d_cp_compute.ptr, w * sizeof(float), cudaMemcpyDeviceToHost, stream));
-    LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_cp_comm.data(), d_cp_comm.ptr, w * sizeof(float), cudaMemcpyDeviceToHost, stream));
-    LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_step_end.data(), d_step_end.ptr, se_n * sizeof(double), cudaMemcpyDeviceToHost, stream));
+    LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_makespan.data(), d_makespan.ptr, w * sizeof(double),
+                                     cudaMemcpyDeviceToHost, stream));
+    LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_cp_compute.data(), d_cp_compute.ptr, w * sizeof(float),
+                                     cudaMemcpyDeviceToHost, stream));
+    LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_cp_comm.data(), d_cp_comm.ptr, w * sizeof(float),
+                                     cudaMemcpyDeviceToHost, stream));
+    LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_step_end.data(), d_step_end.ptr, se_n * sizeof(double),
+                                     cudaMemcpyDeviceToHost, stream));
     LUMOS_CUDA_CHECK(cudaStreamSynchronize(stream));
     for (uint32_t v = 0; v < w; ++v) {
       r.makespan_us[v0 + v] = h_makespan[v];
@@ -165,7 +188,8 @@ replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::Varia
       r.cp_comm_us[v0 + v] = h_cp_comm[v];
     }
     for (uint32_t k = 0; k < steps; ++k) {
-      LUMOS_CUDA_CHECK(cudaMemcpy(h_marker.data(), d_finish.ptr + static_cast<size_t>(g.steps[k].marker) * tile,
+      LUMOS_CUDA_CHECK(cudaMemcpy(h_marker.data(),
+                                  d_finish.ptr + static_cast<size_t>(g.steps[k].marker) * tile,
                                   w * sizeof(double), cudaMemcpyDeviceToHost));
       for (uint32_t v = 0; v < w; ++v) {
         const double e = h_step_end[static_cast<size_t>(k) * tile + v];

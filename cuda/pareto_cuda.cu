@@ -25,7 +25,8 @@ struct MinOp {
 
 }  // namespace
 
-std::vector<uint32_t> pareto_front_2d_cuda(const std::vector<double>& o0, const std::vector<double>& o1) {
+std::vector<uint32_t> pareto_front_2d_cuda(const std::vector<double>& o0,
+                                           const std::vector<double>& o1) {
   NvtxRange range("lumos::cuda::pareto_front_2d");
   const size_t n = o0.size();
   if (n == 0) return {};
@@ -33,15 +34,18 @@ std::vector<uint32_t> pareto_front_2d_cuda(const std::vector<double>& o0, const 
   thrust::device_vector<uint32_t> idx(n);
   thrust::sequence(idx.begin(), idx.end());
   // Lexicographic (o0, o1) with stable ties: sort by o1, then stably by o0.
-  thrust::stable_sort_by_key(b.begin(), b.end(), thrust::make_zip_iterator(thrust::make_tuple(a.begin(), idx.begin())));
-  thrust::stable_sort_by_key(a.begin(), a.end(), thrust::make_zip_iterator(thrust::make_tuple(b.begin(), idx.begin())));
+  thrust::stable_sort_by_key(b.begin(), b.end(),
+                             thrust::make_zip_iterator(thrust::make_tuple(a.begin(), idx.begin())));
+  thrust::stable_sort_by_key(a.begin(), a.end(),
+                             thrust::make_zip_iterator(thrust::make_tuple(b.begin(), idx.begin())));
   // Least o1 of each o0 group, then the least over all earlier groups.
   thrust::device_vector<double> keys(n), gmin(n);
   const auto ends = thrust::reduce_by_key(a.begin(), a.end(), b.begin(), keys.begin(), gmin.begin(),
                                           thrust::equal_to<double>(), MinOp());
   const size_t groups = ends.first - keys.begin();
   thrust::device_vector<double> before(groups);
-  thrust::exclusive_scan(gmin.begin(), gmin.begin() + groups, before.begin(), std::numeric_limits<double>::infinity(), MinOp());
+  thrust::exclusive_scan(gmin.begin(), gmin.begin() + groups, before.begin(),
+                         std::numeric_limits<double>::infinity(), MinOp());
   // The per-point test is a sequential walk over sorted groups: small, done on the host.
   thrust::host_vector<double> ha = a, hb = b, hg = gmin, hbf = before;
   thrust::host_vector<uint32_t> hi = idx;

@@ -6,6 +6,7 @@
 
 namespace lumos::cuda {
 
-std::vector<uint32_t> pareto_front_2d_cuda(const std::vector<double>& o0, const std::vector<double>& o1);
+std::vector<uint32_t> pareto_front_2d_cuda(const std::vector<double>& o0,
+                                           const std::vector<double>& o1);
 
 }  // namespace lumos::cuda
