@@ -10,7 +10,7 @@ FLOP convention (Megatron's, the paper's): forward = 4 * b * s^2 * heads * head_
 causal; backward = 2.5 x forward (2x for the gradient GEMMs plus the recomputed QK^T).
 """
 
-from common import Unsupported, fmt
+from common import TIMED_FIELDS, TIMED_UNITS, Unsupported, fmt
 
 KIND = "attention"
 
@@ -34,12 +34,9 @@ UNITS = {
     "heads": "count",
     "head_dim": "elements",
     "flop": "FLOP",
-    "time_us": "us",
-    "time_us_min": "us",
-    "iters": "count",
-    "tflops": "TFLOP/s",
+    **TIMED_UNITS,
 }
-MEASUREMENT_FIELDS = ("time_us", "time_us_min", "iters", "tflops")
+MEASUREMENT_FIELDS = TIMED_FIELDS
 
 METHOD_NOTES = {
     "op": "F.scaled_dot_product_attention(q, k, v, is_causal=causal) under "

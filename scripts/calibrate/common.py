@@ -92,6 +92,10 @@ class Budget:
         return self._deadline is not None and time.monotonic() >= self._deadline
 
 
+# What every suite timed by CudaTimer records per row, with units.
+TIMED_UNITS = {"time_us": "us", "time_us_min": "us", "iters": "count", "tflops": "TFLOP/s"}
+TIMED_FIELDS = tuple(TIMED_UNITS)
+
 class CudaTimer:
     """Times a callable on the current CUDA stream with torch.cuda.Event pairs.
 

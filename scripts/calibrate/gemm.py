@@ -13,7 +13,7 @@ torch._scaled_mm requires for fp8.
 
 import math
 
-from common import Unsupported, fmt
+from common import TIMED_FIELDS, TIMED_UNITS, Unsupported, fmt
 
 KIND = "gemm"
 
@@ -35,12 +35,9 @@ UNITS = {
     "n": "elements",
     "k": "elements",
     "flop": "FLOP",
-    "time_us": "us",
-    "time_us_min": "us",
-    "iters": "count",
-    "tflops": "TFLOP/s",
+    **TIMED_UNITS,
 }
-MEASUREMENT_FIELDS = ("time_us", "time_us_min", "iters", "tflops")
+MEASUREMENT_FIELDS = TIMED_FIELDS
 
 METHOD_NOTES = {
     "op": "bf16: torch.mm(x, W.t(), out=y); fp8_e4m3: torch._scaled_mm(x, W.t(), "
