@@ -104,17 +104,15 @@ replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::Varia
   cudaStream_t stream;
   LUMOS_CUDA_CHECK(cudaStreamCreate(&stream));
   // 1. The graph, once.
-  std::vector<uint8_t> cls(n);
-  for (uint32_t i = 0; i < n; ++i) cls[i] = static_cast<uint8_t>(g.cls[i]);
   DeviceBuffer<uint32_t> d_off(g.pred_offset.size()), d_idx(g.pred_index.size());
   DeviceBuffer<double> d_lag(g.pred_lag_us.size()), d_dur(n);
-  DeviceBuffer<uint8_t> d_cls(n);
+  DeviceBuffer<graph::NodeClass> d_cls(n);  // one byte each, read as uint8_t
   DeviceBuffer<int32_t> d_step(n);
   upload(d_off, g.pred_offset, stream);
   upload(d_idx, g.pred_index, stream);
   upload(d_lag, g.pred_lag_us, stream);
   upload(d_dur, g.dur_us, stream);
-  upload(d_cls, cls, stream);
+  upload(d_cls, g.cls, stream);
   upload(d_step, g.step, stream);
   // 2. Speed factors, [class][variant].
   std::vector<float> speed(static_cast<size_t>(replay::kNumNodeClasses) * b.count);
@@ -134,7 +132,8 @@ replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::Varia
       d_step_end(static_cast<size_t>(std::max(1u, steps)) * tile), d_makespan(tile);
   DeviceBuffer<float> d_cpc(static_cast<size_t>(n) * tile), d_cpm(static_cast<size_t>(n) * tile);
   DeviceBuffer<float> d_cp_compute(tile), d_cp_comm(tile);
-  replay::BatchGraphView view{n, d_off.ptr, d_idx.ptr, d_lag.ptr, d_dur.ptr, d_cls.ptr};
+  replay::BatchGraphView view{n,         d_off.ptr, d_idx.ptr,
+                              d_lag.ptr, d_dur.ptr, reinterpret_cast<const uint8_t*>(d_cls.ptr)};
   // GEMM pricing tables, when given.
   const size_t keys = pricing ? pricing->keys() : 0;
   DeviceBuffer<int32_t> d_key(pricing ? n : 0);

@@ -37,6 +37,14 @@ const char* to_string(Backend b) {
 
 namespace {
 
+// The graph as the shared update reads it; NodeClass is a one-byte enum, so its array serves as is.
+BatchGraphView graph_view(const graph::Graph& g) {
+  static_assert(sizeof(graph::NodeClass) == sizeof(uint8_t));
+  return {g.num_nodes(),       g.pred_offset.data(),
+          g.pred_index.data(), g.pred_lag_us.data(),
+          g.dur_us.data(),     reinterpret_cast<const uint8_t*>(g.cls.data())};
+}
+
 void init_result(const graph::Graph& g, const VariantBatch& b, const char* backend,
                  BatchResult* r) {
   r->backend = backend;
@@ -77,13 +85,10 @@ void reprice_busy(const graph::Graph& g, const VariantBatch& b, const GemmPricin
                   BatchResult* r) {
   if (!pricing) return;
   const BatchGemmView view = pricing->view();
-  std::vector<uint8_t> cls(g.num_nodes());
-  for (graph::NodeId n = 0; n < g.num_nodes(); ++n) cls[n] = static_cast<uint8_t>(g.cls[n]);
-  BatchGraphView gv{g.num_nodes(),        g.pred_offset.data(), g.pred_index.data(),
-                    g.pred_lag_us.data(), g.dur_us.data(),      cls.data()};
+  const BatchGraphView gv = graph_view(g);
   for (graph::NodeId n = 0; n < g.num_nodes(); ++n) {
     if (pricing->node_key[n] < 0) continue;
-    const int c = cls[n];
+    const int c = gv.cls[n];
     for (uint32_t v = 0; v < b.count; ++v) {
       const double delta = batch_node_duration(gv, &view, n, v, 0, b.speed[c].data()) -
                            g.dur_us[n] / static_cast<double>(b.speed[c][v]);
@@ -103,16 +108,10 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
   BatchResult r;
   init_result(g, b, "cpu", &r);
   const uint32_t n = g.num_nodes();
-  std::vector<uint8_t> cls(n);
-  for (uint32_t i = 0; i < n; ++i) cls[i] = static_cast<uint8_t>(g.cls[i]);
-  BatchGraphView view{
-      n,         g.pred_offset.data(), g.pred_index.data(), g.pred_lag_us.data(), g.dur_us.data(),
-      cls.data()};
+  const BatchGraphView view = graph_view(g);
   const BatchGemmView gemm_view = pricing ? pricing->view() : BatchGemmView{};
   const BatchGemmView* gemm = pricing ? &gemm_view : nullptr;
   reprice_busy(g, b, pricing, &r);
-  // Nodes of each step, for the per-step times.
-  std::vector<int32_t> step_of(g.step.begin(), g.step.end());
 
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   tile = std::min(tile, b.count);  // no wider than the batch: the state is nodes x tile
@@ -133,12 +132,12 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
       std::fill(end.begin(), end.end(), -std::numeric_limits<double>::infinity());
       std::fill(step_end.begin(), step_end.end(), -std::numeric_limits<double>::infinity());
       for (uint32_t node = 0; node < n; ++node) {
-        batch_node_update(view, s, node, 0, w, b.speed[cls[node]].data() + v0, gemm, v0);
+        batch_node_update(view, s, node, 0, w, b.speed[view.cls[node]].data() + v0, gemm, v0);
         const double* f = s.finish_us + static_cast<size_t>(node) * tile;
         for (uint32_t v = 0; v < w; ++v)
           if (f[v] > end[v]) end[v] = f[v], last[v] = node;
-        if (step_of[node] >= 0) {
-          double* se = step_end.data() + static_cast<size_t>(step_of[node]) * tile;
+        if (g.step[node] >= 0) {  // per-step end times
+          double* se = step_end.data() + static_cast<size_t>(g.step[node]) * tile;
           for (uint32_t v = 0; v < w; ++v) se[v] = std::max(se[v], f[v]);
         }
       }
@@ -180,16 +179,13 @@ BatchResult batch_replay_reference(const graph::Graph& g, const VariantBatch& b,
   init_result(g, b, "reference", &r);
   reprice_busy(g, b, pricing, &r);
   const BatchGemmView gemm_view = pricing ? pricing->view() : BatchGemmView{};
-  std::vector<uint8_t> cls(g.num_nodes());
-  for (graph::NodeId n = 0; n < g.num_nodes(); ++n) cls[n] = static_cast<uint8_t>(g.cls[n]);
-  BatchGraphView gv{g.num_nodes(),        g.pred_offset.data(), g.pred_index.data(),
-                    g.pred_lag_us.data(), g.dur_us.data(),      cls.data()};
+  const BatchGraphView gv = graph_view(g);
   const graph::Successors succ = graph::successors_of(g);
   std::vector<double> dur(g.num_nodes());
   for (uint32_t v = 0; v < b.count; ++v) {
     for (graph::NodeId n = 0; n < g.num_nodes(); ++n)
-      dur[n] =
-          batch_node_duration(gv, pricing ? &gemm_view : nullptr, n, v, 0, b.speed[cls[n]].data());
+      dur[n] = batch_node_duration(gv, pricing ? &gemm_view : nullptr, n, v, 0,
+                                   b.speed[gv.cls[n]].data());
     const ReplayResult rr = reference_replay(g, succ, &dur);
     r.makespan_us[v] = rr.makespan_us;
     std::vector<double> end(g.steps.size(), -std::numeric_limits<double>::infinity());
