@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <numeric>
 #include <optional>
 #include <sstream>
 
@@ -73,6 +74,11 @@ int cmd_whatif(int argc, char** argv) {
   LUMOS_EXPECT(!gpus.empty(), "lumos whatif: --gpus names no GPU");
   // Cartesian product: GPUs x each speed axis.
   replay::VariantBatch batch = replay::variants_from_gpus(db, traced, gpus);
+  // Which of --gpus each variant runs on, carried through the product (labels are for people).
+  std::vector<const cost::GpuSpec*> spec;
+  for (const std::string& name : gpus) spec.push_back(&db.gpu(name));
+  std::vector<uint32_t> gpu_of(batch.count);
+  std::iota(gpu_of.begin(), gpu_of.end(), 0u);
   if (a.count("speed")) {
     for (const std::string& axis : split(a["speed"].as<std::string>(), ';')) {
       const size_t eq = axis.find('=');
@@ -94,6 +100,7 @@ int cmd_whatif(int argc, char** argv) {
                                             " variants; at most 10,000,000 per run");
       replay::VariantBatch next = replay::VariantBatch::identity(static_cast<uint32_t>(total));
       next.labels.clear();
+      std::vector<uint32_t> next_gpu_of;
       for (uint32_t v = 0; v < batch.count; ++v)
         for (size_t f = 0; f < factors.size(); ++f) {
           const uint32_t w = v * static_cast<uint32_t>(factors.size()) + static_cast<uint32_t>(f);
@@ -102,14 +109,15 @@ int cmd_whatif(int argc, char** argv) {
           std::ostringstream label;
           label << batch.labels[v] << " " << axis.substr(0, eq) << "x" << factors[f];
           next.labels.push_back(label.str());
+          next_gpu_of.push_back(gpu_of[v]);
         }
       batch = std::move(next);
+      gpu_of = std::move(next_gpu_of);
     }
   }
   // GEMMs with known shapes are priced per GPU by the cost model (the trace is needed for shapes).
   std::vector<std::string> variant_gpu;
-  for (const std::string& label : batch.labels)
-    variant_gpu.push_back(label.substr(0, label.find(' ')));
+  for (uint32_t g : gpu_of) variant_gpu.push_back(spec[g]->name);
   std::optional<replay::GemmPricing> pricing;
   if (in.table) pricing = replay::gemm_pricing(in.graph, *in.table, db, traced, variant_gpu);
   const replay::BatchResult r =
@@ -118,7 +126,7 @@ int cmd_whatif(int argc, char** argv) {
   // Energy of one GPU over the replayed time: idle power throughout, plus (TDP - idle) while busy.
   std::vector<double> energy_j(batch.count);
   for (uint32_t v = 0; v < batch.count; ++v) {
-    const cost::GpuSpec& gpu = db.gpu(batch.labels[v].substr(0, batch.labels[v].find(' ')));
+    const cost::GpuSpec& gpu = *spec[gpu_of[v]];
     const double busy_us = r.busy_us[static_cast<int>(graph::NodeClass::kCompute)][v] +
                            r.busy_us[static_cast<int>(graph::NodeClass::kComm)][v] +
                            r.busy_us[static_cast<int>(graph::NodeClass::kMemory)][v];
