@@ -11,5 +11,7 @@ int cmd_info(int argc, char** argv);
 int cmd_cost(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
 int cmd_whatif(int argc, char** argv);
+int cmd_estimate(int argc, char** argv);
+int cmd_generate(int argc, char** argv);
 
 }  // namespace lumos::cli

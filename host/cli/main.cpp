@@ -15,6 +15,8 @@ void usage(std::ostream& os) {
   os << "usage: lumos <command> [options]\n\n"
         "commands:\n"
         "  replay      replay a trace (or .lgraph, or the embedded demo) against its measurement\n"
+        "  estimate    estimate a GPT or Llama training iteration from the model alone (no trace)\n"
+        "  generate    write that iteration as Kineto traces, one per pipeline stage\n"
         "  whatif      replay a trace under many variants at once (GPUs, speed-ups), Pareto front\n"
         "  ingest      parse a trace once into a binary .lgraph graph file\n"
         "  cost        kernel and collective cost model (gemm, attention, collective, ...)\n"
@@ -38,6 +40,8 @@ int main(int argc, char** argv) {
     if (cmd == "ingest") return lumos::cli::cmd_ingest(argc - 1, argv + 1);
     if (cmd == "cost") return lumos::cli::cmd_cost(argc - 1, argv + 1);
     if (cmd == "bench") return lumos::cli::cmd_bench(argc - 1, argv + 1);
+    if (cmd == "estimate") return lumos::cli::cmd_estimate(argc - 1, argv + 1);
+    if (cmd == "generate") return lumos::cli::cmd_generate(argc - 1, argv + 1);
     if (cmd == "whatif") return lumos::cli::cmd_whatif(argc - 1, argv + 1);
     if (cmd == "demo-trace") return lumos::cli::cmd_demo_trace(argc - 1, argv + 1);
     if (cmd == "info" || cmd == "--version") return lumos::cli::cmd_info(argc - 1, argv + 1);

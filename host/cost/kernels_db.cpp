@@ -19,8 +19,8 @@ extern const int kEmbeddedDbCount;
 namespace {
 
 constexpr int64_t kSchemaVersion = 1;
-const char* const kFiles[] = {"gpus.json",     "gemm.json", "attention.json",
-                              "membound.json", "nccl.json", "kernel_classes.json"};
+const char* const kFiles[] = {"gpus.json", "gemm.json",           "attention.json", "membound.json",
+                              "nccl.json", "kernel_classes.json", "training.json"};
 
 using simdjson::dom::array;
 using simdjson::dom::element;
@@ -253,6 +253,24 @@ void parse_membound(element root, KernelsDb* db) {
   p.optimizer_bytes_per_param = r.num(root, "optimizer_bytes_per_param", "");
 }
 
+void parse_training(element root, KernelsDb* db) {
+  Reader r("training.json");
+  r.check_version(root);
+  TrainingParams& p = db->training;
+  auto positive = [&](const char* key, bool allow_zero) {
+    const double v = r.sourced_required(root, key, "");
+    if (!(v > 0 || (allow_zero && v == 0)) || v > 1e12)
+      r.fail(key, allow_zero ? "must be >= 0" : "must be positive");
+    return v;
+  };
+  p.cpu_launch_us = positive("cpu_launch_us", true);
+  p.launch_latency_us = positive("launch_latency_us", true);
+  p.event_call_us = positive("event_call_us", true);
+  p.bucket_params = positive("bucket_params", false);
+  p.bucket_params_per_dp_rank = positive("bucket_params_per_dp_rank", true);
+  p.grad_reduce_bytes = positive("grad_reduce_bytes", false);
+}
+
 int algo_index(const std::string& a) {
   if (a == "tree") return 0;
   if (a == "ring") return 1;
@@ -420,6 +438,7 @@ KernelsDb parse_db(const std::map<std::string, std::string>& files, const std::s
   parse_membound(root_of("membound.json"), &db);
   parse_nccl(root_of("nccl.json"), &db);
   parse_kernel_classes(root_of("kernel_classes.json"), &db);
+  parse_training(root_of("training.json"), &db);
   for (const GpuSpec& g : db.gpus) {
     if (!db.nccl.caps.count(g.arch))
       throw InputError("kernels_db/nccl.json: caps: no entry for " +

@@ -124,6 +124,16 @@ struct NcclParams {
   std::map<std::string, std::string> default_topology;  // gpu name -> topology
 };
 
+// Host and framework constants of the model-driven training step (kernels_db/training.json).
+struct TrainingParams {
+  double cpu_launch_us = 5;
+  double launch_latency_us = 4;
+  double event_call_us = 2;
+  double bucket_params = 40e6;
+  double bucket_params_per_dp_rank = 1e6;
+  double grad_reduce_bytes = 4;
+};
+
 struct KernelPattern {
   std::string kernel_class;  // gemm, attention_fwd, attention_bwd, comm, norm, softmax, ...
   std::vector<std::string> contains;  // any of these substrings (case-sensitive)
@@ -136,6 +146,7 @@ struct KernelsDb {
   GemmParams gemm;
   AttentionParams attention;
   MemoryBoundParams membound;
+  TrainingParams training;
   NcclParams nccl;
   std::vector<KernelPattern> kernel_patterns;  // first match wins
 

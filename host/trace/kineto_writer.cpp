@@ -29,10 +29,13 @@ int64_t KinetoWriter::runtime(int64_t tid, const std::string& name, double ts, d
 
 int64_t KinetoWriter::launch(int64_t tid, const std::string& call, double call_ts, double call_dur,
                              const std::string& gpu_cat, const std::string& gpu_name,
-                             int64_t device, int64_t stream, double gpu_ts, double gpu_dur) {
+                             int64_t device, int64_t stream, double gpu_ts, double gpu_dur,
+                             std::vector<std::pair<std::string, ArgValue>> gpu_args) {
   const int64_t corr = runtime(tid, call, call_ts, call_dur);
-  add(gpu_cat, gpu_name, device, stream, gpu_ts, gpu_dur,
-      {{"correlation", corr}, {"External id", corr}, {"device", device}, {"stream", stream}});
+  std::vector<std::pair<std::string, ArgValue>> args = {
+      {"correlation", corr}, {"External id", corr}, {"device", device}, {"stream", stream}};
+  for (auto& a : gpu_args) args.push_back(std::move(a));
+  add(gpu_cat, gpu_name, device, stream, gpu_ts, gpu_dur, std::move(args));
   return corr;
 }
 
@@ -59,6 +62,11 @@ std::string KinetoWriter::json() const {
     w.end_object();
   }
   if (base_ns_ >= 0) w.field("baseTimeNanoseconds", base_ns_);
+  if (!device_name_.empty()) {
+    w.key("deviceProperties").begin_array().begin_object();
+    w.field("id", 0).field("name", device_name_);
+    w.end_object().end_array();
+  }
   w.key("traceEvents").begin_array();
   for (const Ev& e : events_) {
     w.begin_object();

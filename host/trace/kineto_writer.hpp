@@ -31,9 +31,11 @@ class KinetoWriter {
   void annotation(int64_t tid, const std::string& name, double ts, double dur);
   // A launch call on a CPU thread and the GPU op it enqueues (correlation allocated here).
   // Returns the correlation id.
+  // `gpu_args` are added to the GPU op's args (NCCL arguments of collective kernels).
   int64_t launch(int64_t tid, const std::string& call, double call_ts, double call_dur,
                  const std::string& gpu_cat, const std::string& gpu_name, int64_t device,
-                 int64_t stream, double gpu_ts, double gpu_dur);
+                 int64_t stream, double gpu_ts, double gpu_dur,
+                 std::vector<std::pair<std::string, ArgValue>> gpu_args = {});
   int64_t runtime(int64_t tid, const std::string& name, double ts, double dur);
   // cuda_sync event for the runtime call with correlation corr.
   void sync(const std::string& kind, int64_t corr, int64_t device, int64_t stream, double ts,
@@ -41,6 +43,7 @@ class KinetoWriter {
 
   void set_rank(int rank, int world_size) { rank_ = rank, world_ = world_size; }
   void set_base_time_ns(int64_t b) { base_ns_ = b; }
+  void set_device_name(std::string n) { device_name_ = std::move(n); }
   void set_epoch_us(int64_t e) { epoch_us_ = e; }
   std::string json() const;
 
@@ -55,6 +58,7 @@ class KinetoWriter {
   int64_t next_corr_ = 1;
   int rank_ = -1, world_ = -1;
   int64_t base_ns_ = -1;
+  std::string device_name_;
   int64_t epoch_us_ = 1700000000000000;  // absolute µs of time 0 when there is no base time
 };
 

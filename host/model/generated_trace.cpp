@@ -1,0 +1,106 @@
+#include "model/generated_trace.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <unordered_map>
+
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
+#include "trace/kineto_writer.hpp"
+
+namespace lumos::model {
+namespace {
+
+// Kineto keeps nanoseconds; so do the written times.
+double ns(double us) {
+  return std::round(us * 1000.0) / 1000.0;
+}
+
+}  // namespace
+
+std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r, int stage,
+                             const std::string& gpu_name) {
+  const graph::Graph& g = sg.graph;
+  trace::KinetoWriter w;
+  w.set_rank(sg.stage_rank[static_cast<size_t>(stage)], sg.world_size);
+  w.set_base_time_ns(int64_t{1700000000} * 1000000000);
+  w.set_device_name(gpu_name);
+  const int64_t device = sg.stage_rank[static_cast<size_t>(stage)] % std::max(1, sg.gpus_per_node);
+  std::vector<graph::NodeId> cpu;
+  std::unordered_map<graph::NodeId, graph::NodeId> launched;  // call -> GPU node
+  for (graph::NodeId n = 1; n < g.num_nodes(); ++n) {
+    if (sg.node_stage[n] != stage) continue;
+    if (g.kind[n] == graph::NodeKind::kRuntime) cpu.push_back(n);
+    if (sg.launched_by[n] != graph::kOrigin) launched[sg.launched_by[n]] = n;
+  }
+  std::sort(cpu.begin(), cpu.end(), [&](graph::NodeId a, graph::NodeId b) {
+    return r.start_us[a] < r.start_us[b] || (r.start_us[a] == r.start_us[b] && a < b);
+  });
+  std::unordered_map<graph::NodeId, int64_t> corr_of;
+  double prev_end = 0, end = 0;
+  for (graph::NodeId n : cpu) {
+    const std::string& name = g.names[g.name[n]];
+    double ts = ns(r.start_us[n]), dur = ns(r.finish_us[n]) - ts;
+    if (sg.synced[n] != graph::kOrigin) {  // the call began when the thread reached it
+      ts = prev_end;
+      dur = ns(r.finish_us[n]) - ts;
+      const int64_t corr = w.runtime(kThreadId, name, ts, dur);
+      w.sync("Stream Sync", corr, device, kStreamIds[kComputeStream], ts, dur);
+    } else if (auto it = launched.find(n); it != launched.end()) {
+      const graph::NodeId k = it->second;
+      const graph::NodeId last = sg.transfer_of[k] != graph::kOrigin ? sg.transfer_of[k] : k;
+      const double gts = ns(r.start_us[k]);
+      std::vector<std::pair<std::string, trace::ArgValue>> args;
+      if (sg.comm[k] >= 0) {
+        const CommRecord& c = sg.comms[static_cast<size_t>(sg.comm[k])];
+        args = {{"Collective name", c.collective},
+                {"dtype", c.dtype},
+                {"In msg nelems", c.in_nelems},
+                {"Out msg nelems", c.out_nelems},
+                {"Group size", c.group_size},
+                {"Process Group Name", c.process_group},
+                {"Seq", c.seq}};
+      }
+      corr_of[n] = w.launch(kThreadId, name, ts, dur, "kernel", g.names[g.name[k]], device,
+                            kStreamIds[sg.node_stream[k]], gts, ns(r.finish_us[last]) - gts,
+                            std::move(args));
+    } else if (sg.record_of[n] != graph::kOrigin) {
+      const int from = sg.waits_on[n] & 0xf, to = (sg.waits_on[n] >> 4) & 0xf;
+      const int64_t corr = w.runtime(kThreadId, name, ts, dur);
+      w.sync("Stream Wait Event", corr, device, kStreamIds[to], ts, dur, kStreamIds[from],
+             corr_of.at(sg.record_of[n]));
+    } else {
+      corr_of[n] = w.runtime(kThreadId, name, ts, dur);
+    }
+    prev_end = ts + dur;
+    end = std::max(end, prev_end);
+  }
+  w.annotation(kThreadId, "ProfilerStep#1", 0, end);
+  return w.json();
+}
+
+std::vector<std::string> write_stage_traces(const StepGraph& sg, const replay::ReplayResult& r,
+                                            const std::string& out, const std::string& gpu_name) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  LUMOS_EXPECT(!ec && fs::is_directory(out),
+               out + ": cannot create the output folder (" + ec.message() + ")");
+  std::vector<std::string> paths;
+  const int digits = sg.stages > 1000 ? 4 : sg.stages > 100 ? 3 : sg.stages > 10 ? 2 : 1;
+  for (int s = 0; s < sg.stages; ++s) {
+    std::string idx = std::to_string(s);
+    idx.insert(0, static_cast<size_t>(std::max(0, digits - static_cast<int>(idx.size()))), '0');
+    const std::string path = (fs::path(out) / ("stage" + idx + ".rank" +
+                                               std::to_string(sg.stage_rank[static_cast<size_t>(s)]) +
+                                               ".json"))
+                                 .string();
+    const std::string text = stage_trace_json(sg, r, s, gpu_name);
+    write_file_atomically(path, [&](std::ostream& os) { os << text; });
+    paths.push_back(path);
+  }
+  return paths;
+}
+
+}  // namespace lumos::model

@@ -1,0 +1,61 @@
+#include "model/memory_footprint.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace lumos::model {
+
+double layer_activation_bytes(const ModelSpec& m, const ParallelConfig& c) {
+  const double s = static_cast<double>(m.seq) / c.cp, b = static_cast<double>(c.mbs),
+               h = static_cast<double>(m.hidden), t = c.tp;
+  const double sbh = s * b * h;
+  if (c.recompute == Recompute::kFull)  // only the layer's input is kept
+    return 2 * sbh / (c.sequence_parallel ? t : 1);
+  const double ffn_ratio = static_cast<double>(m.ffn) / h;
+  if (c.sequence_parallel) return sbh * (18 + 4 * ffn_ratio) / t;
+  // Without sequence parallelism the norms' and dropouts' 10 sbh are replicated on every rank.
+  return sbh * (10 + (8 + 4 * ffn_ratio) / t);
+}
+
+std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConfig& c,
+                                          const Layout& l) {
+  const ParamCounts pc = parameter_counts(m, l.padded_vocab);
+  const double per_layer_act = layer_activation_bytes(m, c);
+  const double s = static_cast<double>(m.seq) / c.cp, b = static_cast<double>(c.mbs),
+               h = static_cast<double>(m.hidden), t = c.tp, p = c.pp, v = c.interleave;
+  const double dp_shards = static_cast<double>(c.dp) * c.cp;  // Megatron's data-parallel group
+  std::vector<StageMemory> out;
+  for (int st = 0; st < c.pp; ++st) {
+    StageMemory sm;
+    sm.stage = st;
+    const int64_t layers_per_stage = l.layers_on_stage(st, c.pp);
+    // Tensor-parallel layers split their weights; norms are replicated (small; counted split).
+    int64_t params = pc.per_layer * layers_per_stage / c.tp;
+    if (st == 0) params += (l.padded_vocab * m.hidden) / c.tp + (pc.embedding - l.padded_vocab * m.hidden);
+    if (st == c.pp - 1) {
+      params += pc.final_norm;
+      if (!pc.tied || c.pp > 1) params += pc.output / c.tp;
+    }
+    sm.params = params;
+    const double P = static_cast<double>(params);
+    sm.weights_bytes = P * kWeightBytesPerParam;
+    sm.grads_bytes = P * kGradBytesPerParam;
+    sm.optimizer_bytes =
+        P * kOptimizerBytesPerParam / (c.distributed_optimizer ? dp_shards : 1.0);
+    // Micro-batches whose activations a stage holds at its peak: 1F1B keeps min(m, p - stage);
+    // interleaving adds Megatron's factor 1 + (p - 1) / (p v) on the first stage.
+    double inflight = std::min<double>(static_cast<double>(l.microbatches), p - st);
+    if (c.interleave > 1) inflight = (p - st) * (1 + (p - 1) / (p * v));
+    sm.inflight_microbatches = inflight;
+    double act = per_layer_act * static_cast<double>(layers_per_stage) * inflight;
+    if (st == 0)  // token ids and the embedding's dropout mask (theoretical_memory_usage.py)
+      act += (8 * s * b + s * b * h) * inflight / t;
+    if (st == c.pp - 1)  // fp32 logits for the loss, and the final norm's input
+      act += 4 * s * b * (h + static_cast<double>(l.padded_vocab)) / t;
+    sm.activations_bytes = act;
+    out.push_back(sm);
+  }
+  return out;
+}
+
+}  // namespace lumos::model

@@ -1,0 +1,40 @@
+// Memory per GPU of a layout, by Megatron's accounting (calibration.md §2.2 and §4.3,
+// megatron/training/theoretical_memory_usage.py): bf16 weights, fp32 main gradients, fp32 Adam
+// state (master, m, v) sharded over data parallel with the distributed optimizer, and the
+// activations of the micro-batches in flight. Attention is FlashAttention, so no s^2 term: with
+// it, recompute none and selective keep the same activations.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "model/model_spec.hpp"
+#include "model/parallel_config.hpp"
+
+namespace lumos::model {
+
+struct StageMemory {
+  int stage = 0;
+  int64_t params = 0;  // held by one GPU of this stage
+  double weights_bytes = 0;
+  double grads_bytes = 0;
+  double optimizer_bytes = 0;
+  double activations_bytes = 0;
+  double inflight_microbatches = 0;
+  double total_bytes() const {
+    return weights_bytes + grads_bytes + optimizer_bytes + activations_bytes;
+  }
+};
+
+constexpr double kWeightBytesPerParam = 2;     // bf16
+constexpr double kGradBytesPerParam = 4;       // fp32 main grads
+constexpr double kOptimizerBytesPerParam = 12; // fp32 master weights, Adam m and v
+
+// Activation bytes of one layer for one micro-batch on one GPU (Korthikanti et al. 2022, Table 2,
+// generalized to any FFN as in theoretical_memory_usage.py).
+double layer_activation_bytes(const ModelSpec& m, const ParallelConfig& c);
+
+// One entry per pipeline stage.
+std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConfig& c,
+                                          const Layout& l);
+
+}  // namespace lumos::model

@@ -1,0 +1,175 @@
+#include "model/model_spec.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <map>
+
+#include "common/error.hpp"
+
+namespace lumos::model {
+namespace {
+
+// Lumos Table 1 (lumos.md §5.1) for GPT-3, with GPT-2's vocabulary (50257) and 2048 tokens as
+// in the MLPerf GPT-3 benchmark the paper trains; Llama 3 shapes from Meta's model cards
+// (128256 vocabulary, GQA with 8 KV heads, SwiGLU) at the 8192-token sequence of the
+// Megatron-Bridge recipes (calibration.md §1.2).
+const std::map<std::string, ModelSpec>& presets() {
+  static const std::map<std::string, ModelSpec> p = [] {
+    std::map<std::string, ModelSpec> m;
+    auto gpt = [&](const char* n, int64_t l, int64_t h, int64_t f, int64_t a) {
+      m[n] = ModelSpec{n, l, h, f, a, a, 128, 50257, 2048, Activation::kGelu};
+    };
+    gpt("gpt3-15b", 48, 6144, 12288, 48);
+    gpt("gpt3-44b", 48, 12288, 24576, 48);
+    gpt("gpt3-117b", 96, 12288, 24576, 96);
+    gpt("gpt3-175b", 96, 12288, 49152, 96);
+    auto llama = [&](const char* n, int64_t l, int64_t h, int64_t f, int64_t a) {
+      m[n] = ModelSpec{n, l, h, f, a, 8, 128, 128256, 8192, Activation::kSwiglu};
+    };
+    llama("llama3-8b", 32, 4096, 14336, 32);
+    llama("llama3-70b", 80, 8192, 28672, 64);
+    llama("llama3-405b", 126, 16384, 53248, 128);
+    return m;
+  }();
+  return p;
+}
+
+int64_t parse_int(const std::string& v, const std::string& where) {
+  int64_t x = 0;
+  const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc() || ptr != v.data() + v.size())
+    throw InputError(where + ": expected an integer, got '" + v + "'");
+  return x;
+}
+
+}  // namespace
+
+const char* to_string(Activation a) {
+  return a == Activation::kGelu ? "gelu" : "swiglu";
+}
+
+Activation parse_activation(const std::string& s) {
+  if (s == "gelu") return Activation::kGelu;
+  if (s == "swiglu") return Activation::kSwiglu;
+  throw InputError("activation '" + s + "': expected gelu or swiglu");
+}
+
+const std::vector<std::string>& preset_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& [k, v] : presets()) n.push_back(k);
+    return n;
+  }();
+  return names;
+}
+
+ModelSpec preset(const std::string& name) {
+  auto it = presets().find(name);
+  if (it != presets().end()) return it->second;
+  std::string known;
+  for (const auto& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
+  throw InputError("unknown model '" + name + "' (presets: " + known + ")");
+}
+
+void set_field(ModelSpec* m, const std::string& key, const std::string& value,
+               const std::string& where) {
+  if (key == "name") m->name = value;
+  else if (key == "layers") m->layers = parse_int(value, where);
+  else if (key == "hidden") m->hidden = parse_int(value, where);
+  else if (key == "ffn") m->ffn = parse_int(value, where);
+  else if (key == "heads") m->heads = parse_int(value, where);
+  else if (key == "kv_heads" || key == "kv-heads") m->kv_heads = parse_int(value, where);
+  else if (key == "head_dim" || key == "head-dim") m->head_dim = parse_int(value, where);
+  else if (key == "vocab") m->vocab = parse_int(value, where);
+  else if (key == "seq") m->seq = parse_int(value, where);
+  else if (key == "act") {
+    try {
+      m->act = parse_activation(value);
+    } catch (const InputError& e) {
+      throw InputError(where + ": " + e.what());
+    }
+  } else
+    throw InputError(where + ": unknown model field '" + key +
+                     "' (expected name, layers, hidden, ffn, heads, kv_heads, head_dim, vocab, "
+                     "seq, act, or preset)");
+}
+
+ModelSpec load_model_toml(const std::string& path) {
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    throw InputError(path + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
+                     ": " + std::string(e.description()));
+  }
+  const toml::table* t = &root;
+  if (const auto* sub = root["model"].as_table()) t = sub;
+  ModelSpec m;
+  if (const auto* p = t->get("preset")) {
+    const auto s = p->value<std::string>();
+    if (!s) throw InputError(path + ": preset: expected a string");
+    m = preset(*s);
+  }
+  for (const auto& [k, node] : *t) {
+    const std::string key(k.str());
+    const std::string where = path + ": " + key;
+    if (key == "preset") continue;
+    std::string value;
+    if (const auto* i = node.as_integer()) value = std::to_string(i->get());
+    else if (const auto* s = node.as_string()) value = s->get();
+    else throw InputError(where + ": expected an integer or a string");
+    set_field(&m, key, value, where);
+  }
+  for (const auto& [k, node] : root)
+    if (t != &root && k.str() != "model")
+      throw InputError(path + ": " + std::string(k.str()) + ": fields belong under [model]");
+  if (m.name.empty()) m.name = "custom";
+  return m;
+}
+
+void validate(const ModelSpec& m) {
+  auto positive = [&](int64_t v, const char* what) {
+    if (v <= 0)
+      throw InputError("model " + m.name + ": " + what + " must be positive (got " +
+                       std::to_string(v) + ")");
+  };
+  positive(m.layers, "layers");
+  positive(m.hidden, "hidden");
+  positive(m.ffn, "ffn");
+  positive(m.heads, "heads");
+  positive(m.kv_heads, "kv_heads");
+  positive(m.head_dim, "head_dim");
+  positive(m.vocab, "vocab");
+  positive(m.seq, "seq");
+  if (m.heads % m.kv_heads != 0)
+    throw InputError("model " + m.name + ": heads (" + std::to_string(m.heads) +
+                     ") must be a multiple of kv_heads (" + std::to_string(m.kv_heads) + ")");
+  // Keeps every derived product (FLOPs ~ layers * seq^2 * hidden * batch) far inside a double's
+  // exact range and every count inside int64.
+  const int64_t kMax = int64_t{1} << 24;
+  for (int64_t v : {m.layers, m.hidden, m.ffn, m.heads, m.head_dim, m.vocab, m.seq})
+    if (v > kMax)
+      throw InputError("model " + m.name + ": sizes above " + std::to_string(kMax) +
+                       " are not supported (got " + std::to_string(v) + ")");
+}
+
+ParamCounts parameter_counts(const ModelSpec& m, int64_t padded_vocab) {
+  const int64_t h = m.hidden, q = m.q_size(), kv = m.kv_size(), f = m.ffn;
+  const bool gpt = m.gpt_style();
+  ParamCounts c;
+  const int64_t attn = h * (q + 2 * kv) + q * h + (gpt ? (q + 2 * kv) + h : 0);
+  const int64_t mlp = m.act == Activation::kSwiglu ? 3 * h * f : 2 * h * f + (gpt ? f + h : 0);
+  const int64_t norms = gpt ? 4 * h : 2 * h;  // two norms per layer (weight, and bias for GPT)
+  c.per_layer = attn + mlp + norms;
+  c.embedding = padded_vocab * h + (gpt ? m.seq * h : 0);
+  c.final_norm = gpt ? 2 * h : h;
+  c.output = padded_vocab * h;
+  c.tied = gpt;
+  return c;
+}
+
+}  // namespace lumos::model

@@ -1,0 +1,53 @@
+// How one training iteration is laid out over GPUs, Megatron style: tensor, context, pipeline and
+// data parallel degrees, micro and global batch, the pipeline schedule, recomputation and GEMM
+// precision; and the quantities derived from a layout (micro-batches, layers per virtual stage,
+// padded vocabulary) once it has been checked against a model.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cost/dtype.hpp"
+#include "model/model_spec.hpp"
+
+namespace lumos::model {
+
+enum class Recompute { kNone, kSelective, kFull };
+const char* to_string(Recompute r);
+Recompute parse_recompute(const std::string& s);  // none | selective | full
+
+struct ParallelConfig {
+  int tp = 1, cp = 1, pp = 1, dp = 1;
+  int64_t mbs = 1;   // micro-batch size (sequences)
+  int64_t gbs = 1;   // global batch size (sequences)
+  int interleave = 1;  // virtual pipeline stages per GPU (1 = plain 1F1B)
+  Recompute recompute = Recompute::kNone;
+  bool sequence_parallel = false;
+  bool distributed_optimizer = false;
+  // Megatron's account_for_{embedding,loss}_in_pipeline_split: the embedding and the loss count
+  // as one layer each when layers are spread over virtual stages (Llama 3.1 405B: 126 + 2 = 128).
+  bool split_counts_embedding = false;
+  cost::Dtype dtype = cost::Dtype::kBf16;  // GEMM precision (activations stay 16-bit)
+  int gpus_per_node = 8;
+
+  int64_t gpus() const { return int64_t{tp} * cp * pp * dp; }
+};
+
+// What a checked layout implies.
+struct Layout {
+  int64_t microbatches = 0;     // per pipeline, per iteration: gbs / (dp * mbs)
+  std::vector<int64_t> chunk_layers;  // layers of each virtual stage (model chunk c of stage
+                                      // s is virtual stage c * pp + s)
+  std::vector<int64_t> chunk_first_layer;
+  int64_t layers_on_stage(int stage, int pp) const;
+  int64_t padded_vocab = 0;     // Megatron pads to a multiple of 128 * tp
+  int64_t tokens_per_microbatch = 0;  // mbs * seq / cp, per GPU
+};
+
+// Throws InputError with the first violated rule: degrees positive, heads, KV heads, FFN and
+// layers divisible by the degrees, gbs divisible by dp * mbs, interleaving only with pp > 1 and
+// micro-batches a multiple of pp, sequence parallel only with tp > 1, seq divisible by 2 * cp,
+// fp8 only on GPUs that have it (checked by the cost model).
+Layout check_layout(const ModelSpec& m, const ParallelConfig& c);
+
+}  // namespace lumos::model

@@ -1,0 +1,337 @@
+#include "model/step_costs.hpp"
+
+#include <algorithm>
+
+#include "cost/attention_model.hpp"
+#include "cost/gemm_model.hpp"
+#include "cost/memory_model.hpp"
+
+namespace lumos::model {
+
+const char* to_string(CommGroup g) {
+  switch (g) {
+    case CommGroup::kNone:
+      return "none";
+    case CommGroup::kTp:
+      return "tp";
+    case CommGroup::kCp:
+      return "cp";
+    case CommGroup::kDp:
+      return "dp";
+    case CommGroup::kPp:
+      return "pp";
+  }
+  return "?";
+}
+
+namespace {
+
+using cost::Collective;
+
+class Pricer {
+ public:
+  Pricer(const ModelSpec& m, const ParallelConfig& c, const Layout& l, const cost::KernelsDb& db,
+         const cost::GpuSpec& gpu, const cost::Topology& topo)
+      : m_(m), c_(c), l_(l), db_(db), gpu_(gpu), topo_(topo) {
+    const int gpn = std::max(1, topo.gpus_per_node);
+    tp_per_node_ = std::min(c.tp, gpn);
+    const int after_tp = std::max(1, gpn / c.tp);  // Megatron rank order: tp, cp, dp, pp
+    cp_per_node_ = std::min(c.cp, after_tp);
+    dp_per_node_ = std::min(c.dp * c.cp, after_tp);
+    pp_per_node_ = int64_t{c.tp} * c.cp * c.dp >= gpn ? 1 : 2;
+  }
+
+  KernelOp gemm(const std::string& what, int64_t M, int64_t N, int64_t K,
+                cost::Dtype dt) const {
+    KernelOp op;
+    const bool fp8 = dt == cost::Dtype::kFp8;
+    op.name = std::string(fp8 ? "sm90_xmma_gemm_e4m3bf16_bf16f32" : "sm90_xmma_gemm_bf16bf16_bf16f32") +
+              " (" + what + ")";
+    op.dur_us = cost::gemm_time(db_, gpu_, {M, N, K, 1, dt}).time_us;
+    op.model_flops = op.hw_flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) *
+                                   static_cast<double>(K);
+    return op;
+  }
+  KernelOp membound(const std::string& name, const std::string& cls, double bytes) const {
+    KernelOp op;
+    op.name = name;
+    op.dur_us = cost::membound_time_us(db_, gpu_, cls, bytes);
+    return op;
+  }
+  KernelOp attention(bool backward) const {
+    cost::AttentionQuery q;
+    q.batch = c_.mbs;
+    q.heads = m_.heads / c_.tp;
+    q.seq = m_.seq;
+    q.head_dim = m_.head_dim;
+    q.causal = true;
+    q.backward = backward;
+    q.dtype = cost::Dtype::kBf16;
+    KernelOp op;
+    op.name = backward ? "flash_bwd_kernel" : "flash_fwd_kernel";
+    // Context parallelism splits the queries evenly (load-balanced causal chunks).
+    op.dur_us = cost::attention_time(db_, gpu_, q).time_us / c_.cp;
+    const double fwd = 2.0 * static_cast<double>(c_.mbs) * static_cast<double>(m_.seq) *
+                       static_cast<double>(m_.seq) * static_cast<double>(m_.q_size() / c_.tp) /
+                       c_.cp;
+    op.model_flops = op.hw_flops = backward ? 2 * fwd : fwd;
+    return op;
+  }
+  KernelOp collective(CommGroup g, Collective type, double bytes, int64_t in_nelems,
+                      int64_t out_nelems, const char* dtype) const {
+    KernelOp op;
+    op.group = g;
+    op.collective = type;
+    op.nelems = in_nelems;
+    op.out_nelems = out_nelems;
+    int ranks = 1, per_node = 1;
+    switch (g) {
+      case CommGroup::kTp:
+        ranks = c_.tp, per_node = tp_per_node_;
+        break;
+      case CommGroup::kCp:
+        ranks = c_.cp, per_node = cp_per_node_;
+        break;
+      case CommGroup::kDp:
+        ranks = c_.dp * c_.cp, per_node = dp_per_node_;
+        break;
+      case CommGroup::kPp:
+        ranks = 2, per_node = static_cast<int>(pp_per_node_);
+        break;
+      case CommGroup::kNone:
+        break;
+    }
+    op.group_size = ranks;
+    cost::CollectiveQuery q;
+    q.op = type;
+    q.bytes = bytes;
+    q.ranks = ranks;
+    q.ranks_per_node = per_node;
+    const auto e = cost::collective_time(db_, gpu_, topo_, q);
+    op.dur_us = e.time_us;
+    static const char* kNames[] = {"AllReduce_Sum", "AllGather", "ReduceScatter_Sum", "AllToAll",
+                                   "Broadcast",     "Reduce",    "SendRecv"};
+    op.name = "ncclDevKernel_" + std::string(kNames[static_cast<int>(type)]);
+    if (type != Collective::kSendRecv)
+      op.name += std::string("_") + dtype + "_" + cost::to_string(e.algo) + "_" +
+                 cost::to_string(e.proto);
+    return op;
+  }
+
+  const ModelSpec& m_;
+  const ParallelConfig& c_;
+  const Layout& l_;
+  const cost::KernelsDb& db_;
+  const cost::GpuSpec& gpu_;
+  const cost::Topology& topo_;
+  int tp_per_node_ = 1, cp_per_node_ = 1, dp_per_node_ = 1;
+  int64_t pp_per_node_ = 1;
+};
+
+}  // namespace
+
+KernelOp StepCosts::grad_reduce(double params) const {
+  KernelOp op;
+  op.group = CommGroup::kDp;
+  op.collective = distributed_optimizer ? Collective::kReduceScatter : Collective::kAllReduce;
+  op.group_size = dp_group;
+  const auto n = static_cast<int64_t>(params);
+  op.nelems = n;
+  op.out_nelems = distributed_optimizer ? n / dp_group : n;
+  const char* dt = grad_reduce_bytes >= 4 ? "f32" : "bf16";
+  op.name = std::string("ncclDevKernel_") +
+            (distributed_optimizer ? "ReduceScatter_Sum_" : "AllReduce_Sum_") + dt;
+  if (dp_group > 1 && !opt.free_comm) {
+    cost::CollectiveQuery q;
+    q.op = op.collective;
+    q.bytes = params * grad_reduce_bytes;
+    q.ranks = dp_group;
+    q.ranks_per_node = dp_ranks_per_node;
+    const auto e = cost::collective_time(*db, *gpu, *topo, q);
+    op.dur_us = e.time_us;
+    op.name += std::string("_") + cost::to_string(e.algo) + "_" + cost::to_string(e.proto);
+  }
+  return op;
+}
+
+KernelOp StepCosts::param_gather(double params) const {
+  KernelOp op;
+  op.group = CommGroup::kDp;
+  op.collective = Collective::kAllGather;
+  op.group_size = dp_group;
+  const auto n = static_cast<int64_t>(params);
+  op.nelems = n / dp_group;
+  op.out_nelems = n;
+  op.name = "ncclDevKernel_AllGather_bf16";
+  if (dp_group > 1 && !opt.free_comm) {
+    cost::CollectiveQuery q;
+    q.op = Collective::kAllGather;
+    q.bytes = params * 2;
+    q.ranks = dp_group;
+    q.ranks_per_node = dp_ranks_per_node;
+    const auto e = cost::collective_time(*db, *gpu, *topo, q);
+    op.dur_us = e.time_us;
+    op.name += std::string("_") + cost::to_string(e.algo) + "_" + cost::to_string(e.proto);
+  }
+  return op;
+}
+
+KernelOp StepCosts::optimizer(double params) const {
+  KernelOp op;
+  op.name = "multi_tensor_apply_kernel (adam)";
+  if (opt.uniform_kernel_us <= 0 && params > 0) op.dur_us = cost::optimizer_time_us(*db, *gpu, params);
+  return op;
+}
+
+StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
+                     const cost::KernelsDb& db, const cost::GpuSpec& gpu,
+                     const cost::Topology& topo, const StepCostOptions& opt) {
+  Pricer P(m, c, l, db, gpu, topo);
+  StepCosts s;
+  s.db = &db, s.gpu = &gpu, s.topo = &topo;
+  s.opt = opt;
+  s.distributed_optimizer = c.distributed_optimizer;
+  const int t = c.tp;
+  const bool sp = c.sequence_parallel;
+  const int64_t T = l.tokens_per_microbatch, h = m.hidden, q = m.q_size(), kv = m.kv_size(),
+                f = m.ffn, V = l.padded_vocab;
+  const int64_t Tn = sp ? T / t : T;  // tokens a norm or residual add sees
+  const double hb = static_cast<double>(T * h) * 2;  // one activation tensor, bytes
+  const cost::Dtype dt = c.dtype;
+  const bool gpt = m.gpt_style();
+  const std::string norm = gpt ? "layer_norm" : "rmsnorm";
+  const bool swiglu = m.act == Activation::kSwiglu;
+  const int64_t fc1_n = f * (swiglu ? 2 : 1) / t;
+
+  auto tp_scatter = [&](std::vector<KernelOp>& ops) {  // Megatron's "g" in forward
+    if (t == 1) return;
+    if (sp)
+      ops.push_back(P.collective(CommGroup::kTp, Collective::kReduceScatter, hb, T * h, Tn * h,
+                                 "bf16"));
+    else
+      ops.push_back(P.collective(CommGroup::kTp, Collective::kAllReduce, hb, T * h, T * h, "bf16"));
+  };
+  auto tp_gather = [&](std::vector<KernelOp>& ops) {  // Megatron's "f" in forward (SP only)
+    if (t > 1 && sp)
+      ops.push_back(P.collective(CommGroup::kTp, Collective::kAllGather, hb, Tn * h, T * h, "bf16"));
+  };
+  auto norm_fwd = [&] {
+    return P.membound(norm + "_fwd_kernel", "norm", 4.0 * static_cast<double>(Tn * h));
+  };
+  auto norm_bwd = [&] {
+    return P.membound(norm + "_bwd_kernel", "norm", 6.0 * static_cast<double>(Tn * h));
+  };
+  auto residual = [&] {
+    return P.membound("elementwise_kernel (bias_dropout_add)", "elementwise",
+                      6.0 * static_cast<double>(Tn * h));
+  };
+  const std::string act = swiglu ? "swiglu" : "gelu";
+
+  // Forward of one layer.
+  auto& F = s.layer_fwd;
+  F.push_back(norm_fwd());
+  tp_gather(F);
+  F.push_back(P.gemm("qkv", T, (q + 2 * kv) / t, h, dt));
+  const double kv_bytes = static_cast<double>(T * 2 * kv / t) * 2;
+  if (c.cp > 1)
+    F.push_back(P.collective(CommGroup::kCp, Collective::kAllGather, kv_bytes * c.cp,
+                             T * 2 * kv / t, T * 2 * kv / t * c.cp, "bf16"));
+  const KernelOp attn_fwd = P.attention(false);
+  F.push_back(attn_fwd);
+  F.push_back(P.gemm("attention out", T, h, q / t, dt));
+  tp_scatter(F);
+  F.push_back(residual());
+  F.push_back(norm_fwd());
+  tp_gather(F);
+  F.push_back(P.gemm("fc1", T, fc1_n, h, dt));
+  F.push_back(P.membound(act + "_fwd_kernel", "elementwise",
+                         static_cast<double>(T * f / t) * (swiglu ? 6 : 4)));
+  F.push_back(P.gemm("fc2", T, h, f / t, dt));
+  tp_scatter(F);
+  F.push_back(residual());
+
+  // Backward of one layer: the conjugate collectives, data and weight gradients.
+  auto& B = s.layer_bwd;
+  tp_gather(B);
+  B.push_back(P.gemm("fc2 data grad", T, f / t, h, dt));
+  B.push_back(P.gemm("fc2 weight grad", h, f / t, T, dt));
+  B.push_back(P.membound(act + "_bwd_kernel", "elementwise",
+                         static_cast<double>(T * f / t) * (swiglu ? 10 : 6)));
+  B.push_back(P.gemm("fc1 data grad", T, h, fc1_n, dt));
+  B.push_back(P.gemm("fc1 weight grad", fc1_n, h, T, dt));
+  tp_scatter(B);
+  B.push_back(norm_bwd());
+  B.push_back(residual());
+  tp_gather(B);
+  B.push_back(P.gemm("attention out data grad", T, q / t, h, dt));
+  B.push_back(P.gemm("attention out weight grad", h, q / t, T, dt));
+  B.push_back(P.attention(true));
+  if (c.cp > 1)
+    B.push_back(P.collective(CommGroup::kCp, Collective::kReduceScatter, kv_bytes * c.cp,
+                             T * 2 * kv / t * c.cp, T * 2 * kv / t, "bf16"));
+  B.push_back(P.gemm("qkv data grad", T, h, (q + 2 * kv) / t, dt));
+  B.push_back(P.gemm("qkv weight grad", (q + 2 * kv) / t, h, T, dt));
+  tp_scatter(B);
+  B.push_back(norm_bwd());
+  B.push_back(residual());
+
+  // Recomputation: the whole layer forward (full) or the attention core (selective).
+  if (c.recompute == Recompute::kFull) s.layer_recompute = s.layer_fwd;
+  if (c.recompute == Recompute::kSelective) s.layer_recompute = {attn_fwd};
+  for (auto& op : s.layer_recompute) op.model_flops = 0;
+
+  // Embedding (first virtual stage) and output head (last virtual stage). The logits GEMM stays
+  // in bf16 in FP8 recipes (Transformer Engine keeps the output layer in higher precision).
+  s.embed_fwd.push_back(P.membound("embedding_fwd_kernel", "embedding", 4.0 * static_cast<double>(T * h)));
+  tp_scatter(s.embed_fwd);
+  tp_gather(s.embed_bwd);
+  s.embed_bwd.push_back(P.membound("embedding_bwd_kernel", "embedding", 8.0 * static_cast<double>(T * h)));
+  s.head_fwd.push_back(norm_fwd());
+  tp_gather(s.head_fwd);
+  s.head_fwd.push_back(P.gemm("logits", T, V / t, h, cost::Dtype::kBf16));
+  s.head_fwd.push_back(P.membound("cross_entropy_fwd_kernel", "loss", 4.0 * static_cast<double>(T * V / t)));
+  if (t > 1)  // vocab-parallel cross entropy: max, sum of exponentials, target logit
+    s.head_fwd.push_back(P.collective(CommGroup::kTp, Collective::kAllReduce,
+                                      12.0 * static_cast<double>(T), 3 * T, 3 * T, "f32"));
+  s.head_bwd.push_back(P.membound("cross_entropy_bwd_kernel", "loss", 4.0 * static_cast<double>(T * V / t)));
+  s.head_bwd.push_back(P.gemm("logits data grad", T, h, V / t, cost::Dtype::kBf16));
+  s.head_bwd.push_back(P.gemm("logits weight grad", V / t, h, T, cost::Dtype::kBf16));
+  tp_scatter(s.head_bwd);
+  s.head_bwd.push_back(norm_bwd());
+
+  // Pipeline messages: one activation (or its gradient) per micro-batch and stage boundary;
+  // with sequence parallelism each tensor-parallel rank sends its own sequence shard.
+  const int64_t msg = sp ? Tn * h : T * h;
+  s.p2p = P.collective(CommGroup::kPp, Collective::kSendRecv, static_cast<double>(msg) * 2, msg,
+                       msg, "bf16");
+
+  const auto& tr = db.training;
+  s.cpu_launch_us = tr.cpu_launch_us;
+  s.launch_latency_us = tr.launch_latency_us;
+  s.event_call_us = tr.event_call_us;
+  s.grad_reduce_bytes = tr.grad_reduce_bytes;
+  s.dp_group = c.dp * c.cp;
+  s.dp_ranks_per_node = P.dp_per_node_;
+  s.bucket_params = std::max(tr.bucket_params, tr.bucket_params_per_dp_rank * c.dp);
+
+  // Idealized variants for tests and what-ifs.
+  auto idealize = [&](std::vector<KernelOp>& ops, bool layer) {
+    for (auto& op : ops) {
+      if (op.comm() && opt.free_comm) op.dur_us = 0;
+      if (!op.comm() && opt.uniform_kernel_us > 0) op.dur_us = layer ? opt.uniform_kernel_us : 0;
+      if (op.comm() && opt.uniform_kernel_us > 0 && !layer) op.dur_us = 0;
+    }
+  };
+  idealize(s.layer_fwd, true);
+  idealize(s.layer_bwd, true);
+  idealize(s.layer_recompute, true);
+  idealize(s.embed_fwd, false);
+  idealize(s.embed_bwd, false);
+  idealize(s.head_fwd, false);
+  idealize(s.head_bwd, false);
+  if (opt.free_comm) s.p2p.dur_us = 0;
+  if (opt.uniform_kernel_us > 0) s.cpu_launch_us = s.launch_latency_us = s.event_call_us = 0;
+  return s;
+}
+
+}  // namespace lumos::model

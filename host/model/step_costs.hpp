@@ -1,0 +1,68 @@
+// The kernels of one training iteration, priced once: what one GPU of a pipeline stage runs for
+// one layer's forward, backward and recomputation, for the embedding and the output head, the
+// pipeline messages, the gradient buckets and the optimizer. Durations come from the cost model
+// (GEMMs, FlashAttention, memory-bound kernels, NCCL collectives), FLOPs from the shapes.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cost/collective_model.hpp"
+#include "cost/kernels_db.hpp"
+#include "model/model_spec.hpp"
+#include "model/parallel_config.hpp"
+
+namespace lumos::model {
+
+enum class CommGroup : uint8_t { kNone, kTp, kCp, kDp, kPp };
+const char* to_string(CommGroup g);
+
+struct KernelOp {
+  std::string name;
+  double dur_us = 0;
+  double model_flops = 0;  // counted by Megatron's formula
+  double hw_flops = 0;     // executed (recomputation included)
+  CommGroup group = CommGroup::kNone;  // a collective when not kNone
+  cost::Collective collective = cost::Collective::kAllReduce;
+  int64_t nelems = 0;  // NCCL "In msg nelems"
+  int64_t out_nelems = 0;
+  int group_size = 1;
+  bool comm() const { return group != CommGroup::kNone; }
+};
+
+// Knobs for tests and idealized what-ifs.
+struct StepCostOptions {
+  bool free_comm = false;        // collectives and pipeline messages take no time
+  double uniform_kernel_us = 0;  // > 0: every layer compute kernel takes this long; the
+                                 // embedding, head, optimizer and host overheads take none
+};
+
+struct StepCosts {
+  std::vector<KernelOp> layer_fwd, layer_bwd;
+  std::vector<KernelOp> layer_recompute;  // run before a layer's backward
+  std::vector<KernelOp> embed_fwd, embed_bwd;
+  std::vector<KernelOp> head_fwd, head_bwd;  // final norm, logits, loss on the last stage
+  KernelOp p2p;                              // one activation or gradient message
+  double cpu_launch_us = 0, launch_latency_us = 0, event_call_us = 0;
+  double grad_reduce_bytes = 4;
+  double bucket_params = 0;
+  int dp_group = 1;  // ranks that reduce gradients (dp x cp)
+  int dp_ranks_per_node = 1;
+  // Prices a gradient reduction (all-reduce, or reduce-scatter with the distributed optimizer)
+  // and a parameter all-gather of `params` parameters.
+  KernelOp grad_reduce(double params) const;
+  KernelOp param_gather(double params) const;
+  KernelOp optimizer(double params) const;
+
+  const cost::KernelsDb* db = nullptr;
+  const cost::GpuSpec* gpu = nullptr;
+  const cost::Topology* topo = nullptr;
+  bool distributed_optimizer = false;
+  StepCostOptions opt;
+};
+
+StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
+                     const cost::KernelsDb& db, const cost::GpuSpec& gpu,
+                     const cost::Topology& topo, const StepCostOptions& opt = {});
+
+}  // namespace lumos::model

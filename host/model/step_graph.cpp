@@ -1,0 +1,436 @@
+#include "model/step_graph.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <unordered_map>
+
+#include "common/error.hpp"
+#include "graph/flatten.hpp"
+#include "model/pipeline_schedule.hpp"
+
+namespace lumos::model {
+namespace {
+
+using graph::DraftEdge;
+using graph::DraftNode;
+using graph::EdgeKind;
+using graph::NodeClass;
+using graph::NodeKind;
+
+constexpr uint32_t kNone = 0;  // draft id 0 is the origin, never a real predecessor here
+
+const char* collective_arg(cost::Collective c, bool recv) {
+  switch (c) {
+    case cost::Collective::kAllReduce:
+      return "allreduce";
+    case cost::Collective::kAllGather:
+      return "allgather";
+    case cost::Collective::kReduceScatter:
+      return "reduce_scatter";
+    case cost::Collective::kSendRecv:
+      return recv ? "recv" : "send";
+    default:
+      return "other";
+  }
+}
+
+struct Stage {
+  uint32_t thread = 0;
+  std::array<uint32_t, kNumStreams> stream{};
+  uint32_t last_cpu = kNone, first_cpu = kNone;
+  std::array<uint32_t, kNumStreams> last_gpu{};       // last GPU node (its end) per stream
+  std::array<std::vector<uint32_t>, kNumStreams> pending{};  // inter-stream waits for the next op
+  std::map<std::string, int64_t> seq;                // next NCCL sequence number per group
+};
+
+class Builder {
+ public:
+  Builder(const ModelSpec& m, const ParallelConfig& c, const Layout& l, const StepCosts& k)
+      : m_(m), c_(c), l_(l), k_(k) {}
+
+  StepGraph build(uint64_t max_nodes) {
+    const uint64_t expect = step_graph_size(c_, l_, k_);
+    if (expect > max_nodes)
+      throw InputError("the iteration has about " + std::to_string(expect) +
+                       " kernels and calls, above the limit of " + std::to_string(max_nodes) +
+                       " (fewer micro-batches or layers, or a larger --mbs)");
+    d_.nodes.reserve(expect + 16);
+    d_.edges.reserve(expect * 2 + 16);
+    d_.nodes.push_back({});
+    push_meta();
+    out_.stages = c_.pp;
+    out_.world_size = static_cast<int32_t>(c_.gpus());
+    out_.gpus_per_node = k_.topo ? k_.topo->gpus_per_node : 8;
+    const int64_t per_stage_ranks = int64_t{c_.tp} * c_.cp * c_.dp;
+    stages_.resize(static_cast<size_t>(c_.pp));
+    for (int s = 0; s < c_.pp; ++s) {
+      const auto rank = static_cast<int32_t>(s * per_stage_ranks);
+      out_.stage_rank.push_back(rank);
+      Stage& st = stages_[static_cast<size_t>(s)];
+      st.thread = add_resource({graph::ResourceKind::kThread, rank, 1000, kThreadId});
+      const int64_t device = rank % std::max(1, out_.gpus_per_node);
+      for (int r = 0; r < kNumStreams; ++r)
+        st.stream[static_cast<size_t>(r)] =
+            add_resource({graph::ResourceKind::kStream, rank, device, kStreamIds[r]});
+      steps_.push_back({"ProfilerStep#1", rank, graph::kOrigin, 0});
+    }
+    for (int s = 0; s < c_.pp; ++s) stage_iteration(s);
+    for (const auto& [key, ends] : messages_)
+      if (!ends.send_arrive || !ends.recv_arrive)
+        throw std::logic_error("step graph: unmatched pipeline message");
+    return finish();
+  }
+
+ private:
+  struct MsgEnds {
+    uint32_t send_arrive = kNone, send_transfer = kNone;
+    uint32_t recv_arrive = kNone, recv_transfer = kNone;
+  };
+
+  uint32_t add_resource(graph::Resource r) {
+    resources_.push_back(r);
+    return static_cast<uint32_t>(resources_.size() - 1);
+  }
+  uint32_t intern(const std::string& s) {
+    auto it = name_id_.find(s);
+    if (it != name_id_.end()) return it->second;
+    names_.push_back(s);
+    return name_id_[s] = static_cast<uint32_t>(names_.size() - 1);
+  }
+  void push_meta() {
+    stage_.push_back(-1);
+    stream_.push_back(-1);
+    mflops_.push_back(0);
+    hflops_.push_back(0);
+    launched_by_.push_back(kNone);
+    transfer_of_.push_back(kNone);
+    comm_.push_back(-1);
+    record_of_.push_back(kNone);
+    waits_on_.push_back(0);
+    synced_.push_back(kNone);
+  }
+  uint32_t node(NodeKind kind, NodeClass cls, uint32_t res, int s, const std::string& name,
+                double dur) {
+    DraftNode n;
+    n.kind = kind;
+    n.cls = cls;
+    n.resource = res;
+    n.step = s;
+    n.name = intern(name);
+    n.dur_us = dur;
+    d_.nodes.push_back(n);
+    push_meta();
+    const auto id = static_cast<uint32_t>(d_.nodes.size() - 1);
+    stage_[id] = s;
+    return id;
+  }
+  void edge(uint32_t src, uint32_t dst, EdgeKind kind, double lag) {
+    d_.edges.push_back({src, dst, kind, lag});
+  }
+
+  // A runtime call on the stage's thread, after the previous one.
+  uint32_t cpu_call(int s, const std::string& name, double dur) {
+    Stage& st = stages_[static_cast<size_t>(s)];
+    const uint32_t id = node(NodeKind::kRuntime, NodeClass::kCpu, st.thread, s, name, dur);
+    if (st.last_cpu == kNone) st.first_cpu = id;
+    edge(st.last_cpu, id, st.last_cpu == kNone ? EdgeKind::kOrigin : EdgeKind::kIntraThread, 0);
+    st.last_cpu = id;
+    return id;
+  }
+
+  // Launches a GPU node on a stream: after its launch call, the stream's previous op and any
+  // inter-stream waits queued for the stream.
+  uint32_t gpu_node(int s, int role, const std::string& name, NodeClass cls, double dur,
+                    uint32_t launch) {
+    Stage& st = stages_[static_cast<size_t>(s)];
+    const auto r = static_cast<size_t>(role);
+    const uint32_t id = node(NodeKind::kKernel, cls, st.stream[r], s, name, dur);
+    stream_[id] = static_cast<int8_t>(role);
+    launched_by_[id] = launch;
+    edge(launch, id, EdgeKind::kLaunch, k_.launch_latency_us);
+    if (st.last_gpu[r] != kNone) edge(st.last_gpu[r], id, EdgeKind::kIntraStream, 0);
+    for (uint32_t w : st.pending[r]) edge(w, id, EdgeKind::kInterStream, 0);
+    st.pending[r].clear();
+    st.last_gpu[r] = id;
+    return id;
+  }
+
+  int32_t add_comm(int s, const KernelOp& op, const std::string& group, bool recv) {
+    CommRecord rec;
+    rec.process_group = group;
+    if (op.group != CommGroup::kPp) rec.seq = stages_[static_cast<size_t>(s)].seq[group]++;
+    rec.collective = collective_arg(op.collective, recv);
+    rec.in_nelems = op.nelems;
+    rec.out_nelems = op.out_nelems;
+    rec.group_size = op.group_size;
+    rec.dtype = op.name.find("f32") != std::string::npos ? "Float" : "BFloat16";
+    out_.comms.push_back(rec);
+    return static_cast<int32_t>(out_.comms.size() - 1);
+  }
+
+  uint32_t kernel(int s, int role, const KernelOp& op) {
+    const uint32_t call = cpu_call(s, "cudaLaunchKernel", k_.cpu_launch_us);
+    const uint32_t id =
+        gpu_node(s, role, op.name, op.comm() ? NodeClass::kComm : NodeClass::kCompute, op.dur_us,
+                 call);
+    mflops_[id] = op.model_flops;
+    hflops_[id] = op.hw_flops;
+    if (op.comm())
+      comm_[id] = add_comm(s, op, std::string(to_string(op.group)) + "/stage" + std::to_string(s),
+                           false);
+    return id;
+  }
+  void kernels(int s, const std::vector<KernelOp>& ops) {
+    for (const auto& op : ops) kernel(s, kComputeStream, op);
+  }
+
+  // cudaEventRecord after the last op on `from`, cudaStreamWaitEvent on `to`: the next op on
+  // `to` waits for it.
+  void stream_wait(int s, int from, int to) {
+    Stage& st = stages_[static_cast<size_t>(s)];
+    const uint32_t src = st.last_gpu[static_cast<size_t>(from)];
+    const uint32_t rec = cpu_call(s, "cudaEventRecord", k_.event_call_us);
+    const uint32_t wait = cpu_call(s, "cudaStreamWaitEvent", k_.event_call_us);
+    record_of_[wait] = rec;
+    waits_on_[wait] = static_cast<int8_t>((to << 4) | from);
+    if (src != kNone) st.pending[static_cast<size_t>(to)].push_back(src);
+  }
+
+  // One side of a pipeline message: the NCCL kernel arrives, meets its peer, then transfers.
+  void p2p(int s, int role, bool recv, int64_t key_dir, int64_t mb, int64_t boundary) {
+    const uint32_t call = cpu_call(s, "cudaLaunchKernel", k_.cpu_launch_us);
+    const std::string name = k_.p2p.name;
+    const uint32_t arrive = gpu_node(s, role, name, NodeClass::kComm, 0, call);
+    Stage& st = stages_[static_cast<size_t>(s)];
+    const auto r = static_cast<size_t>(role);
+    const uint32_t xfer = node(NodeKind::kKernel, NodeClass::kComm, st.stream[r], s, name,
+                               k_.p2p.dur_us);
+    stream_[xfer] = static_cast<int8_t>(role);
+    edge(arrive, xfer, EdgeKind::kIntraStream, 0);
+    st.last_gpu[r] = xfer;
+    transfer_of_[arrive] = xfer;
+    // Megatron's pipeline group of two neighbouring stages; the message's sequence number is the
+    // same on both sides.
+    const int64_t lo = key_dir == 0 ? boundary - 1 : boundary;  // virtual stage sending forward
+    const int from_stage = static_cast<int>(lo % c_.pp), to_stage = static_cast<int>((lo + 1) % c_.pp);
+    KernelOp op = k_.p2p;
+    const int32_t ci = add_comm(s, op,
+                                "pp/stage" + std::to_string(from_stage) + "-stage" +
+                                    std::to_string(to_stage) + (key_dir == 0 ? "/fwd" : "/bwd"),
+                                recv);
+    out_.comms[static_cast<size_t>(ci)].seq = mb * (c_.pp * int64_t{c_.interleave}) + boundary;
+    comm_[arrive] = ci;
+    MsgEnds& e = messages_[{key_dir, mb, boundary}];
+    (recv ? e.recv_arrive : e.send_arrive) = arrive;
+    (recv ? e.recv_transfer : e.send_transfer) = xfer;
+    if (e.send_arrive && e.recv_arrive) {
+      const uint32_t rdv = node(NodeKind::kVirtual, NodeClass::kVirtual, graph::kNoResource, -1,
+                                "rendezvous " + name, 0);
+      stage_[rdv] = -1;
+      edge(e.send_arrive, rdv, EdgeKind::kCrossRank, 0);
+      edge(e.recv_arrive, rdv, EdgeKind::kCrossRank, 0);
+      edge(rdv, e.send_transfer, EdgeKind::kCrossRank, 0);
+      edge(rdv, e.recv_transfer, EdgeKind::kCrossRank, 0);
+    }
+  }
+
+  // Gradient buckets of one model chunk, filled in backward order (head, layers last to first,
+  // embedding), each reduced as soon as it is complete.
+  struct Buckets {
+    double filled = 0;
+    std::vector<double> sizes;  // params of each launched bucket
+  };
+  void grads_ready(int s, Buckets* b, double params, bool flush) {
+    b->filled += params;
+    if (b->filled >= k_.bucket_params || (flush && b->filled > 0)) {
+      if (k_.dp_group > 1) {
+        stream_wait(s, kComputeStream, kGradStream);
+        kernel(s, kGradStream, k_.grad_reduce(b->filled));
+      }
+      b->sizes.push_back(b->filled);
+      b->filled = 0;
+    }
+  }
+
+  void stage_iteration(int s) {
+    const int64_t p = c_.pp, v = c_.interleave, m = l_.microbatches;
+    const int64_t last_vs = p * v - 1;
+    const double layer_params = static_cast<double>(pc_.per_layer) / c_.tp;
+    const double embed_params = static_cast<double>(pc_.embedding - l_.padded_vocab * m_.hidden) +
+                                static_cast<double>(l_.padded_vocab * m_.hidden) / c_.tp;
+    const double head_params =
+        static_cast<double>(pc_.final_norm) +
+        (!pc_.tied || c_.pp > 1 ? static_cast<double>(pc_.output) / c_.tp : 0.0);
+    double stage_params = 0;
+    for (int64_t ch = 0; ch < v; ++ch) {
+      const int64_t j = ch * p + s;
+      stage_params += layer_params * static_cast<double>(l_.chunk_layers[static_cast<size_t>(j)]);
+      if (j == 0) stage_params += embed_params;
+      if (j == last_vs) stage_params += head_params;
+    }
+    // Distributed optimizer: the parameters the previous step's optimizer updated are gathered
+    // back, bucket by bucket, while the forward pass starts (Megatron's overlap_param_gather);
+    // each chunk's first forward waits for its chunk's buckets.
+    std::vector<std::vector<uint32_t>> gathered(static_cast<size_t>(v));
+    if (c_.distributed_optimizer && k_.dp_group > 1)
+      for (int64_t ch = 0; ch < v; ++ch) {
+        const int64_t j = ch * p + s;
+        double chunk = layer_params * static_cast<double>(l_.chunk_layers[static_cast<size_t>(j)]) +
+                       (j == 0 ? embed_params : 0) + (j == last_vs ? head_params : 0);
+        while (chunk > 0) {
+          const double b = std::min(chunk, k_.bucket_params);
+          gathered[static_cast<size_t>(ch)].push_back(kernel(s, kGradStream, k_.param_gather(b)));
+          chunk -= b;
+        }
+      }
+    std::vector<Buckets> buckets(static_cast<size_t>(v));
+    std::vector<bool> chunk_started(static_cast<size_t>(v), false);
+    for (const PipelineTask& t : stage_schedule(s, c_.pp, c_.interleave, m)) {
+      const int64_t j = t.chunk * p + s;
+      const int64_t layers = l_.chunk_layers[static_cast<size_t>(j)];
+      const bool last_mb = t.microbatch == m - 1;
+      if (t.forward) {
+        if (j > 0) {
+          p2p(s, kRecvFwd, true, 0, t.microbatch, j);
+          stream_wait(s, kRecvFwd, kComputeStream);
+        }
+        if (!chunk_started[static_cast<size_t>(t.chunk)]) {
+          chunk_started[static_cast<size_t>(t.chunk)] = true;
+          if (!gathered[static_cast<size_t>(t.chunk)].empty()) stream_wait(s, kGradStream, kComputeStream);
+        }
+        if (j == 0) kernels(s, k_.embed_fwd);
+        for (int64_t i = 0; i < layers; ++i) kernels(s, k_.layer_fwd);
+        if (j == last_vs) kernels(s, k_.head_fwd);
+        if (j < last_vs) {
+          stream_wait(s, kComputeStream, kSendFwd);
+          p2p(s, kSendFwd, false, 0, t.microbatch, j + 1);
+        }
+      } else {
+        Buckets& b = buckets[static_cast<size_t>(t.chunk)];
+        if (j < last_vs) {
+          p2p(s, kRecvBwd, true, 1, t.microbatch, j);
+          stream_wait(s, kRecvBwd, kComputeStream);
+        }
+        if (j == last_vs) {
+          kernels(s, k_.head_bwd);
+          if (last_mb) grads_ready(s, &b, head_params, false);
+        }
+        for (int64_t i = 0; i < layers; ++i) {
+          kernels(s, k_.layer_recompute);
+          kernels(s, k_.layer_bwd);
+          if (last_mb) grads_ready(s, &b, layer_params, false);
+        }
+        if (j == 0) {
+          kernels(s, k_.embed_bwd);
+          if (last_mb) grads_ready(s, &b, embed_params, false);
+        }
+        if (last_mb) grads_ready(s, &b, 0, true);
+        if (j > 0) {
+          stream_wait(s, kComputeStream, kSendBwd);
+          p2p(s, kSendBwd, false, 1, t.microbatch, j - 1);
+        }
+      }
+    }
+    // The optimizer waits for every gradient bucket and outgoing message, then updates this
+    // GPU's shard; the host synchronizes at the end of the iteration.
+    for (int r : {kGradStream, kSendFwd, kSendBwd, kRecvFwd, kRecvBwd})
+      if (stages_[static_cast<size_t>(s)].last_gpu[static_cast<size_t>(r)] != kNone)
+        stream_wait(s, r, kComputeStream);
+    const double shard = c_.distributed_optimizer ? stage_params / k_.dp_group : stage_params;
+    const uint32_t last = kernel(s, kComputeStream, k_.optimizer(shard));
+    const uint32_t sync = cpu_call(s, "cudaStreamSynchronize", k_.event_call_us);
+    edge(last, sync, EdgeKind::kGpuToCpuSync, 0);
+    synced_[sync] = last;
+    stage_end_.push_back(sync);
+    steps_[static_cast<size_t>(s)].marker = stages_[static_cast<size_t>(s)].first_cpu;
+  }
+
+  StepGraph finish() {
+    std::vector<graph::NodeId> id;
+    out_.graph = graph::flatten(
+        d_, &id, [&](uint32_t n) { return "node '" + names_[d_.nodes[n].name] + "'"; },
+        "model-driven step graph");
+    graph::Graph& g = out_.graph;
+    g.resources = std::move(resources_);
+    g.names = std::move(names_);
+    g.steps = std::move(steps_);
+    for (auto& st : g.steps) st.marker = id[st.marker];
+    g.rank = -1;
+    g.source = m_.name + " (model-driven)";
+    const size_t N = g.num_nodes();
+    out_.node_stage.assign(N, -1);
+    out_.node_stream.assign(N, -1);
+    out_.model_flops.assign(N, 0);
+    out_.hw_flops.assign(N, 0);
+    out_.launched_by.assign(N, graph::kOrigin);
+    out_.transfer_of.assign(N, graph::kOrigin);
+    out_.comm.assign(N, -1);
+    out_.record_of.assign(N, graph::kOrigin);
+    out_.waits_on.assign(N, 0);
+    out_.synced.assign(N, graph::kOrigin);
+    auto map = [&](uint32_t x) { return x == kNone ? graph::kOrigin : id[x]; };
+    for (uint32_t dn = 1; dn < d_.nodes.size(); ++dn) {
+      const graph::NodeId n = id[dn];
+      out_.node_stage[n] = stage_[dn];
+      out_.node_stream[n] = stream_[dn];
+      out_.model_flops[n] = mflops_[dn];
+      out_.hw_flops[n] = hflops_[dn];
+      out_.launched_by[n] = map(launched_by_[dn]);
+      out_.transfer_of[n] = map(transfer_of_[dn]);
+      out_.comm[n] = comm_[dn];
+      out_.record_of[n] = map(record_of_[dn]);
+      out_.waits_on[n] = waits_on_[dn];
+      out_.synced[n] = map(synced_[dn]);
+    }
+    for (uint32_t e : stage_end_) out_.stage_end.push_back(id[e]);
+    return std::move(out_);
+  }
+
+  const ModelSpec& m_;
+  const ParallelConfig& c_;
+  const Layout& l_;
+  const StepCosts& k_;
+  const ParamCounts pc_ = parameter_counts(m_, l_.padded_vocab);
+  graph::Draft d_;
+  std::vector<graph::Resource> resources_;
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, uint32_t> name_id_;
+  std::vector<graph::Step> steps_;
+  std::vector<Stage> stages_;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, MsgEnds> messages_;
+  std::vector<int32_t> stage_;
+  std::vector<int8_t> stream_;
+  std::vector<double> mflops_, hflops_;
+  std::vector<uint32_t> launched_by_, transfer_of_, record_of_, synced_;
+  std::vector<int32_t> comm_;
+  std::vector<int8_t> waits_on_;
+  std::vector<uint32_t> stage_end_;
+  StepGraph out_;
+};
+
+}  // namespace
+
+uint64_t step_graph_size(const ParallelConfig& c, const Layout& l, const StepCosts& k) {
+  // Each kernel is two nodes (launch call and kernel); each pipeline message about eight
+  // (two calls for the stream wait, the launch, arrival, transfer and half a rendezvous).
+  uint64_t per_pass = 0;
+  const uint64_t layers_total = [&] {
+    uint64_t n = 0;
+    for (int64_t x : l.chunk_layers) n += static_cast<uint64_t>(x);
+    return n;
+  }();
+  const uint64_t fwd = k.layer_fwd.size(), bwd = k.layer_bwd.size() + k.layer_recompute.size();
+  per_pass = 2 * (fwd + bwd) * layers_total + 2 * (k.embed_fwd.size() + k.embed_bwd.size() +
+                                                   k.head_fwd.size() + k.head_bwd.size());
+  const auto m = static_cast<uint64_t>(l.microbatches);
+  const uint64_t messages = 2 * 9 * static_cast<uint64_t>(l.chunk_layers.size()) * m;
+  return per_pass * m + messages + 64 * static_cast<uint64_t>(c.pp) * static_cast<uint64_t>(c.interleave) + 16;
+}
+
+StepGraph build_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
+                           const StepCosts& costs, uint64_t max_nodes) {
+  return Builder(m, c, l, costs).build(max_nodes);
+}
+
+}  // namespace lumos::model
