@@ -20,8 +20,9 @@ namespace {
 using namespace lumos::model;
 
 void layout_options(cxxopts::Options& o) {
-  o.add_options()("model", "preset: gpt3-15b, gpt3-44b, gpt3-117b, gpt3-175b, llama3-8b, "
-                           "llama3-70b, llama3-405b",
+  o.add_options()("model",
+                  "preset: gpt3-15b, gpt3-44b, gpt3-117b, gpt3-175b, llama3-8b, "
+                  "llama3-70b, llama3-405b",
                   cxxopts::value<std::string>()->default_value("gpt3-15b"))(
       "model-file", "TOML model file (optional `preset = ...`, then fields)",
       cxxopts::value<std::string>())("layers", "override: transformer layers",
@@ -65,8 +66,8 @@ EstimateRequest request_from(const cxxopts::ParseResult& a) {
   } else {
     req.model = preset(a["model"].as<std::string>());
   }
-  for (const char* k : {"layers", "hidden", "ffn", "heads", "kv-heads", "head-dim", "vocab", "seq",
-                        "act"})
+  for (const char* k :
+       {"layers", "hidden", "ffn", "heads", "kv-heads", "head-dim", "vocab", "seq", "act"})
     if (a.count(k)) {
       set_field(&req.model, k, a[k].as<std::string>(), std::string("--") + k);
       req.model.name += std::string(" ") + k + "=" + a[k].as<std::string>();
@@ -105,21 +106,22 @@ void print_text(const Estimate& e) {
   const ParallelConfig& c = e.cfg;
   std::printf("lumos estimate: %s on %lld x %s (%s)\n", e.model.name.c_str(),
               static_cast<long long>(c.gpus()), e.gpu.c_str(), e.topology.c_str());
-  std::printf("  model     %lld layers, hidden %lld, ffn %lld, %lld heads (%lld KV) x %lld, vocab "
-              "%lld (padded %lld), seq %lld, %s\n",
-              static_cast<long long>(e.model.layers), static_cast<long long>(e.model.hidden),
-              static_cast<long long>(e.model.ffn), static_cast<long long>(e.model.heads),
-              static_cast<long long>(e.model.kv_heads), static_cast<long long>(e.model.head_dim),
-              static_cast<long long>(e.model.vocab), static_cast<long long>(e.layout.padded_vocab),
-              static_cast<long long>(e.model.seq), to_string(e.model.act));
-  std::printf("  layout    TP %d x CP %d x PP %d x DP %d, mbs %lld, gbs %lld (%lld micro-batches), "
-              "%s%s, recompute %s%s%s, %s\n",
-              c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs),
-              static_cast<long long>(c.gbs), static_cast<long long>(e.layout.microbatches),
-              schedule_name(c),
-              c.interleave > 1 ? (" x" + std::to_string(c.interleave)).c_str() : "",
-              to_string(c.recompute), c.sequence_parallel ? ", sequence parallel" : "",
-              c.distributed_optimizer ? ", distributed optimizer" : "", cost::to_string(c.dtype));
+  std::printf(
+      "  model     %lld layers, hidden %lld, ffn %lld, %lld heads (%lld KV) x %lld, vocab "
+      "%lld (padded %lld), seq %lld, %s\n",
+      static_cast<long long>(e.model.layers), static_cast<long long>(e.model.hidden),
+      static_cast<long long>(e.model.ffn), static_cast<long long>(e.model.heads),
+      static_cast<long long>(e.model.kv_heads), static_cast<long long>(e.model.head_dim),
+      static_cast<long long>(e.model.vocab), static_cast<long long>(e.layout.padded_vocab),
+      static_cast<long long>(e.model.seq), to_string(e.model.act));
+  std::printf(
+      "  layout    TP %d x CP %d x PP %d x DP %d, mbs %lld, gbs %lld (%lld micro-batches), "
+      "%s%s, recompute %s%s%s, %s\n",
+      c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs), static_cast<long long>(c.gbs),
+      static_cast<long long>(e.layout.microbatches), schedule_name(c),
+      c.interleave > 1 ? (" x" + std::to_string(c.interleave)).c_str() : "", to_string(c.recompute),
+      c.sequence_parallel ? ", sequence parallel" : "",
+      c.distributed_optimizer ? ", distributed optimizer" : "", cost::to_string(c.dtype));
   std::printf("  step time          %.4f s\n", e.step_time_us * 1e-6);
   std::printf("  tokens/s           %.0f  (%.1f per GPU)\n", e.tokens_per_s,
               e.tokens_per_s / static_cast<double>(c.gpus()));
@@ -128,16 +130,18 @@ void print_text(const Estimate& e) {
               cost::to_string(c.dtype));
   const auto& b = e.breakdown;
   const double w = e.step_time_us / 100;
-  std::printf("  breakdown          exposed compute %.1f%%, overlapped %.1f%%, exposed comm %.1f%%, "
-              "bubble %.1f%%, other %.1f%%  (mean over stages)\n",
-              b.exposed_compute_us / w, b.overlapped_us / w, b.exposed_comm_us / w,
-              b.bubble_us / w, b.other_us / w);
+  std::printf(
+      "  breakdown          exposed compute %.1f%%, overlapped %.1f%%, exposed comm %.1f%%, "
+      "bubble %.1f%%, other %.1f%%  (mean over stages)\n",
+      b.exposed_compute_us / w, b.overlapped_us / w, b.exposed_comm_us / w, b.bubble_us / w,
+      b.other_us / w);
   const StageMemory& m = e.stages[static_cast<size_t>(e.worst_memory_stage)].memory;
-  std::printf("  memory per GPU     %.1f GiB of %.0f GiB (stage %d): weights %.1f, gradients %.1f, "
-              "optimizer %.1f, activations %.1f GiB -> %s\n",
-              gib(m.total_bytes()), gib(e.memory_capacity_bytes), e.worst_memory_stage,
-              gib(m.weights_bytes), gib(m.grads_bytes), gib(m.optimizer_bytes),
-              gib(m.activations_bytes), e.fits ? "fits" : "DOES NOT FIT");
+  std::printf(
+      "  memory per GPU     %.1f GiB of %.0f GiB (stage %d): weights %.1f, gradients %.1f, "
+      "optimizer %.1f, activations %.1f GiB -> %s\n",
+      gib(m.total_bytes()), gib(e.memory_capacity_bytes), e.worst_memory_stage,
+      gib(m.weights_bytes), gib(m.grads_bytes), gib(m.optimizer_bytes), gib(m.activations_bytes),
+      e.fits ? "fits" : "DOES NOT FIT");
   if (c.pp > 1) {
     std::printf("  stage  rank     end (s)  compute%%  comm%%  bubble%%  memory GiB\n");
     for (const auto& s : e.stages) {
@@ -147,9 +151,10 @@ void print_text(const Estimate& e) {
                   sb.exposed_comm_us / w, sb.bubble_us / w, gib(s.memory.total_bytes()));
     }
   }
-  std::printf("  graph              %llu nodes, %llu edges; built in %.0f ms, replayed in %.0f ms\n",
-              static_cast<unsigned long long>(e.nodes), static_cast<unsigned long long>(e.edges),
-              e.build_ms, e.replay_ms);
+  std::printf(
+      "  graph              %llu nodes, %llu edges; built in %.0f ms, replayed in %.0f ms\n",
+      static_cast<unsigned long long>(e.nodes), static_cast<unsigned long long>(e.edges),
+      e.build_ms, e.replay_ms);
 }
 
 void write_breakdown(report::JsonWriter& w, const StageBreakdown& b) {
@@ -232,8 +237,8 @@ int run(int argc, char** argv, bool generate) {
                      ": unexpected argument '" + a.unmatched()[0] + "'");
   if (generate && !a.count("output")) throw InputError("lumos generate: -o FOLDER is required");
   cost::KernelsDb storage;
-  const cost::KernelsDb& db = a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>()))
-                                            : cost::embedded_db();
+  const cost::KernelsDb& db =
+      a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
   const EstimateRun r = run_estimate(request_from(a), db);
   std::vector<std::string> files;
   if (generate)

@@ -22,6 +22,23 @@ std::vector<std::pair<int64_t, int64_t>> comm_kernels(const trace::EventTable& t
   return out;
 }
 
+// End time of each comm kernel with NCCL args, by (process group, sequence number).
+std::map<std::pair<std::string, int64_t>, int64_t> keyed_comm_ends(const trace::EventTable& t) {
+  std::map<std::pair<std::string, int64_t>, int64_t> out;
+  for (const auto& e : t.events)
+    if (e.kind == trace::EventKind::kKernel && e.collective >= 0) {
+      const auto& c = t.collectives[static_cast<size_t>(e.collective)];
+      if (!c.process_group.empty() && c.seq >= 0) out[{c.process_group, c.seq}] = e.end_ns();
+    }
+  return out;
+}
+
+bool all_keyed(const trace::EventTable& t) {
+  bool keyed = !t.collectives.empty();
+  for (const auto& c : t.collectives) keyed = keyed && !c.process_group.empty() && c.seq >= 0;
+  return keyed;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
@@ -46,15 +63,29 @@ MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const Bu
                        " (distributedInfo.rank, or the file's position when absent)");
   // 1. Align clocks: NCCL kernels of one collective end within microseconds on every rank.
   const auto ref = comm_kernels(tables[0]);
+  const bool ref_keyed = all_keyed(tables[0]);
+  const auto ref_keys =
+      ref_keyed ? keyed_comm_ends(tables[0]) : decltype(keyed_comm_ends(tables[0])){};
   out.clock_shift_us.assign(R, 0.0);
   for (size_t r = 1; r < R; ++r) {
     const auto mine = comm_kernels(tables[r]);
     // Process groups that span some ranks only give ranks different kernel counts; with NCCL
     // args the collectives still meet by (group, sequence), but the clocks are taken as one.
-    bool keyed = !tables[r].collectives.empty();
-    for (const auto& c : tables[r].collectives)
-      keyed = keyed && !c.process_group.empty() && c.seq >= 0;
-    if (mine.size() != ref.size() && keyed) continue;
+    // With equal counts and NCCL args on both sides, align on the kernels the two ranks share
+    // by (group, sequence) rather than by order, which pairs different collectives when the
+    // ranks belong to different groups (pipeline stages).
+    if (mine.size() != ref.size() && all_keyed(tables[r])) continue;
+    if (ref_keyed && all_keyed(tables[r])) {
+      std::vector<double> d;
+      for (const auto& [key, end] : keyed_comm_ends(tables[r])) {
+        auto it = ref_keys.find(key);
+        if (it != ref_keys.end()) d.push_back(static_cast<double>(it->second - end));
+      }
+      const auto shift_ns = static_cast<int64_t>(median(d));
+      out.clock_shift_us[r] = static_cast<double>(shift_ns) / 1000.0;
+      for (auto& e : tables[r].events) e.ts_ns += shift_ns;
+      continue;
+    }
     LUMOS_EXPECT(mine.size() == ref.size(),
                  "multi-rank: " + tables[r].path + " issued " + std::to_string(mine.size()) +
                      " NCCL kernels but " + tables[0].path + " issued " +

@@ -37,10 +37,14 @@ StageBreakdown stage_breakdown(const StepGraph& sg, const replay::ReplayResult& 
   auto account = [&](double until) {
     const double dt = until - t;
     if (dt <= 0) return;
-    if (compute > 0 && comm > 0) out.overlapped_us += dt;
-    else if (compute > 0) out.exposed_compute_us += dt;
-    else if (comm > 0) out.exposed_comm_us += dt;
-    else (pipelined ? out.bubble_us : out.other_us) += dt;
+    if (compute > 0 && comm > 0)
+      out.overlapped_us += dt;
+    else if (compute > 0)
+      out.exposed_compute_us += dt;
+    else if (comm > 0)
+      out.exposed_comm_us += dt;
+    else
+      (pipelined ? out.bubble_us : out.other_us) += dt;
     t = until;
   };
   for (const Mark& mk : marks) {
@@ -68,8 +72,8 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   e.layout = check_layout(e.model, e.cfg);
   const auto peak = gpu.peak_tflops[static_cast<size_t>(e.cfg.dtype)];
   if (!peak)
-    throw InputError("--dtype " + std::string(cost::to_string(e.cfg.dtype)) + ": the " +
-                     gpu.name + " has no " + cost::to_string(e.cfg.dtype) + " tensor cores");
+    throw InputError("--dtype " + std::string(cost::to_string(e.cfg.dtype)) + ": the " + gpu.name +
+                     " has no " + cost::to_string(e.cfg.dtype) + " tensor cores");
   e.peak_tflops = *peak;
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -90,8 +94,7 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   const double gpus = static_cast<double>(e.cfg.gpus());
   e.tokens_per_s = static_cast<double>(e.cfg.gbs) * static_cast<double>(e.model.seq) / step_s;
   e.model_flops = megatron_model_flops(e.model, e.cfg.gbs, e.layout.padded_vocab);
-  e.hardware_flops =
-      hardware_flops(e.model, e.cfg.gbs, e.layout.padded_vocab, e.cfg.recompute);
+  e.hardware_flops = hardware_flops(e.model, e.cfg.gbs, e.layout.padded_vocab, e.cfg.recompute);
   const double replicas = static_cast<double>(e.cfg.tp) * e.cfg.cp * e.cfg.dp;
   for (graph::NodeId n = 1; n < g.num_nodes(); ++n) {
     e.graph_model_flops += run.step.model_flops[n];

@@ -49,9 +49,9 @@ struct Estimate {
   std::string topology;
   double step_time_us = 0;
   double tokens_per_s = 0;
-  double model_flops = 0;       // Megatron's formula, whole iteration
-  double hardware_flops = 0;    // with recomputation
-  double graph_model_flops = 0; // summed over the graph's kernels, times the replicas of a stage
+  double model_flops = 0;        // Megatron's formula, whole iteration
+  double hardware_flops = 0;     // with recomputation
+  double graph_model_flops = 0;  // summed over the graph's kernels, times the replicas of a stage
   double graph_hw_flops = 0;
   double model_tflops_per_gpu = 0;
   double hw_tflops_per_gpu = 0;

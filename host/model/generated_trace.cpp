@@ -92,10 +92,10 @@ std::vector<std::string> write_stage_traces(const StepGraph& sg, const replay::R
   for (int s = 0; s < sg.stages; ++s) {
     std::string idx = std::to_string(s);
     idx.insert(0, static_cast<size_t>(std::max(0, digits - static_cast<int>(idx.size()))), '0');
-    const std::string path = (fs::path(out) / ("stage" + idx + ".rank" +
-                                               std::to_string(sg.stage_rank[static_cast<size_t>(s)]) +
-                                               ".json"))
-                                 .string();
+    const std::string path =
+        (fs::path(out) / ("stage" + idx + ".rank" +
+                          std::to_string(sg.stage_rank[static_cast<size_t>(s)]) + ".json"))
+            .string();
     const std::string text = stage_trace_json(sg, r, s, gpu_name);
     write_file_atomically(path, [&](std::ostream& os) { os << text; });
     paths.push_back(path);

@@ -31,7 +31,8 @@ std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConf
     const int64_t layers_per_stage = l.layers_on_stage(st, c.pp);
     // Tensor-parallel layers split their weights; norms are replicated (small; counted split).
     int64_t params = pc.per_layer * layers_per_stage / c.tp;
-    if (st == 0) params += (l.padded_vocab * m.hidden) / c.tp + (pc.embedding - l.padded_vocab * m.hidden);
+    if (st == 0)
+      params += (l.padded_vocab * m.hidden) / c.tp + (pc.embedding - l.padded_vocab * m.hidden);
     if (st == c.pp - 1) {
       params += pc.final_norm;
       if (!pc.tied || c.pp > 1) params += pc.output / c.tp;
@@ -40,8 +41,7 @@ std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConf
     const double P = static_cast<double>(params);
     sm.weights_bytes = P * kWeightBytesPerParam;
     sm.grads_bytes = P * kGradBytesPerParam;
-    sm.optimizer_bytes =
-        P * kOptimizerBytesPerParam / (c.distributed_optimizer ? dp_shards : 1.0);
+    sm.optimizer_bytes = P * kOptimizerBytesPerParam / (c.distributed_optimizer ? dp_shards : 1.0);
     // Micro-batches whose activations a stage holds at its peak: 1F1B keeps min(m, p - stage);
     // interleaving adds Megatron's factor 1 + (p - 1) / (p v) on the first stage.
     double inflight = std::min<double>(static_cast<double>(l.microbatches), p - st);

@@ -25,9 +25,9 @@ struct StageMemory {
   }
 };
 
-constexpr double kWeightBytesPerParam = 2;     // bf16
-constexpr double kGradBytesPerParam = 4;       // fp32 main grads
-constexpr double kOptimizerBytesPerParam = 12; // fp32 master weights, Adam m and v
+constexpr double kWeightBytesPerParam = 2;      // bf16
+constexpr double kGradBytesPerParam = 4;        // fp32 main grads
+constexpr double kOptimizerBytesPerParam = 12;  // fp32 master weights, Adam m and v
 
 // Activation bytes of one layer for one micro-batch on one GPU (Korthikanti et al. 2022, Table 2,
 // generalized to any FFN as in theoretical_memory_usage.py).

@@ -76,15 +76,24 @@ ModelSpec preset(const std::string& name) {
 
 void set_field(ModelSpec* m, const std::string& key, const std::string& value,
                const std::string& where) {
-  if (key == "name") m->name = value;
-  else if (key == "layers") m->layers = parse_int(value, where);
-  else if (key == "hidden") m->hidden = parse_int(value, where);
-  else if (key == "ffn") m->ffn = parse_int(value, where);
-  else if (key == "heads") m->heads = parse_int(value, where);
-  else if (key == "kv_heads" || key == "kv-heads") m->kv_heads = parse_int(value, where);
-  else if (key == "head_dim" || key == "head-dim") m->head_dim = parse_int(value, where);
-  else if (key == "vocab") m->vocab = parse_int(value, where);
-  else if (key == "seq") m->seq = parse_int(value, where);
+  if (key == "name")
+    m->name = value;
+  else if (key == "layers")
+    m->layers = parse_int(value, where);
+  else if (key == "hidden")
+    m->hidden = parse_int(value, where);
+  else if (key == "ffn")
+    m->ffn = parse_int(value, where);
+  else if (key == "heads")
+    m->heads = parse_int(value, where);
+  else if (key == "kv_heads" || key == "kv-heads")
+    m->kv_heads = parse_int(value, where);
+  else if (key == "head_dim" || key == "head-dim")
+    m->head_dim = parse_int(value, where);
+  else if (key == "vocab")
+    m->vocab = parse_int(value, where);
+  else if (key == "seq")
+    m->seq = parse_int(value, where);
   else if (key == "act") {
     try {
       m->act = parse_activation(value);
@@ -119,9 +128,12 @@ ModelSpec load_model_toml(const std::string& path) {
     const std::string where = path + ": " + key;
     if (key == "preset") continue;
     std::string value;
-    if (const auto* i = node.as_integer()) value = std::to_string(i->get());
-    else if (const auto* s = node.as_string()) value = s->get();
-    else throw InputError(where + ": expected an integer or a string");
+    if (const auto* i = node.as_integer())
+      value = std::to_string(i->get());
+    else if (const auto* s = node.as_string())
+      value = s->get();
+    else
+      throw InputError(where + ": expected an integer or a string");
     set_field(&m, key, value, where);
   }
   for (const auto& [k, node] : root)

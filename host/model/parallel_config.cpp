@@ -47,8 +47,7 @@ Layout check_layout(const ModelSpec& m, const ParallelConfig& c) {
   if (c.gbs < 1) fail("--gbs must be positive (got " + n(c.gbs) + ")");
   if (c.gbs > (int64_t{1} << 32)) fail("--gbs above 2^32 is not supported");
   if (m.heads % c.tp) fail("heads (" + n(m.heads) + ") not divisible by --tp " + n(c.tp));
-  if (m.kv_heads % c.tp)
-    fail("KV heads (" + n(m.kv_heads) + ") not divisible by --tp " + n(c.tp));
+  if (m.kv_heads % c.tp) fail("KV heads (" + n(m.kv_heads) + ") not divisible by --tp " + n(c.tp));
   if (m.ffn % c.tp) fail("ffn (" + n(m.ffn) + ") not divisible by --tp " + n(c.tp));
   if (m.hidden % c.tp) fail("hidden (" + n(m.hidden) + ") not divisible by --tp " + n(c.tp));
   if (m.seq % (2 * c.cp) && c.cp > 1)
@@ -62,23 +61,25 @@ Layout check_layout(const ModelSpec& m, const ParallelConfig& c) {
   if (c.split_counts_embedding) {
     if (stages < 2) fail("--split-embedding needs --pp x --interleave >= 2");
     if ((m.layers + 2) % stages)
-      fail("layers + 2 (" + n(m.layers + 2) + ", embedding and loss counted as layers) not "
-           "divisible by --pp x --interleave (" + n(stages) + ")");
+      fail("layers + 2 (" + n(m.layers + 2) +
+           ", embedding and loss counted as layers) not "
+           "divisible by --pp x --interleave (" +
+           n(stages) + ")");
     if ((m.layers + 2) / stages < 2)
       fail("--split-embedding leaves the first or last virtual stage without a layer");
   } else if (m.layers % stages) {
     std::string hint;
     if ((m.layers + 2) % stages == 0 && stages > 1)
-      hint = "; --split-embedding counts the embedding and the loss as one layer each, as "
-             "Megatron's account_for_embedding/loss_in_pipeline_split, making " +
-             n(m.layers + 2) + " divisible";
+      hint =
+          "; --split-embedding counts the embedding and the loss as one layer each, as "
+          "Megatron's account_for_embedding/loss_in_pipeline_split, making " +
+          n(m.layers + 2) + " divisible";
     fail("layers (" + n(m.layers) + ") not divisible by --pp x --interleave (" + n(stages) + ")" +
          hint);
   }
   if (c.interleave > 1 && c.pp == 1) fail("--interleave needs --pp > 1");
   if (c.gbs % (int64_t{c.dp} * c.mbs))
-    fail("--gbs " + n(c.gbs) + " not divisible by --dp x --mbs (" + n(int64_t{c.dp} * c.mbs) +
-         ")");
+    fail("--gbs " + n(c.gbs) + " not divisible by --dp x --mbs (" + n(int64_t{c.dp} * c.mbs) + ")");
   Layout l;
   l.microbatches = c.gbs / (int64_t{c.dp} * c.mbs);
   if (c.interleave > 1 && l.microbatches % c.pp)

@@ -18,8 +18,8 @@ Recompute parse_recompute(const std::string& s);  // none | selective | full
 
 struct ParallelConfig {
   int tp = 1, cp = 1, pp = 1, dp = 1;
-  int64_t mbs = 1;   // micro-batch size (sequences)
-  int64_t gbs = 1;   // global batch size (sequences)
+  int64_t mbs = 1;     // micro-batch size (sequences)
+  int64_t gbs = 1;     // global batch size (sequences)
   int interleave = 1;  // virtual pipeline stages per GPU (1 = plain 1F1B)
   Recompute recompute = Recompute::kNone;
   bool sequence_parallel = false;
@@ -35,12 +35,12 @@ struct ParallelConfig {
 
 // What a checked layout implies.
 struct Layout {
-  int64_t microbatches = 0;     // per pipeline, per iteration: gbs / (dp * mbs)
+  int64_t microbatches = 0;           // per pipeline, per iteration: gbs / (dp * mbs)
   std::vector<int64_t> chunk_layers;  // layers of each virtual stage (model chunk c of stage
                                       // s is virtual stage c * pp + s)
   std::vector<int64_t> chunk_first_layer;
   int64_t layers_on_stage(int stage, int pp) const;
-  int64_t padded_vocab = 0;     // Megatron pads to a multiple of 128 * tp
+  int64_t padded_vocab = 0;           // Megatron pads to a multiple of 128 * tp
   int64_t tokens_per_microbatch = 0;  // mbs * seq / cp, per GPU
 };
 

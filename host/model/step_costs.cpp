@@ -41,15 +41,15 @@ class Pricer {
     pp_per_node_ = int64_t{c.tp} * c.cp * c.dp >= gpn ? 1 : 2;
   }
 
-  KernelOp gemm(const std::string& what, int64_t M, int64_t N, int64_t K,
-                cost::Dtype dt) const {
+  KernelOp gemm(const std::string& what, int64_t M, int64_t N, int64_t K, cost::Dtype dt) const {
     KernelOp op;
     const bool fp8 = dt == cost::Dtype::kFp8;
-    op.name = std::string(fp8 ? "sm90_xmma_gemm_e4m3bf16_bf16f32" : "sm90_xmma_gemm_bf16bf16_bf16f32") +
-              " (" + what + ")";
+    op.name =
+        std::string(fp8 ? "sm90_xmma_gemm_e4m3bf16_bf16f32" : "sm90_xmma_gemm_bf16bf16_bf16f32") +
+        " (" + what + ")";
     op.dur_us = cost::gemm_time(db_, gpu_, {M, N, K, 1, dt}).time_us;
-    op.model_flops = op.hw_flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) *
-                                   static_cast<double>(K);
+    op.model_flops = op.hw_flops =
+        2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
     return op;
   }
   KernelOp membound(const std::string& name, const std::string& cls, double bytes) const {
@@ -113,8 +113,8 @@ class Pricer {
                                    "Broadcast",     "Reduce",    "SendRecv"};
     op.name = "ncclDevKernel_" + std::string(kNames[static_cast<int>(type)]);
     if (type != Collective::kSendRecv)
-      op.name += std::string("_") + dtype + "_" + cost::to_string(e.algo) + "_" +
-                 cost::to_string(e.proto);
+      op.name +=
+          std::string("_") + dtype + "_" + cost::to_string(e.algo) + "_" + cost::to_string(e.proto);
     return op;
   }
 
@@ -179,7 +179,8 @@ KernelOp StepCosts::param_gather(double params) const {
 KernelOp StepCosts::optimizer(double params) const {
   KernelOp op;
   op.name = "multi_tensor_apply_kernel (adam)";
-  if (opt.uniform_kernel_us <= 0 && params > 0) op.dur_us = cost::optimizer_time_us(*db, *gpu, params);
+  if (opt.uniform_kernel_us <= 0 && params > 0)
+    op.dur_us = cost::optimizer_time_us(*db, *gpu, params);
   return op;
 }
 
@@ -195,7 +196,7 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   const bool sp = c.sequence_parallel;
   const int64_t T = l.tokens_per_microbatch, h = m.hidden, q = m.q_size(), kv = m.kv_size(),
                 f = m.ffn, V = l.padded_vocab;
-  const int64_t Tn = sp ? T / t : T;  // tokens a norm or residual add sees
+  const int64_t Tn = sp ? T / t : T;                 // tokens a norm or residual add sees
   const double hb = static_cast<double>(T * h) * 2;  // one activation tensor, bytes
   const cost::Dtype dt = c.dtype;
   const bool gpt = m.gpt_style();
@@ -206,14 +207,15 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   auto tp_scatter = [&](std::vector<KernelOp>& ops) {  // Megatron's "g" in forward
     if (t == 1) return;
     if (sp)
-      ops.push_back(P.collective(CommGroup::kTp, Collective::kReduceScatter, hb, T * h, Tn * h,
-                                 "bf16"));
+      ops.push_back(
+          P.collective(CommGroup::kTp, Collective::kReduceScatter, hb, T * h, Tn * h, "bf16"));
     else
       ops.push_back(P.collective(CommGroup::kTp, Collective::kAllReduce, hb, T * h, T * h, "bf16"));
   };
   auto tp_gather = [&](std::vector<KernelOp>& ops) {  // Megatron's "f" in forward (SP only)
     if (t > 1 && sp)
-      ops.push_back(P.collective(CommGroup::kTp, Collective::kAllGather, hb, Tn * h, T * h, "bf16"));
+      ops.push_back(
+          P.collective(CommGroup::kTp, Collective::kAllGather, hb, Tn * h, T * h, "bf16"));
   };
   auto norm_fwd = [&] {
     return P.membound(norm + "_fwd_kernel", "norm", 4.0 * static_cast<double>(Tn * h));
@@ -227,10 +229,28 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   };
   const std::string act = swiglu ? "swiglu" : "gelu";
 
+  // FP8 GEMMs need their operands quantized (Transformer Engine's current scaling: an amax pass
+  // and a fused cast + transpose, [INFERRED] from its kernels): in forward the input (read twice,
+  // written as data and transpose: 6 B/element) and the weight (5 B/element); in backward the
+  // output gradient (6 B/element). Modelled as one memory-bound kernel per operand set.
+  const bool fp8 = dt == cost::Dtype::kFp8;
+  auto quantize_fwd = [&](std::vector<KernelOp>& ops, int64_t N, int64_t K) {
+    if (fp8)
+      ops.push_back(
+          P.membound("cast_transpose_fp8_kernel", "elementwise",
+                     6.0 * static_cast<double>(T * K) + 5.0 * static_cast<double>(N * K)));
+  };
+  auto quantize_bwd = [&](std::vector<KernelOp>& ops, int64_t N) {
+    if (fp8)
+      ops.push_back(
+          P.membound("cast_transpose_fp8_kernel", "elementwise", 6.0 * static_cast<double>(T * N)));
+  };
+
   // Forward of one layer.
   auto& F = s.layer_fwd;
   F.push_back(norm_fwd());
   tp_gather(F);
+  quantize_fwd(F, (q + 2 * kv) / t, h);
   F.push_back(P.gemm("qkv", T, (q + 2 * kv) / t, h, dt));
   const double kv_bytes = static_cast<double>(T * 2 * kv / t) * 2;
   if (c.cp > 1)
@@ -238,14 +258,17 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
                              T * 2 * kv / t, T * 2 * kv / t * c.cp, "bf16"));
   const KernelOp attn_fwd = P.attention(false);
   F.push_back(attn_fwd);
+  quantize_fwd(F, h, q / t);
   F.push_back(P.gemm("attention out", T, h, q / t, dt));
   tp_scatter(F);
   F.push_back(residual());
   F.push_back(norm_fwd());
   tp_gather(F);
+  quantize_fwd(F, fc1_n, h);
   F.push_back(P.gemm("fc1", T, fc1_n, h, dt));
   F.push_back(P.membound(act + "_fwd_kernel", "elementwise",
                          static_cast<double>(T * f / t) * (swiglu ? 6 : 4)));
+  quantize_fwd(F, h, f / t);
   F.push_back(P.gemm("fc2", T, h, f / t, dt));
   tp_scatter(F);
   F.push_back(residual());
@@ -253,22 +276,26 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   // Backward of one layer: the conjugate collectives, data and weight gradients.
   auto& B = s.layer_bwd;
   tp_gather(B);
+  quantize_bwd(B, h);
   B.push_back(P.gemm("fc2 data grad", T, f / t, h, dt));
   B.push_back(P.gemm("fc2 weight grad", h, f / t, T, dt));
   B.push_back(P.membound(act + "_bwd_kernel", "elementwise",
                          static_cast<double>(T * f / t) * (swiglu ? 10 : 6)));
+  quantize_bwd(B, fc1_n);
   B.push_back(P.gemm("fc1 data grad", T, h, fc1_n, dt));
   B.push_back(P.gemm("fc1 weight grad", fc1_n, h, T, dt));
   tp_scatter(B);
   B.push_back(norm_bwd());
   B.push_back(residual());
   tp_gather(B);
+  quantize_bwd(B, h);
   B.push_back(P.gemm("attention out data grad", T, q / t, h, dt));
   B.push_back(P.gemm("attention out weight grad", h, q / t, T, dt));
   B.push_back(P.attention(true));
   if (c.cp > 1)
     B.push_back(P.collective(CommGroup::kCp, Collective::kReduceScatter, kv_bytes * c.cp,
                              T * 2 * kv / t * c.cp, T * 2 * kv / t, "bf16"));
+  quantize_bwd(B, (q + 2 * kv) / t);
   B.push_back(P.gemm("qkv data grad", T, h, (q + 2 * kv) / t, dt));
   B.push_back(P.gemm("qkv weight grad", (q + 2 * kv) / t, h, T, dt));
   tp_scatter(B);
@@ -282,18 +309,22 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
 
   // Embedding (first virtual stage) and output head (last virtual stage). The logits GEMM stays
   // in bf16 in FP8 recipes (Transformer Engine keeps the output layer in higher precision).
-  s.embed_fwd.push_back(P.membound("embedding_fwd_kernel", "embedding", 4.0 * static_cast<double>(T * h)));
+  s.embed_fwd.push_back(
+      P.membound("embedding_fwd_kernel", "embedding", 4.0 * static_cast<double>(T * h)));
   tp_scatter(s.embed_fwd);
   tp_gather(s.embed_bwd);
-  s.embed_bwd.push_back(P.membound("embedding_bwd_kernel", "embedding", 8.0 * static_cast<double>(T * h)));
+  s.embed_bwd.push_back(
+      P.membound("embedding_bwd_kernel", "embedding", 8.0 * static_cast<double>(T * h)));
   s.head_fwd.push_back(norm_fwd());
   tp_gather(s.head_fwd);
   s.head_fwd.push_back(P.gemm("logits", T, V / t, h, cost::Dtype::kBf16));
-  s.head_fwd.push_back(P.membound("cross_entropy_fwd_kernel", "loss", 4.0 * static_cast<double>(T * V / t)));
+  s.head_fwd.push_back(
+      P.membound("cross_entropy_fwd_kernel", "loss", 4.0 * static_cast<double>(T * V / t)));
   if (t > 1)  // vocab-parallel cross entropy: max, sum of exponentials, target logit
     s.head_fwd.push_back(P.collective(CommGroup::kTp, Collective::kAllReduce,
                                       12.0 * static_cast<double>(T), 3 * T, 3 * T, "f32"));
-  s.head_bwd.push_back(P.membound("cross_entropy_bwd_kernel", "loss", 4.0 * static_cast<double>(T * V / t)));
+  s.head_bwd.push_back(
+      P.membound("cross_entropy_bwd_kernel", "loss", 4.0 * static_cast<double>(T * V / t)));
   s.head_bwd.push_back(P.gemm("logits data grad", T, h, V / t, cost::Dtype::kBf16));
   s.head_bwd.push_back(P.gemm("logits weight grad", V / t, h, T, cost::Dtype::kBf16));
   tp_scatter(s.head_bwd);

@@ -20,8 +20,8 @@ const char* to_string(CommGroup g);
 struct KernelOp {
   std::string name;
   double dur_us = 0;
-  double model_flops = 0;  // counted by Megatron's formula
-  double hw_flops = 0;     // executed (recomputation included)
+  double model_flops = 0;              // counted by Megatron's formula
+  double hw_flops = 0;                 // executed (recomputation included)
   CommGroup group = CommGroup::kNone;  // a collective when not kNone
   cost::Collective collective = cost::Collective::kAllReduce;
   int64_t nelems = 0;  // NCCL "In msg nelems"

@@ -39,9 +39,9 @@ struct Stage {
   uint32_t thread = 0;
   std::array<uint32_t, kNumStreams> stream{};
   uint32_t last_cpu = kNone, first_cpu = kNone;
-  std::array<uint32_t, kNumStreams> last_gpu{};       // last GPU node (its end) per stream
+  std::array<uint32_t, kNumStreams> last_gpu{};              // last GPU node (its end) per stream
   std::array<std::vector<uint32_t>, kNumStreams> pending{};  // inter-stream waits for the next op
-  std::map<std::string, int64_t> seq;                // next NCCL sequence number per group
+  std::map<std::string, int64_t> seq;                        // next NCCL sequence number per group
 };
 
 class Builder {
@@ -171,14 +171,13 @@ class Builder {
 
   uint32_t kernel(int s, int role, const KernelOp& op) {
     const uint32_t call = cpu_call(s, "cudaLaunchKernel", k_.cpu_launch_us);
-    const uint32_t id =
-        gpu_node(s, role, op.name, op.comm() ? NodeClass::kComm : NodeClass::kCompute, op.dur_us,
-                 call);
+    const uint32_t id = gpu_node(
+        s, role, op.name, op.comm() ? NodeClass::kComm : NodeClass::kCompute, op.dur_us, call);
     mflops_[id] = op.model_flops;
     hflops_[id] = op.hw_flops;
     if (op.comm())
-      comm_[id] = add_comm(s, op, std::string(to_string(op.group)) + "/stage" + std::to_string(s),
-                           false);
+      comm_[id] =
+          add_comm(s, op, std::string(to_string(op.group)) + "/stage" + std::to_string(s), false);
     return id;
   }
   void kernels(int s, const std::vector<KernelOp>& ops) {
@@ -204,8 +203,8 @@ class Builder {
     const uint32_t arrive = gpu_node(s, role, name, NodeClass::kComm, 0, call);
     Stage& st = stages_[static_cast<size_t>(s)];
     const auto r = static_cast<size_t>(role);
-    const uint32_t xfer = node(NodeKind::kKernel, NodeClass::kComm, st.stream[r], s, name,
-                               k_.p2p.dur_us);
+    const uint32_t xfer =
+        node(NodeKind::kKernel, NodeClass::kComm, st.stream[r], s, name, k_.p2p.dur_us);
     stream_[xfer] = static_cast<int8_t>(role);
     edge(arrive, xfer, EdgeKind::kIntraStream, 0);
     st.last_gpu[r] = xfer;
@@ -213,7 +212,8 @@ class Builder {
     // Megatron's pipeline group of two neighbouring stages; the message's sequence number is the
     // same on both sides.
     const int64_t lo = key_dir == 0 ? boundary - 1 : boundary;  // virtual stage sending forward
-    const int from_stage = static_cast<int>(lo % c_.pp), to_stage = static_cast<int>((lo + 1) % c_.pp);
+    const int from_stage = static_cast<int>(lo % c_.pp),
+              to_stage = static_cast<int>((lo + 1) % c_.pp);
     KernelOp op = k_.p2p;
     const int32_t ci = add_comm(s, op,
                                 "pp/stage" + std::to_string(from_stage) + "-stage" +
@@ -297,7 +297,8 @@ class Builder {
         }
         if (!chunk_started[static_cast<size_t>(t.chunk)]) {
           chunk_started[static_cast<size_t>(t.chunk)] = true;
-          if (!gathered[static_cast<size_t>(t.chunk)].empty()) stream_wait(s, kGradStream, kComputeStream);
+          if (!gathered[static_cast<size_t>(t.chunk)].empty())
+            stream_wait(s, kGradStream, kComputeStream);
         }
         if (j == 0) kernels(s, k_.embed_fwd);
         for (int64_t i = 0; i < layers; ++i) kernels(s, k_.layer_fwd);
@@ -421,11 +422,12 @@ uint64_t step_graph_size(const ParallelConfig& c, const Layout& l, const StepCos
     return n;
   }();
   const uint64_t fwd = k.layer_fwd.size(), bwd = k.layer_bwd.size() + k.layer_recompute.size();
-  per_pass = 2 * (fwd + bwd) * layers_total + 2 * (k.embed_fwd.size() + k.embed_bwd.size() +
-                                                   k.head_fwd.size() + k.head_bwd.size());
+  per_pass = 2 * (fwd + bwd) * layers_total +
+             2 * (k.embed_fwd.size() + k.embed_bwd.size() + k.head_fwd.size() + k.head_bwd.size());
   const auto m = static_cast<uint64_t>(l.microbatches);
   const uint64_t messages = 2 * 9 * static_cast<uint64_t>(l.chunk_layers.size()) * m;
-  return per_pass * m + messages + 64 * static_cast<uint64_t>(c.pp) * static_cast<uint64_t>(c.interleave) + 16;
+  return per_pass * m + messages +
+         64 * static_cast<uint64_t>(c.pp) * static_cast<uint64_t>(c.interleave) + 16;
 }
 
 StepGraph build_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,

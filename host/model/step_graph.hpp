@@ -41,8 +41,8 @@ struct StepGraph {
   int32_t world_size = 1;
   int gpus_per_node = 8;
   // Per graph node.
-  std::vector<int32_t> node_stage;   // -1 for rendezvous nodes and the origin
-  std::vector<int8_t> node_stream;   // StreamRole of GPU nodes, -1 for CPU and virtual nodes
+  std::vector<int32_t> node_stage;  // -1 for rendezvous nodes and the origin
+  std::vector<int8_t> node_stream;  // StreamRole of GPU nodes, -1 for CPU and virtual nodes
   std::vector<double> model_flops, hw_flops;
   std::vector<graph::NodeId> launched_by;  // GPU node -> its launch call (origin if none)
   std::vector<graph::NodeId> transfer_of;  // p2p arrival -> its transfer node (origin if none)
@@ -51,7 +51,7 @@ struct StepGraph {
   std::vector<int8_t> waits_on;            // cudaStreamWaitEvent call: (to << 4) | from roles
   std::vector<graph::NodeId> synced;       // cudaStreamSynchronize call -> the GPU op it waits for
   std::vector<CommRecord> comms;
-  std::vector<graph::NodeId> stage_end;    // per stage: its final stream synchronize
+  std::vector<graph::NodeId> stage_end;  // per stage: its final stream synchronize
 };
 
 // Throws InputError when the iteration would exceed `max_nodes` graph nodes.

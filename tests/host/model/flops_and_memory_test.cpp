@@ -1,0 +1,120 @@
+// FLOPs of the generated iteration against Megatron's formula (calibration.md §4.1), per preset;
+// memory against Megatron's accounting (§2.2 bytes per parameter, §4.3 activations).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cost/kernels_db.hpp"
+#include "model/estimate.hpp"
+#include "model/flops.hpp"
+#include "model/memory_footprint.hpp"
+
+using namespace lumos::model;
+
+namespace {
+
+EstimateRequest small_layout(const std::string& preset_name) {
+  EstimateRequest r;
+  r.model = preset(preset_name);
+  r.cfg.tp = 8;
+  r.cfg.pp = 2;
+  r.cfg.dp = 2;
+  r.cfg.mbs = 1;
+  r.cfg.gbs = 8;  // 4 micro-batches
+  return r;
+}
+
+}  // namespace
+
+class PresetFlops : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PresetFlops, GeneratedKernelsAddUpToMegatronsFormulaExactly) {
+  const auto run = run_estimate(small_layout(GetParam()), lumos::cost::embedded_db());
+  const Estimate& e = run.estimate;
+  EXPECT_GT(e.model_flops, 0);
+  EXPECT_NEAR(e.graph_model_flops / e.model_flops, 1.0, 1e-12);
+  EXPECT_NEAR(e.graph_hw_flops / e.hardware_flops, 1.0, 1e-12);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPresets, PresetFlops,
+                         ::testing::Values("gpt3-15b", "gpt3-44b", "gpt3-117b", "gpt3-175b",
+                                           "llama3-8b", "llama3-70b", "llama3-405b"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+TEST(Flops, Gpt3With4hMlpMatchesTheClosedForm72BslhSquared) {
+  // calibration.md §4.1: MHA, ffn = 4h, causal: 72 B s L h^2 (1 + s/(12h) + V/(12 L h)).
+  const ModelSpec m = preset("gpt3-175b");
+  const double B = 1536, s = 2048, L = 96, h = 12288, V = 50304;
+  const double closed = 72 * B * s * L * h * h * (1 + s / (12 * h) + V / (12 * L * h));
+  EXPECT_NEAR(megatron_model_flops(m, 1536, 50304) / closed, 1.0, 1e-12);
+}
+
+TEST(Flops, RecomputationAddsTheForwardItReruns) {
+  ParallelConfig c;
+  const ModelSpec m = preset("gpt3-15b");
+  const double model = megatron_model_flops(m, 64, 50432);
+  const double logits = 3 * 64.0 * 2048 * 2 * 6144 * 50432;
+  // Full recompute re-runs every layer forward: the layers' share becomes 4/3.
+  EXPECT_NEAR(hardware_flops(m, 64, 50432, Recompute::kFull) - model, (model - logits) / 3,
+              1e-9 * model);
+  for (Recompute r : {Recompute::kFull, Recompute::kSelective}) {
+    EstimateRequest q = small_layout("gpt3-15b");
+    q.cfg.recompute = r;
+    const auto e = run_estimate(q, lumos::cost::embedded_db()).estimate;
+    EXPECT_NEAR(e.graph_hw_flops / e.hardware_flops, 1.0, 1e-12) << to_string(r);
+    EXPECT_GT(e.hfu, e.mfu);
+  }
+}
+
+TEST(Memory, DistributedOptimizerKeepsSixPlusTwelveOverDBytesPerParameter) {
+  const ModelSpec m = preset("llama3-70b");
+  for (int dp : {1, 2, 8, 64}) {
+    for (bool dist : {false, true}) {
+      ParallelConfig c;
+      c.tp = 8, c.pp = 4, c.dp = dp, c.gbs = 4 * dp;
+      c.distributed_optimizer = dist;
+      const Layout l = check_layout(m, c);
+      for (const StageMemory& s : memory_per_stage(m, c, l)) {
+        const double per_param =
+            (s.weights_bytes + s.grads_bytes + s.optimizer_bytes) / static_cast<double>(s.params);
+        const double expected = dist ? 6 + 12.0 / dp : 18;  // calibration.md §2.2
+        EXPECT_NEAR(per_param / expected, 1.0, 0.05) << "dp " << dp << " dist " << dist;
+      }
+    }
+  }
+}
+
+TEST(Memory, FirstStageActivationsFollowMegatronsTheoreticalFormula) {
+  // calibration.md §4.3 (theoretical_memory_usage.py), sequence parallel + selective recompute:
+  // s b h (18 + 4 ffn/h) per layer, L/p layers, p micro-batches in flight on the first stage, plus
+  // the embedding's 8 s b p + s b h p, all over t; interleaving multiplies by 1 + (p-1)/(p v).
+  const ModelSpec m = preset("gpt3-175b");
+  for (int v : {1, 2, 3}) {
+    ParallelConfig c;
+    c.tp = 8, c.pp = 8, c.dp = 1, c.mbs = 1, c.gbs = 64, c.interleave = v;
+    c.sequence_parallel = true;
+    c.recompute = Recompute::kSelective;
+    const Layout l = check_layout(m, c);
+    const double s = 2048, b = 1, h = 12288, p = 8, t = 8, L = 96;
+    double expected = s * b * h * (18 + 4 * 49152 / h) * (L / p) * p + 8 * s * b * p + s * b * h * p;
+    if (v > 1) expected *= 1 + (p - 1) / (p * v);
+    expected /= t;
+    const auto mem = memory_per_stage(m, c, l);
+    EXPECT_NEAR(mem[0].activations_bytes / expected, 1.0, 0.05) << "v " << v;
+  }
+}
+
+TEST(Memory, FullRecomputeKeepsOnlyEachLayersInput) {
+  const ModelSpec m = preset("gpt3-15b");
+  ParallelConfig c;
+  c.tp = 2, c.pp = 1, c.dp = 1, c.gbs = 1;
+  c.recompute = Recompute::kFull;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, c), 2.0 * 2048 * 6144);
+  c.recompute = Recompute::kNone;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, c), 2048.0 * 6144 * (10 + (8 + 4 * 2.0) / 2));
+}
