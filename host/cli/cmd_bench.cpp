@@ -26,6 +26,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int cmd_bench(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "estimate") return bench_estimate(argc - 1, argv + 1);
   if (argc < 2 || std::string(argv[1]) != "batch") {
     if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
       std::cout << "usage: lumos bench batch --nodes N --variants V --backend cpu|cuda [--json]\n";

@@ -10,6 +10,7 @@ int cmd_demo_trace(int argc, char** argv);
 int cmd_info(int argc, char** argv);
 int cmd_cost(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+int bench_estimate(int argc, char** argv);  // lumos bench estimate
 int cmd_whatif(int argc, char** argv);
 int cmd_estimate(int argc, char** argv);
 int cmd_generate(int argc, char** argv);

@@ -14,16 +14,17 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }
 
 // Sweeps one stage's GPU intervals over [0, end).
-StageBreakdown stage_breakdown(const StepGraph& sg, const replay::ReplayResult& r, int stage,
-                               double end_us, bool pipelined) {
+StageBreakdown stage_breakdown(const StepGraph& sg, const replay::ReplayResult& r,
+                               const std::vector<graph::NodeId>& gpu_nodes, double end_us,
+                               bool pipelined) {
   struct Mark {
     double t;
     int8_t compute, comm;
   };
   std::vector<Mark> marks;
   const graph::Graph& g = sg.graph;
-  for (graph::NodeId n = 1; n < g.num_nodes(); ++n) {
-    if (sg.node_stage[n] != stage || sg.node_stream[n] < 0 || g.dur_us[n] <= 0) continue;
+  for (graph::NodeId n : gpu_nodes) {
+    if (g.dur_us[n] <= 0) continue;
     const bool comm = g.cls[n] == graph::NodeClass::kComm;
     const auto a = std::max(0.0, r.start_us[n]), b = std::min(end_us, r.finish_us[n]);
     if (b <= a) continue;
@@ -97,8 +98,8 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   e.hardware_flops = hardware_flops(e.model, e.cfg.gbs, e.layout.padded_vocab, e.cfg.recompute);
   const double replicas = static_cast<double>(e.cfg.tp) * e.cfg.cp * e.cfg.dp;
   for (graph::NodeId n = 1; n < g.num_nodes(); ++n) {
-    e.graph_model_flops += run.step.model_flops[n];
-    e.graph_hw_flops += run.step.hw_flops[n];
+    e.graph_model_flops += run.step.meta_of(n).model_flops;
+    e.graph_hw_flops += run.step.meta_of(n).hw_flops;
   }
   e.graph_model_flops *= replicas;
   e.graph_hw_flops *= replicas;
@@ -110,12 +111,17 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   const auto mem = memory_per_stage(e.model, e.cfg, e.layout);
   e.memory_capacity_bytes = gpu.hbm_gib * 1024.0 * 1024.0 * 1024.0;
   double worst = -1;
+  std::vector<std::vector<graph::NodeId>> gpu_nodes(static_cast<size_t>(e.cfg.pp));
+  for (graph::NodeId n = 1; n < g.num_nodes(); ++n)
+    if (run.step.meta_of(n).stage >= 0 && run.step.meta_of(n).stream >= 0)
+      gpu_nodes[static_cast<size_t>(run.step.meta_of(n).stage)].push_back(n);
   for (int s = 0; s < e.cfg.pp; ++s) {
     StageReport sr;
     sr.stage = s;
     sr.rank = run.step.stage_rank[static_cast<size_t>(s)];
     sr.end_us = run.replay.finish_us[run.step.stage_end[static_cast<size_t>(s)]];
-    sr.breakdown = stage_breakdown(run.step, run.replay, s, e.step_time_us, e.cfg.pp > 1);
+    sr.breakdown = stage_breakdown(run.step, run.replay, gpu_nodes[static_cast<size_t>(s)],
+                                   e.step_time_us, e.cfg.pp > 1);
     sr.memory = mem[static_cast<size_t>(s)];
     if (sr.memory.total_bytes() > worst) worst = sr.memory.total_bytes(), e.worst_memory_stage = s;
     const double k = 1.0 / e.cfg.pp;

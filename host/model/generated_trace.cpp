@@ -28,32 +28,56 @@ std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r,
   w.set_device_name(gpu_name);
   const int64_t device = sg.stage_rank[static_cast<size_t>(stage)] % std::max(1, sg.gpus_per_node);
   std::vector<graph::NodeId> cpu;
-  std::unordered_map<graph::NodeId, graph::NodeId> launched;  // call -> GPU node
+  std::unordered_map<graph::NodeId, graph::NodeId> launched;     // call -> GPU node
+  std::unordered_map<graph::NodeId, graph::NodeId> transfer_of;  // p2p arrival -> transfer
+  std::unordered_map<graph::NodeId, graph::NodeId> pred_of;      // wait -> record, sync -> op
   for (graph::NodeId n = 1; n < g.num_nodes(); ++n) {
-    if (sg.node_stage[n] != stage) continue;
+    if (sg.meta_of(n).stage != stage) continue;
     if (g.kind[n] == graph::NodeKind::kRuntime) cpu.push_back(n);
-    if (sg.launched_by[n] != graph::kOrigin) launched[sg.launched_by[n]] = n;
+    bool met = false;
+    graph::NodeId same_stream = graph::kOrigin;
+    for (uint32_t k = g.pred_offset[n]; k < g.pred_offset[n + 1]; ++k) {
+      const graph::NodeId p = g.pred_index[k];
+      switch (g.pred_kind[k]) {
+        case graph::EdgeKind::kLaunch:
+          launched[p] = n;
+          break;
+        case graph::EdgeKind::kCrossRank:
+          met = true;
+          break;
+        case graph::EdgeKind::kIntraStream:
+          same_stream = p;
+          break;
+        case graph::EdgeKind::kIntraThread:
+          if (sg.meta_of(n).waits_on) pred_of[n] = p;
+          break;
+        case graph::EdgeKind::kGpuToCpuSync:
+          pred_of[n] = p;
+          break;
+        default:
+          break;
+      }
+    }
+    if (met && same_stream != graph::kOrigin) transfer_of[same_stream] = n;
   }
-  std::sort(cpu.begin(), cpu.end(), [&](graph::NodeId a, graph::NodeId b) {
-    return r.start_us[a] < r.start_us[b] || (r.start_us[a] == r.start_us[b] && a < b);
-  });
   std::unordered_map<graph::NodeId, int64_t> corr_of;
   double prev_end = 0, end = 0;
   for (graph::NodeId n : cpu) {
     const std::string& name = g.names[g.name[n]];
     double ts = ns(r.start_us[n]), dur = ns(r.finish_us[n]) - ts;
-    if (sg.synced[n] != graph::kOrigin) {  // the call began when the thread reached it
+    if (sg.meta_of(n).sync) {  // the call began when the thread reached it
       ts = prev_end;
       dur = ns(r.finish_us[n]) - ts;
       const int64_t corr = w.runtime(kThreadId, name, ts, dur);
       w.sync("Stream Sync", corr, device, kStreamIds[kComputeStream], ts, dur);
     } else if (auto it = launched.find(n); it != launched.end()) {
       const graph::NodeId k = it->second;
-      const graph::NodeId last = sg.transfer_of[k] != graph::kOrigin ? sg.transfer_of[k] : k;
+      const auto t = transfer_of.find(k);
+      const graph::NodeId last = t != transfer_of.end() ? t->second : k;
       const double gts = ns(r.start_us[k]);
       std::vector<std::pair<std::string, trace::ArgValue>> args;
-      if (sg.comm[k] >= 0) {
-        const CommRecord& c = sg.comms[static_cast<size_t>(sg.comm[k])];
+      if (sg.meta_of(k).comm >= 0) {
+        const CommRecord& c = sg.comms[static_cast<size_t>(sg.meta_of(k).comm)];
         args = {{"Collective name", c.collective},
                 {"dtype", c.dtype},
                 {"In msg nelems", c.in_nelems},
@@ -63,13 +87,13 @@ std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r,
                 {"Seq", c.seq}};
       }
       corr_of[n] = w.launch(kThreadId, name, ts, dur, "kernel", g.names[g.name[k]], device,
-                            kStreamIds[sg.node_stream[k]], gts, ns(r.finish_us[last]) - gts,
+                            kStreamIds[sg.meta_of(k).stream], gts, ns(r.finish_us[last]) - gts,
                             std::move(args));
-    } else if (sg.record_of[n] != graph::kOrigin) {
-      const int from = sg.waits_on[n] & 0xf, to = (sg.waits_on[n] >> 4) & 0xf;
+    } else if (sg.meta_of(n).waits_on) {
+      const int from = sg.meta_of(n).waits_on & 0xf, to = (sg.meta_of(n).waits_on >> 4) & 0xf;
       const int64_t corr = w.runtime(kThreadId, name, ts, dur);
       w.sync("Stream Wait Event", corr, device, kStreamIds[to], ts, dur, kStreamIds[from],
-             corr_of.at(sg.record_of[n]));
+             corr_of.at(pred_of.at(n)));
     } else {
       corr_of[n] = w.runtime(kThreadId, name, ts, dur);
     }

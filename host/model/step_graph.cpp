@@ -18,7 +18,12 @@ using graph::EdgeKind;
 using graph::NodeClass;
 using graph::NodeKind;
 
-constexpr uint32_t kNone = 0;  // draft id 0 is the origin, never a real predecessor here
+constexpr uint32_t kNone = 0;
+const std::string kLaunchCall = "cudaLaunchKernel";
+const std::string kRecordCall = "cudaEventRecord";
+const std::string kWaitCall = "cudaStreamWaitEvent";
+const std::string kSyncCall =
+    "cudaStreamSynchronize";  // draft id 0 is the origin, never a real predecessor here
 
 const char* collective_arg(cost::Collective c, bool recv) {
   switch (c) {
@@ -41,7 +46,8 @@ struct Stage {
   uint32_t last_cpu = kNone, first_cpu = kNone;
   std::array<uint32_t, kNumStreams> last_gpu{};              // last GPU node (its end) per stream
   std::array<std::vector<uint32_t>, kNumStreams> pending{};  // inter-stream waits for the next op
-  std::map<std::string, int64_t> seq;                        // next NCCL sequence number per group
+  std::array<int64_t, 5> seq{};           // next NCCL sequence number, by CommGroup
+  std::array<std::string, 5> group_name;  // "tp/stage3", ... by CommGroup
 };
 
 class Builder {
@@ -58,7 +64,8 @@ class Builder {
     d_.nodes.reserve(expect + 16);
     d_.edges.reserve(expect * 2 + 16);
     d_.nodes.push_back({});
-    push_meta();
+    meta_.reserve(expect + 16);
+    meta_.emplace_back();
     out_.stages = c_.pp;
     out_.world_size = static_cast<int32_t>(c_.gpus());
     out_.gpus_per_node = k_.topo ? k_.topo->gpus_per_node : 8;
@@ -74,6 +81,9 @@ class Builder {
         st.stream[static_cast<size_t>(r)] =
             add_resource({graph::ResourceKind::kStream, rank, device, kStreamIds[r]});
       steps_.push_back({"ProfilerStep#1", rank, graph::kOrigin, 0});
+      for (CommGroup grp : {CommGroup::kTp, CommGroup::kCp, CommGroup::kDp})
+        st.group_name[static_cast<size_t>(grp)] =
+            std::string(to_string(grp)) + "/stage" + std::to_string(s);
     }
     for (int s = 0; s < c_.pp; ++s) stage_iteration(s);
     for (const auto& [key, ends] : messages_)
@@ -98,31 +108,29 @@ class Builder {
     names_.push_back(s);
     return name_id_[s] = static_cast<uint32_t>(names_.size() - 1);
   }
-  void push_meta() {
-    stage_.push_back(-1);
-    stream_.push_back(-1);
-    mflops_.push_back(0);
-    hflops_.push_back(0);
-    launched_by_.push_back(kNone);
-    transfer_of_.push_back(kNone);
-    comm_.push_back(-1);
-    record_of_.push_back(kNone);
-    waits_on_.push_back(0);
-    synced_.push_back(kNone);
+  // Names of the ops in StepCosts and of the runtime calls, interned once by address: hashing a
+  // string per node was a tenth of the build.
+  uint32_t name_of(const std::string& name) {
+    auto it = name_by_address_.find(&name);
+    if (it != name_by_address_.end()) return it->second;
+    return name_by_address_[&name] = intern(name);
   }
   uint32_t node(NodeKind kind, NodeClass cls, uint32_t res, int s, const std::string& name,
                 double dur) {
+    return node(kind, cls, res, s, intern(name), dur);
+  }
+  uint32_t node(NodeKind kind, NodeClass cls, uint32_t res, int s, uint32_t name, double dur) {
     DraftNode n;
     n.kind = kind;
     n.cls = cls;
     n.resource = res;
     n.step = s;
-    n.name = intern(name);
+    n.name = name;
     n.dur_us = dur;
     d_.nodes.push_back(n);
-    push_meta();
+    meta_.emplace_back();
     const auto id = static_cast<uint32_t>(d_.nodes.size() - 1);
-    stage_[id] = s;
+    meta_[id].stage = s;
     return id;
   }
   void edge(uint32_t src, uint32_t dst, EdgeKind kind, double lag) {
@@ -132,7 +140,7 @@ class Builder {
   // A runtime call on the stage's thread, after the previous one.
   uint32_t cpu_call(int s, const std::string& name, double dur) {
     Stage& st = stages_[static_cast<size_t>(s)];
-    const uint32_t id = node(NodeKind::kRuntime, NodeClass::kCpu, st.thread, s, name, dur);
+    const uint32_t id = node(NodeKind::kRuntime, NodeClass::kCpu, st.thread, s, name_of(name), dur);
     if (st.last_cpu == kNone) st.first_cpu = id;
     edge(st.last_cpu, id, st.last_cpu == kNone ? EdgeKind::kOrigin : EdgeKind::kIntraThread, 0);
     st.last_cpu = id;
@@ -141,13 +149,11 @@ class Builder {
 
   // Launches a GPU node on a stream: after its launch call, the stream's previous op and any
   // inter-stream waits queued for the stream.
-  uint32_t gpu_node(int s, int role, const std::string& name, NodeClass cls, double dur,
-                    uint32_t launch) {
+  uint32_t gpu_node(int s, int role, uint32_t name, NodeClass cls, double dur, uint32_t launch) {
     Stage& st = stages_[static_cast<size_t>(s)];
     const auto r = static_cast<size_t>(role);
     const uint32_t id = node(NodeKind::kKernel, cls, st.stream[r], s, name, dur);
-    stream_[id] = static_cast<int8_t>(role);
-    launched_by_[id] = launch;
+    meta_[id].stream = static_cast<int8_t>(role);
     edge(launch, id, EdgeKind::kLaunch, k_.launch_latency_us);
     if (st.last_gpu[r] != kNone) edge(st.last_gpu[r], id, EdgeKind::kIntraStream, 0);
     for (uint32_t w : st.pending[r]) edge(w, id, EdgeKind::kInterStream, 0);
@@ -159,7 +165,8 @@ class Builder {
   int32_t add_comm(int s, const KernelOp& op, const std::string& group, bool recv) {
     CommRecord rec;
     rec.process_group = group;
-    if (op.group != CommGroup::kPp) rec.seq = stages_[static_cast<size_t>(s)].seq[group]++;
+    if (op.group != CommGroup::kPp)
+      rec.seq = stages_[static_cast<size_t>(s)].seq[static_cast<size_t>(op.group)]++;
     rec.collective = collective_arg(op.collective, recv);
     rec.in_nelems = op.nelems;
     rec.out_nelems = op.out_nelems;
@@ -169,15 +176,17 @@ class Builder {
     return static_cast<int32_t>(out_.comms.size() - 1);
   }
 
-  uint32_t kernel(int s, int role, const KernelOp& op) {
-    const uint32_t call = cpu_call(s, "cudaLaunchKernel", k_.cpu_launch_us);
-    const uint32_t id = gpu_node(
-        s, role, op.name, op.comm() ? NodeClass::kComm : NodeClass::kCompute, op.dur_us, call);
-    mflops_[id] = op.model_flops;
-    hflops_[id] = op.hw_flops;
+  // `op` lives in StepCosts (its name is interned by address) unless `temporary`.
+  uint32_t kernel(int s, int role, const KernelOp& op, bool temporary = false) {
+    const uint32_t call = cpu_call(s, kLaunchCall, k_.cpu_launch_us);
+    const uint32_t id =
+        gpu_node(s, role, temporary ? intern(op.name) : name_of(op.name),
+                 op.comm() ? NodeClass::kComm : NodeClass::kCompute, op.dur_us, call);
+    meta_[id].model_flops = op.model_flops;
+    meta_[id].hw_flops = op.hw_flops;
     if (op.comm())
-      comm_[id] =
-          add_comm(s, op, std::string(to_string(op.group)) + "/stage" + std::to_string(s), false);
+      meta_[id].comm = add_comm(
+          s, op, stages_[static_cast<size_t>(s)].group_name[static_cast<size_t>(op.group)], false);
     return id;
   }
   void kernels(int s, const std::vector<KernelOp>& ops) {
@@ -189,26 +198,24 @@ class Builder {
   void stream_wait(int s, int from, int to) {
     Stage& st = stages_[static_cast<size_t>(s)];
     const uint32_t src = st.last_gpu[static_cast<size_t>(from)];
-    const uint32_t rec = cpu_call(s, "cudaEventRecord", k_.event_call_us);
-    const uint32_t wait = cpu_call(s, "cudaStreamWaitEvent", k_.event_call_us);
-    record_of_[wait] = rec;
-    waits_on_[wait] = static_cast<int8_t>((to << 4) | from);
+    const uint32_t rec = cpu_call(s, kRecordCall, k_.event_call_us);
+    const uint32_t wait = cpu_call(s, kWaitCall, k_.event_call_us);
+    meta_[wait].waits_on = static_cast<int8_t>((to << 4) | from);
     if (src != kNone) st.pending[static_cast<size_t>(to)].push_back(src);
   }
 
   // One side of a pipeline message: the NCCL kernel arrives, meets its peer, then transfers.
   void p2p(int s, int role, bool recv, int64_t key_dir, int64_t mb, int64_t boundary) {
-    const uint32_t call = cpu_call(s, "cudaLaunchKernel", k_.cpu_launch_us);
-    const std::string name = k_.p2p.name;
-    const uint32_t arrive = gpu_node(s, role, name, NodeClass::kComm, 0, call);
+    const uint32_t call = cpu_call(s, kLaunchCall, k_.cpu_launch_us);
+    const std::string& name = k_.p2p.name;
+    const uint32_t arrive = gpu_node(s, role, name_of(name), NodeClass::kComm, 0, call);
     Stage& st = stages_[static_cast<size_t>(s)];
     const auto r = static_cast<size_t>(role);
     const uint32_t xfer =
         node(NodeKind::kKernel, NodeClass::kComm, st.stream[r], s, name, k_.p2p.dur_us);
-    stream_[xfer] = static_cast<int8_t>(role);
+    meta_[xfer].stream = static_cast<int8_t>(role);
     edge(arrive, xfer, EdgeKind::kIntraStream, 0);
     st.last_gpu[r] = xfer;
-    transfer_of_[arrive] = xfer;
     // Megatron's pipeline group of two neighbouring stages; the message's sequence number is the
     // same on both sides.
     const int64_t lo = key_dir == 0 ? boundary - 1 : boundary;  // virtual stage sending forward
@@ -220,14 +227,14 @@ class Builder {
                                     std::to_string(to_stage) + (key_dir == 0 ? "/fwd" : "/bwd"),
                                 recv);
     out_.comms[static_cast<size_t>(ci)].seq = mb * (c_.pp * int64_t{c_.interleave}) + boundary;
-    comm_[arrive] = ci;
+    meta_[arrive].comm = ci;
     MsgEnds& e = messages_[{key_dir, mb, boundary}];
     (recv ? e.recv_arrive : e.send_arrive) = arrive;
     (recv ? e.recv_transfer : e.send_transfer) = xfer;
     if (e.send_arrive && e.recv_arrive) {
       const uint32_t rdv = node(NodeKind::kVirtual, NodeClass::kVirtual, graph::kNoResource, -1,
                                 "rendezvous " + name, 0);
-      stage_[rdv] = -1;
+      meta_[rdv].stage = -1;
       edge(e.send_arrive, rdv, EdgeKind::kCrossRank, 0);
       edge(e.recv_arrive, rdv, EdgeKind::kCrossRank, 0);
       edge(rdv, e.send_transfer, EdgeKind::kCrossRank, 0);
@@ -246,7 +253,7 @@ class Builder {
     if (b->filled >= k_.bucket_params || (flush && b->filled > 0)) {
       if (k_.dp_group > 1) {
         stream_wait(s, kComputeStream, kGradStream);
-        kernel(s, kGradStream, k_.grad_reduce(b->filled));
+        kernel(s, kGradStream, k_.grad_reduce(b->filled), true);
       }
       b->sizes.push_back(b->filled);
       b->filled = 0;
@@ -280,7 +287,8 @@ class Builder {
                        (j == 0 ? embed_params : 0) + (j == last_vs ? head_params : 0);
         while (chunk > 0) {
           const double b = std::min(chunk, k_.bucket_params);
-          gathered[static_cast<size_t>(ch)].push_back(kernel(s, kGradStream, k_.param_gather(b)));
+          gathered[static_cast<size_t>(ch)].push_back(
+              kernel(s, kGradStream, k_.param_gather(b), true));
           chunk -= b;
         }
       }
@@ -339,10 +347,10 @@ class Builder {
       if (stages_[static_cast<size_t>(s)].last_gpu[static_cast<size_t>(r)] != kNone)
         stream_wait(s, r, kComputeStream);
     const double shard = c_.distributed_optimizer ? stage_params / k_.dp_group : stage_params;
-    const uint32_t last = kernel(s, kComputeStream, k_.optimizer(shard));
-    const uint32_t sync = cpu_call(s, "cudaStreamSynchronize", k_.event_call_us);
+    const uint32_t last = kernel(s, kComputeStream, k_.optimizer(shard), true);
+    const uint32_t sync = cpu_call(s, kSyncCall, k_.event_call_us);
     edge(last, sync, EdgeKind::kGpuToCpuSync, 0);
-    synced_[sync] = last;
+    meta_[sync].sync = true;
     stage_end_.push_back(sync);
     steps_[static_cast<size_t>(s)].marker = stages_[static_cast<size_t>(s)].first_cpu;
   }
@@ -359,31 +367,9 @@ class Builder {
     for (auto& st : g.steps) st.marker = id[st.marker];
     g.rank = -1;
     g.source = m_.name + " (model-driven)";
-    const size_t N = g.num_nodes();
-    out_.node_stage.assign(N, -1);
-    out_.node_stream.assign(N, -1);
-    out_.model_flops.assign(N, 0);
-    out_.hw_flops.assign(N, 0);
-    out_.launched_by.assign(N, graph::kOrigin);
-    out_.transfer_of.assign(N, graph::kOrigin);
-    out_.comm.assign(N, -1);
-    out_.record_of.assign(N, graph::kOrigin);
-    out_.waits_on.assign(N, 0);
-    out_.synced.assign(N, graph::kOrigin);
-    auto map = [&](uint32_t x) { return x == kNone ? graph::kOrigin : id[x]; };
-    for (uint32_t dn = 1; dn < d_.nodes.size(); ++dn) {
-      const graph::NodeId n = id[dn];
-      out_.node_stage[n] = stage_[dn];
-      out_.node_stream[n] = stream_[dn];
-      out_.model_flops[n] = mflops_[dn];
-      out_.hw_flops[n] = hflops_[dn];
-      out_.launched_by[n] = map(launched_by_[dn]);
-      out_.transfer_of[n] = map(transfer_of_[dn]);
-      out_.comm[n] = comm_[dn];
-      out_.record_of[n] = map(record_of_[dn]);
-      out_.waits_on[n] = waits_on_[dn];
-      out_.synced[n] = map(synced_[dn]);
-    }
+    out_.build_index.resize(g.num_nodes());
+    for (uint32_t dn = 0; dn < d_.nodes.size(); ++dn) out_.build_index[id[dn]] = dn;
+    out_.meta = std::move(meta_);
     for (uint32_t e : stage_end_) out_.stage_end.push_back(id[e]);
     return std::move(out_);
   }
@@ -397,15 +383,11 @@ class Builder {
   std::vector<graph::Resource> resources_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, uint32_t> name_id_;
+  std::unordered_map<const std::string*, uint32_t> name_by_address_;
   std::vector<graph::Step> steps_;
   std::vector<Stage> stages_;
   std::map<std::tuple<int64_t, int64_t, int64_t>, MsgEnds> messages_;
-  std::vector<int32_t> stage_;
-  std::vector<int8_t> stream_;
-  std::vector<double> mflops_, hflops_;
-  std::vector<uint32_t> launched_by_, transfer_of_, record_of_, synced_;
-  std::vector<int32_t> comm_;
-  std::vector<int8_t> waits_on_;
+  std::vector<StepGraph::NodeMeta> meta_;  // per draft node
   std::vector<uint32_t> stage_end_;
   StepGraph out_;
 };
@@ -413,8 +395,8 @@ class Builder {
 }  // namespace
 
 uint64_t step_graph_size(const ParallelConfig& c, const Layout& l, const StepCosts& k) {
-  // Each kernel is two nodes (launch call and kernel); each pipeline message about eight
-  // (two calls for the stream wait, the launch, arrival, transfer and half a rendezvous).
+  // Each kernel is two nodes (launch call and kernel); each pipeline message eleven (per side:
+  // two calls for the stream wait, the launch call, arrival and transfer; and the rendezvous).
   uint64_t per_pass = 0;
   const uint64_t layers_total = [&] {
     uint64_t n = 0;
@@ -425,7 +407,7 @@ uint64_t step_graph_size(const ParallelConfig& c, const Layout& l, const StepCos
   per_pass = 2 * (fwd + bwd) * layers_total +
              2 * (k.embed_fwd.size() + k.embed_bwd.size() + k.head_fwd.size() + k.head_bwd.size());
   const auto m = static_cast<uint64_t>(l.microbatches);
-  const uint64_t messages = 2 * 9 * static_cast<uint64_t>(l.chunk_layers.size()) * m;
+  const uint64_t messages = 2 * 11 * static_cast<uint64_t>(l.chunk_layers.size()) * m;
   return per_pass * m + messages +
          64 * static_cast<uint64_t>(c.pp) * static_cast<uint64_t>(c.interleave) + 16;
 }

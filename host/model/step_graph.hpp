@@ -40,16 +40,20 @@ struct StepGraph {
   std::vector<int32_t> stage_rank;  // global rank of each stage's representative GPU
   int32_t world_size = 1;
   int gpus_per_node = 8;
-  // Per graph node.
-  std::vector<int32_t> node_stage;  // -1 for rendezvous nodes and the origin
-  std::vector<int8_t> node_stream;  // StreamRole of GPU nodes, -1 for CPU and virtual nodes
-  std::vector<double> model_flops, hw_flops;
-  std::vector<graph::NodeId> launched_by;  // GPU node -> its launch call (origin if none)
-  std::vector<graph::NodeId> transfer_of;  // p2p arrival -> its transfer node (origin if none)
-  std::vector<int32_t> comm;               // collective kernel (p2p: arrival) -> comms index
-  std::vector<graph::NodeId> record_of;    // cudaStreamWaitEvent call -> its cudaEventRecord
-  std::vector<int8_t> waits_on;            // cudaStreamWaitEvent call: (to << 4) | from roles
-  std::vector<graph::NodeId> synced;       // cudaStreamSynchronize call -> the GPU op it waits for
+  // Per graph node: what the Kineto writer and the report need beyond the IR.
+  // Launch, record, synchronize and transfer links are edges of the graph (kLaunch,
+  // kIntraThread, kGpuToCpuSync, kIntraStream after a kCrossRank rendezvous).
+  struct NodeMeta {
+    double model_flops = 0, hw_flops = 0;
+    int32_t stage = -1;   // -1 for rendezvous nodes and the origin
+    int32_t comm = -1;    // collective kernel (p2p: its arrival) -> comms index
+    int8_t stream = -1;   // StreamRole of GPU nodes
+    int8_t waits_on = 0;  // cudaStreamWaitEvent call: (to << 4) | from stream roles, else 0
+    bool sync = false;    // the final cudaStreamSynchronize
+  };
+  std::vector<NodeMeta> meta;         // in build order; see meta_of
+  std::vector<uint32_t> build_index;  // graph node -> index into meta
+  const NodeMeta& meta_of(graph::NodeId n) const { return meta[build_index[n]]; }
   std::vector<CommRecord> comms;
   std::vector<graph::NodeId> stage_end;  // per stage: its final stream synchronize
 };

@@ -35,8 +35,8 @@ TEST(EstimateCli, DefaultRunsWithoutInputAndJsonCarriesTheHeadlineFields) {
     ASSERT_FALSE(d[k].get(v)) << k;
     EXPECT_GT(v, 0) << k;
   }
-  for (const char* k : {"exposed_compute_us", "overlapped_us", "exposed_comm_us", "bubble_us",
-                        "other_us"}) {
+  for (const char* k :
+       {"exposed_compute_us", "overlapped_us", "exposed_comm_us", "bubble_us", "other_us"}) {
     double v = -1;
     ASSERT_FALSE(d["breakdown"][k].get(v)) << k;
     EXPECT_GE(v, 0) << k;
@@ -50,7 +50,8 @@ TEST(EstimateCli, DefaultRunsWithoutInputAndJsonCarriesTheHeadlineFields) {
 }
 
 TEST(EstimateCli, TextReportNamesTheLayoutAndMemoryVerdict) {
-  const auto r = run_lumos("estimate --model llama3-70b --tp 8 --pp 4 --dp 2 --gbs 32 --sp --dist-opt");
+  const auto r =
+      run_lumos("estimate --model llama3-70b --tp 8 --pp 4 --dp 2 --gbs 32 --sp --dist-opt");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("TP 8 x CP 1 x PP 4 x DP 2"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("fits"), std::string::npos);
@@ -77,7 +78,8 @@ TEST(EstimateCli, GenerateWritesOneTracePerStageThatReplayReads) {
   const auto g = run_lumos("generate --pp 4 --layers 8 --gbs 16 -o " + tmp.file("out"));
   ASSERT_EQ(g.exit_code, 0) << g.out;
   size_t n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(tmp.file("out"))) n += e.is_regular_file();
+  for (const auto& e : std::filesystem::directory_iterator(tmp.file("out")))
+    n += e.is_regular_file();
   EXPECT_EQ(n, 4u);
   const auto r = run_lumos("replay " + tmp.file("out"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
@@ -86,14 +88,16 @@ TEST(EstimateCli, GenerateWritesOneTracePerStageThatReplayReads) {
 
 TEST(ModelFile, TomlStartsFromAPresetAndOverridesFields) {
   TempDir tmp;
-  tmp.write("m.toml", "[model]\npreset = \"llama3-8b\"\nname = \"llama-wide\"\nhidden = 5120\n"
-                      "act = \"swiglu\"\n");
+  tmp.write("m.toml",
+            "[model]\npreset = \"llama3-8b\"\nname = \"llama-wide\"\nhidden = 5120\n"
+            "act = \"swiglu\"\n");
   const ModelSpec m = load_model_toml(tmp.file("m.toml"));
   EXPECT_EQ(m.name, "llama-wide");
   EXPECT_EQ(m.hidden, 5120);
   EXPECT_EQ(m.layers, 32);
   EXPECT_EQ(m.kv_heads, 8);
-  const auto r = run_lumos("estimate --model-file " + tmp.file("m.toml") + " --tp 2 --pp 1 --dp 1 --gbs 2 --json");
+  const auto r = run_lumos("estimate --model-file " + tmp.file("m.toml") +
+                           " --tp 2 --pp 1 --dp 1 --gbs 2 --json");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("llama-wide"), std::string::npos);
 }

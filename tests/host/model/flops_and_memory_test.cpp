@@ -101,7 +101,8 @@ TEST(Memory, FirstStageActivationsFollowMegatronsTheoreticalFormula) {
     c.recompute = Recompute::kSelective;
     const Layout l = check_layout(m, c);
     const double s = 2048, b = 1, h = 12288, p = 8, t = 8, L = 96;
-    double expected = s * b * h * (18 + 4 * 49152 / h) * (L / p) * p + 8 * s * b * p + s * b * h * p;
+    double expected =
+        s * b * h * (18 + 4 * 49152 / h) * (L / p) * p + 8 * s * b * p + s * b * h * p;
     if (v > 1) expected *= 1 + (p - 1) / (p * v);
     expected /= t;
     const auto mem = memory_per_stage(m, c, l);

@@ -72,13 +72,12 @@ TEST_P(RoundTrip, GeneratedTracesReplayToTheEstimatesStepTime) {
 
 INSTANTIATE_TEST_SUITE_P(
     Layouts, RoundTrip,
-    ::testing::Values(
-        Case{"default_1f1b", "gpt3-15b", 2, 1, 2, 4, 1, 16, false, false, Recompute::kNone,
-             lumos::cost::Dtype::kBf16, 8},
-        Case{"equal_nccl_counts_per_stage", "gpt3-15b", 1, 1, 2, 1, 1, 8, false, false,
-             Recompute::kFull, lumos::cost::Dtype::kBf16, 4},
-        Case{"interleaved_cp_sp_distopt_fp8", "llama3-8b", 2, 2, 4, 2, 2, 16, true, true,
-             Recompute::kSelective, lumos::cost::Dtype::kFp8, 16},
-        Case{"no_pipeline", "llama3-8b", 4, 1, 1, 2, 1, 4, true, false, Recompute::kNone,
-             lumos::cost::Dtype::kBf16, 4}),
+    ::testing::Values(Case{"default_1f1b", "gpt3-15b", 2, 1, 2, 4, 1, 16, false, false,
+                           Recompute::kNone, lumos::cost::Dtype::kBf16, 8},
+                      Case{"equal_nccl_counts_per_stage", "gpt3-15b", 1, 1, 2, 1, 1, 8, false,
+                           false, Recompute::kFull, lumos::cost::Dtype::kBf16, 4},
+                      Case{"interleaved_cp_sp_distopt_fp8", "llama3-8b", 2, 2, 4, 2, 2, 16, true,
+                           true, Recompute::kSelective, lumos::cost::Dtype::kFp8, 16},
+                      Case{"no_pipeline", "llama3-8b", 4, 1, 1, 2, 1, 4, true, false,
+                           Recompute::kNone, lumos::cost::Dtype::kBf16, 4}),
     [](const auto& info) { return std::string(info.param.name); });
