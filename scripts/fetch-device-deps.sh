@@ -8,5 +8,6 @@ mkdir -p .devdeps
 cd .devdeps
 apt-get -qq update >/dev/null 2>&1 || true
 apt-get download libsimdjson-dev libsimdjson14 libdeflate-dev libdeflate0 libcxxopts-dev libgtest-dev \
-  googletest libbenchmark-dev libbenchmark1debian zlib1g-dev 2>&1 | tail -n 2
+  googletest libbenchmark-dev libbenchmark1debian zlib1g-dev libtomlplusplus-dev libtomlplusplus3 \
+  2>&1 | tail -n 2
 ls -la

@@ -39,10 +39,9 @@ int bench_estimate(int argc, char** argv) {
   std::vector<Row> rows;
   for (const auto& p : model::published_runs()) {
     const auto e = model::run_estimate(p.request, db).estimate;
-    rows.push_back({&p, e.model_tflops_per_gpu, e.step_time_us * 1e-6,
-                    (e.model_tflops_per_gpu - p.model_tflops_per_gpu) / p.model_tflops_per_gpu *
-                        100,
-                    e.fits});
+    rows.push_back(
+        {&p, e.model_tflops_per_gpu, e.step_time_us * 1e-6,
+         (e.model_tflops_per_gpu - p.model_tflops_per_gpu) / p.model_tflops_per_gpu * 100, e.fits});
   }
   // Latency: llama3-405b, the largest preset, on 1024 GPUs in Megatron-Bridge's layout.
   const model::PublishedRun* largest = nullptr;
@@ -92,12 +91,13 @@ int bench_estimate(int argc, char** argv) {
                 r.run->model_tflops_per_gpu, r.lumos_tflops, r.error_pct, r.step_s,
                 r.run->note.empty() ? "" : "  *");
   for (const Row& r : rows)
-    if (!r.run->note.empty()) std::printf("  * %s: %s\n", r.run->label.c_str(), r.run->note.c_str());
-  std::printf("latency: lumos estimate %s\n  %d runs: median %.3f s (min %.3f, max %.3f); %llu "
-              "nodes, %llu edges\n",
-              largest->options.c_str(), runs, median, sorted.front(), sorted.back(),
-              static_cast<unsigned long long>(last.nodes),
-              static_cast<unsigned long long>(last.edges));
+    if (!r.run->note.empty())
+      std::printf("  * %s: %s\n", r.run->label.c_str(), r.run->note.c_str());
+  std::printf(
+      "latency: lumos estimate %s\n  %d runs: median %.3f s (min %.3f, max %.3f); %llu "
+      "nodes, %llu edges\n",
+      largest->options.c_str(), runs, median, sorted.front(), sorted.back(),
+      static_cast<unsigned long long>(last.nodes), static_cast<unsigned long long>(last.edges));
   return 0;
 }
 

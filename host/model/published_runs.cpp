@@ -25,9 +25,8 @@ PublishedRun run(std::string label, std::string source, double tflops, std::stri
   r.options = "--model " + model + " --gpu h100 --tp " + std::to_string(tp) + " --cp " +
               std::to_string(cp) + " --pp " + std::to_string(pp) + " --dp " + std::to_string(dp) +
               (v > 1 ? " --interleave " + std::to_string(v) : std::string()) + " --mbs " +
-              std::to_string(mbs) + " --gbs " + std::to_string(gbs) +
-              (tp > 1 ? " --sp" : "") + " --dist-opt --dtype fp8" +
-              (split ? " --split-embedding" : "");
+              std::to_string(mbs) + " --gbs " + std::to_string(gbs) + (tp > 1 ? " --sp" : "") +
+              " --dist-opt --dtype fp8" + (split ? " --split-embedding" : "");
   return r;
 }
 
@@ -42,16 +41,13 @@ const std::vector<PublishedRun>& published_runs() {
           "", "llama3-70b", 4, 1, 8, 2, 5, 1, 128, false),
       run("Llama3-70B, 64 GPUs, 26.02", "Megatron-Bridge docs/performance-summary.md (C §1.2)", 728,
           "", "llama3-70b", 4, 1, 8, 2, 5, 1, 256, false),
-      run("Llama3.1-405B, 1024 GPUs, 25.11",
-          "Megatron-Bridge docs/performance-summary.md (C §1.2)", 737, "", "llama3-405b", 8, 2, 8,
-          8, 8, 1, 512, true),
-      run("Llama3.1-405B, 1024 GPUs, 26.02",
-          "Megatron-Bridge docs/performance-summary.md (C §1.2)", 784, "", "llama3-405b", 8, 2, 8,
-          8, 8, 1, 1536, true),
+      run("Llama3.1-405B, 1024 GPUs, 25.11", "Megatron-Bridge docs/performance-summary.md (C §1.2)",
+          737, "", "llama3-405b", 8, 2, 8, 8, 8, 1, 512, true),
+      run("Llama3.1-405B, 1024 GPUs, 26.02", "Megatron-Bridge docs/performance-summary.md (C §1.2)",
+          784, "", "llama3-405b", 8, 2, 8, 8, 8, 1, 1536, true),
       run("GPT-3 175B, 128 GPUs, NeMo 24.07",
           "NVIDIA/NeMo docs/source/performance/performance_summary.md @070a0bb", 782,
-          "another indexed copy of the page prints 745", "gpt3-175b", 4, 1, 8, 4, 6, 1, 256,
-          false),
+          "another indexed copy of the page prints 745", "gpt3-175b", 4, 1, 8, 4, 6, 1, 256, false),
       run("GPT-3 175B, 512 GPUs, NeMo 24.07",
           "NVIDIA/NeMo docs/source/performance/performance_summary.md @070a0bb", 842,
           "another indexed copy of the page prints 895", "gpt3-175b", 4, 1, 8, 16, 6, 2, 2048,

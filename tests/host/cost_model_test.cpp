@@ -44,7 +44,7 @@ TEST(KernelsDb, RejectsAnotherSchemaVersionAndValuesWithoutSource) {
   std::map<std::string, std::string> files;
   lumos::testing::TempDir tmp;
   for (const char* f : {"gpus.json", "gemm.json", "attention.json", "membound.json", "nccl.json",
-                        "kernel_classes.json"}) {
+                        "kernel_classes.json", "training.json"}) {
     std::ifstream in(std::string(LUMOS_KERNELS_DB) + "/" + f);
     files[f] = std::string(std::istreambuf_iterator<char>(in), {});
   }
@@ -68,6 +68,15 @@ TEST(KernelsDb, RejectsAnotherSchemaVersionAndValuesWithoutSource) {
     ADD_FAILURE() << "accepted a value without a source";
   } catch (const lumos::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("gpus[2].sms"), std::string::npos) << e.what();
+  }
+  bad = files;
+  bad["training.json"].replace(bad["training.json"].find("\"value\": 5,"), 11, "\"value\": -5,");
+  try {
+    parse_db(bad, "copy");
+    ADD_FAILURE() << "accepted a negative launch time";
+  } catch (const lumos::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("training.json: cpu_launch_us"), std::string::npos)
+        << e.what();
   }
 }
 
