@@ -48,6 +48,7 @@ void layout_options(cxxopts::Options& o) {
       cxxopts::value<int>()->default_value("1"))(
       "recompute", "none | selective | full", cxxopts::value<std::string>()->default_value("none"))(
       "sp", "sequence parallel")("dist-opt", "distributed optimizer (reduce-scatter + all-gather)")(
+      "fsdp", "fully sharded data parallel (weights, gradients and optimizer state sharded)")(
       "split-embedding",
       "count the embedding and the loss as one layer each when splitting layers over stages")(
       "dtype", "GEMM precision: bf16 | fp16 | fp8",
@@ -83,6 +84,7 @@ EstimateRequest request_from(const cxxopts::ParseResult& a) {
   c.recompute = parse_recompute(a["recompute"].as<std::string>());
   c.sequence_parallel = a.count("sp") > 0;
   c.distributed_optimizer = a.count("dist-opt") > 0;
+  c.fsdp = a.count("fsdp") > 0;
   c.split_counts_embedding = a.count("split-embedding") > 0;
   c.dtype = cost::parse_dtype(a["dtype"].as<std::string>());
   if (c.dtype != cost::Dtype::kBf16 && c.dtype != cost::Dtype::kFp16 &&
@@ -121,7 +123,8 @@ void print_text(const Estimate& e) {
       static_cast<long long>(e.layout.microbatches), schedule_name(c),
       c.interleave > 1 ? (" x" + std::to_string(c.interleave)).c_str() : "", to_string(c.recompute),
       c.sequence_parallel ? ", sequence parallel" : "",
-      c.distributed_optimizer ? ", distributed optimizer" : "", cost::to_string(c.dtype));
+      c.fsdp ? ", FSDP" : (c.distributed_optimizer ? ", distributed optimizer" : ""),
+      cost::to_string(c.dtype));
   std::printf("  step time          %.4f s\n", e.step_time_us * 1e-6);
   std::printf("  tokens/s           %.0f  (%.1f per GPU)\n", e.tokens_per_s,
               e.tokens_per_s / static_cast<double>(c.gpus()));
@@ -183,7 +186,7 @@ void print_json(const Estimate& e, const std::vector<std::string>& files) {
   w.field("mbs", c.mbs).field("gbs", c.gbs).field("microbatches", e.layout.microbatches);
   w.field("interleave", c.interleave).field("schedule", schedule_name(c));
   w.field("recompute", to_string(c.recompute)).field("sequence_parallel", c.sequence_parallel);
-  w.field("distributed_optimizer", c.distributed_optimizer);
+  w.field("distributed_optimizer", c.distributed_optimizer).field("fsdp", c.fsdp);
   w.field("dtype", cost::to_string(c.dtype)).end_object();
   w.field("step_time_s", e.step_time_us * 1e-6);
   w.field("tokens_per_s", e.tokens_per_s);

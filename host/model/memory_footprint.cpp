@@ -41,7 +41,13 @@ std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConf
     const double P = static_cast<double>(params);
     sm.weights_bytes = P * kWeightBytesPerParam;
     sm.grads_bytes = P * kGradBytesPerParam;
-    sm.optimizer_bytes = P * kOptimizerBytesPerParam / (c.distributed_optimizer ? dp_shards : 1.0);
+    sm.optimizer_bytes =
+        P * kOptimizerBytesPerParam / (c.distributed_optimizer || c.fsdp ? dp_shards : 1.0);
+    if (c.fsdp) {  // sharded too, plus two layers' gathered weights and one layer's gradients
+      const double layer = static_cast<double>(pc.per_layer) / c.tp;
+      sm.weights_bytes = sm.weights_bytes / dp_shards + 2 * layer * kWeightBytesPerParam;
+      sm.grads_bytes = sm.grads_bytes / dp_shards + layer * kGradBytesPerParam;
+    }
     // Micro-batches whose activations a stage holds at its peak: 1F1B keeps min(m, p - stage);
     // interleaving adds Megatron's factor 1 + (p - 1) / (p v) on the first stage.
     double inflight = std::min<double>(static_cast<double>(l.microbatches), p - st);

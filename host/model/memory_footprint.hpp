@@ -1,6 +1,7 @@
 // Memory per GPU of a layout, by Megatron's accounting (calibration.md §2.2 and §4.3,
 // megatron/training/theoretical_memory_usage.py): bf16 weights, fp32 main gradients, fp32 Adam
-// state (master, m, v) sharded over data parallel with the distributed optimizer, and the
+// state (master, m, v) sharded over data parallel with the distributed optimizer (and, with
+// FSDP, weights and gradients too, plus the gathered working copies), and the
 // activations of the micro-batches in flight. Attention is FlashAttention, so no s^2 term: with
 // it, recompute none and selective keep the same activations.
 #pragma once

@@ -54,6 +54,7 @@ Layout check_layout(const ModelSpec& m, const ParallelConfig& c) {
     fail("seq (" + n(m.seq) + ") not divisible by 2 x --cp " + n(c.cp) +
          " (context parallel splits each sequence into 2 x cp chunks)");
   if (c.sequence_parallel && c.tp == 1) fail("--sp needs --tp > 1");
+  if (c.fsdp && int64_t{c.dp} * c.cp == 1) fail("--fsdp needs --dp x --cp > 1 to shard over");
   if (c.sequence_parallel && (m.seq / c.cp * c.mbs) % c.tp)
     fail("tokens per micro-batch (" + n(m.seq / c.cp * c.mbs) +
          ") not divisible by --tp for sequence parallel");

@@ -24,6 +24,10 @@ struct ParallelConfig {
   Recompute recompute = Recompute::kNone;
   bool sequence_parallel = false;
   bool distributed_optimizer = false;
+  // Fully sharded data parallel (ZeRO-3, Megatron-FSDP's optim_grads_params): weights, gradients
+  // and optimizer state sharded over dp x cp; each layer's weights gathered before its forward and
+  // its backward, its gradients reduce-scattered after its backward, every micro-batch.
+  bool fsdp = false;
   // Megatron's account_for_{embedding,loss}_in_pipeline_split: the embedding and the loss count
   // as one layer each when layers are spread over virtual stages (Llama 3.1 405B: 126 + 2 = 128).
   bool split_counts_embedding = false;

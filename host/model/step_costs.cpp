@@ -191,7 +191,7 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   StepCosts s;
   s.db = &db, s.gpu = &gpu, s.topo = &topo;
   s.opt = opt;
-  s.distributed_optimizer = c.distributed_optimizer;
+  s.distributed_optimizer = c.distributed_optimizer || c.fsdp;
   const int t = c.tp;
   const bool sp = c.sequence_parallel;
   const int64_t T = l.tokens_per_microbatch, h = m.hidden, q = m.q_size(), kv = m.kv_size(),

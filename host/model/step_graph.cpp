@@ -280,7 +280,7 @@ class Builder {
     // back, bucket by bucket, while the forward pass starts (Megatron's overlap_param_gather);
     // each chunk's first forward waits for its chunk's buckets.
     std::vector<std::vector<uint32_t>> gathered(static_cast<size_t>(v));
-    if (c_.distributed_optimizer && k_.dp_group > 1)
+    if (c_.distributed_optimizer && !c_.fsdp && k_.dp_group > 1)
       for (int64_t ch = 0; ch < v; ++ch) {
         const int64_t j = ch * p + s;
         double chunk = layer_params * static_cast<double>(l_.chunk_layers[static_cast<size_t>(j)]) +
@@ -292,6 +292,21 @@ class Builder {
           chunk -= b;
         }
       }
+    const bool fsdp = c_.fsdp && k_.dp_group > 1;
+    // FSDP: a layer's weights (with the embedding on the first virtual stage and the head on the
+    // last) are gathered before use and its gradients reduce-scattered after its backward.
+    auto layer_share = [&](int64_t j, int64_t i, int64_t layers) {
+      return layer_params + (j == 0 && i == 0 ? embed_params : 0) +
+             (j == last_vs && i == layers - 1 ? head_params : 0);
+    };
+    auto gather = [&](int64_t j, int64_t i, int64_t layers) {
+      kernel(s, kGatherStream, k_.param_gather(layer_share(j, i, layers)), true);
+    };
+    // The compute stream waits for the gather just issued, then the next layer's is prefetched.
+    auto use_gathered = [&](int64_t j, int64_t next, int64_t layers) {
+      stream_wait(s, kGatherStream, kComputeStream);
+      if (next >= 0 && next < layers) gather(j, next, layers);
+    };
     std::vector<Buckets> buckets(static_cast<size_t>(v));
     std::vector<bool> chunk_started(static_cast<size_t>(v), false);
     for (const PipelineTask& t : stage_schedule(s, c_.pp, c_.interleave, m)) {
@@ -308,8 +323,15 @@ class Builder {
           if (!gathered[static_cast<size_t>(t.chunk)].empty())
             stream_wait(s, kGradStream, kComputeStream);
         }
-        if (j == 0) kernels(s, k_.embed_fwd);
-        for (int64_t i = 0; i < layers; ++i) kernels(s, k_.layer_fwd);
+        if (fsdp) gather(j, 0, layers);
+        if (j == 0) {
+          if (fsdp) use_gathered(j, 1, layers);
+          kernels(s, k_.embed_fwd);
+        }
+        for (int64_t i = 0; i < layers; ++i) {
+          if (fsdp && !(j == 0 && i == 0)) use_gathered(j, i + 1, layers);
+          kernels(s, k_.layer_fwd);
+        }
         if (j == last_vs) kernels(s, k_.head_fwd);
         if (j < last_vs) {
           stream_wait(s, kComputeStream, kSendFwd);
@@ -321,20 +343,25 @@ class Builder {
           p2p(s, kRecvBwd, true, 1, t.microbatch, j);
           stream_wait(s, kRecvBwd, kComputeStream);
         }
+        if (fsdp) gather(j, layers - 1, layers);
         if (j == last_vs) {
+          if (fsdp) use_gathered(j, layers - 2, layers);
           kernels(s, k_.head_bwd);
-          if (last_mb) grads_ready(s, &b, head_params, false);
+          if (last_mb && !fsdp) grads_ready(s, &b, head_params, false);
         }
-        for (int64_t i = 0; i < layers; ++i) {
+        for (int64_t i = layers - 1; i >= 0; --i) {
+          if (fsdp && !(j == last_vs && i == layers - 1)) use_gathered(j, i - 1, layers);
           kernels(s, k_.layer_recompute);
           kernels(s, k_.layer_bwd);
-          if (last_mb) grads_ready(s, &b, layer_params, false);
+          if (j == 0 && i == 0) kernels(s, k_.embed_bwd);
+          if (fsdp) {
+            stream_wait(s, kComputeStream, kGradStream);
+            kernel(s, kGradStream, k_.grad_reduce(layer_share(j, i, layers)), true);
+          } else if (last_mb) {
+            grads_ready(s, &b, layer_params + (j == 0 && i == 0 ? embed_params : 0), false);
+          }
         }
-        if (j == 0) {
-          kernels(s, k_.embed_bwd);
-          if (last_mb) grads_ready(s, &b, embed_params, false);
-        }
-        if (last_mb) grads_ready(s, &b, 0, true);
+        if (last_mb && !fsdp) grads_ready(s, &b, 0, true);
         if (j > 0) {
           stream_wait(s, kComputeStream, kSendBwd);
           p2p(s, kSendBwd, false, 1, t.microbatch, j - 1);
@@ -343,10 +370,11 @@ class Builder {
     }
     // The optimizer waits for every gradient bucket and outgoing message, then updates this
     // GPU's shard; the host synchronizes at the end of the iteration.
-    for (int r : {kGradStream, kSendFwd, kSendBwd, kRecvFwd, kRecvBwd})
+    for (int r : {kGradStream, kGatherStream, kSendFwd, kSendBwd, kRecvFwd, kRecvBwd})
       if (stages_[static_cast<size_t>(s)].last_gpu[static_cast<size_t>(r)] != kNone)
         stream_wait(s, r, kComputeStream);
-    const double shard = c_.distributed_optimizer ? stage_params / k_.dp_group : stage_params;
+    const double shard =
+        c_.distributed_optimizer || c_.fsdp ? stage_params / k_.dp_group : stage_params;
     const uint32_t last = kernel(s, kComputeStream, k_.optimizer(shard), true);
     const uint32_t sync = cpu_call(s, kSyncCall, k_.event_call_us);
     edge(last, sync, EdgeKind::kGpuToCpuSync, 0);

@@ -1,11 +1,12 @@
 // The execution graph of one Megatron training iteration, built from a model and a layout instead
 // of a trace: one representative GPU per pipeline stage (the tensor, context and data parallel
 // peers of a stage run the same kernels), each with a CPU thread that launches every kernel, a
-// compute stream, a gradient stream and four pipeline streams. Pipeline messages are NCCL
-// send/receive pairs that meet at a rendezvous, as in a multi-rank trace; gradient buckets are
-// reduced on their own stream while the backward pass goes on; the iteration ends with the
-// optimizer step and a stream synchronize. The graph has the same IR and semantics as a traced
-// one, so the reference replay times it and the Kineto writer turns it into per-stage traces.
+// compute stream, a gradient stream, four pipeline streams and (FSDP) a parameter-gather stream.
+// Pipeline messages are NCCL send/receive pairs that meet at a rendezvous, as in a multi-rank
+// trace; gradient buckets are reduced on their own stream while the backward pass goes on; the
+// iteration ends with the optimizer step and a stream synchronize. The graph has the same IR and
+// semantics as a traced one, so the reference replay times it and the Kineto writer turns it into
+// per-stage traces.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -19,9 +20,17 @@
 namespace lumos::model {
 
 // Stream ids of a stage's GPU (as written into generated traces).
-enum StreamRole : int { kComputeStream, kGradStream, kRecvFwd, kRecvBwd, kSendFwd, kSendBwd };
-constexpr int kNumStreams = 6;
-constexpr int64_t kStreamIds[kNumStreams] = {7, 20, 30, 31, 32, 33};
+enum StreamRole : int {
+  kComputeStream,
+  kGradStream,
+  kRecvFwd,
+  kRecvBwd,
+  kSendFwd,
+  kSendBwd,
+  kGatherStream  // FSDP parameter all-gathers
+};
+constexpr int kNumStreams = 7;
+constexpr int64_t kStreamIds[kNumStreams] = {7, 20, 30, 31, 32, 33, 21};
 constexpr int64_t kThreadId = 1;
 
 // A collective kernel's NCCL arguments.

@@ -64,7 +64,8 @@ TEST(EstimateCli, InvalidLayoutsGetOneLineAndExitOne) {
         "estimate --pp 4 --interleave 2 --gbs 6 --dp 1", "estimate --model gpt4",
         "estimate --sp --tp 1", "estimate --recompute most", "estimate --dtype int4",
         "estimate --layers 0", "estimate --model llama3-405b --pp 8 --interleave 8 --tp 8",
-        "estimate --gpu a100 --dtype fp8", "generate", "estimate --tp 0"}) {
+        "estimate --gpu a100 --dtype fp8", "generate", "estimate --tp 0",
+        "estimate --fsdp --dp 1"}) {
     const auto r = run_lumos(args);
     EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.out;
     EXPECT_EQ(lines(r.out), 1u) << args << "\n" << r.out;

@@ -119,3 +119,16 @@ TEST(Memory, FullRecomputeKeepsOnlyEachLayersInput) {
   c.recompute = Recompute::kNone;
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, c), 2048.0 * 6144 * (10 + (8 + 4 * 2.0) / 2));
 }
+
+TEST(Memory, FsdpShardsWeightsAndGradientsAndKeepsTwoLayersGathered) {
+  const ModelSpec m = preset("llama3-8b");
+  ParallelConfig c;
+  c.dp = 8, c.gbs = 8, c.fsdp = true;
+  const Layout l = check_layout(m, c);
+  const StageMemory s = memory_per_stage(m, c, l)[0];
+  const double P = static_cast<double>(s.params);
+  const double layer = static_cast<double>(parameter_counts(m, l.padded_vocab).per_layer);
+  EXPECT_DOUBLE_EQ(s.weights_bytes, 2 * P / 8 + 2 * 2 * layer);
+  EXPECT_DOUBLE_EQ(s.grads_bytes, 4 * P / 8 + 4 * layer);
+  EXPECT_DOUBLE_EQ(s.optimizer_bytes, 12 * P / 8);
+}

@@ -28,6 +28,7 @@ struct Case {
   Recompute rc;
   lumos::cost::Dtype dtype;
   int64_t layers;  // 0 keeps the preset's
+  bool fsdp = false;
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
@@ -47,6 +48,7 @@ TEST_P(RoundTrip, GeneratedTracesReplayToTheEstimatesStepTime) {
   r.cfg.gbs = k.gbs;
   r.cfg.sequence_parallel = k.sp;
   r.cfg.distributed_optimizer = k.dist;
+  r.cfg.fsdp = k.fsdp;
   r.cfg.recompute = k.rc;
   r.cfg.dtype = k.dtype;
   const EstimateRun run = run_estimate(r, lumos::cost::embedded_db());
