@@ -3,6 +3,7 @@
 // reports; `generate` also writes it as one Kineto trace per pipeline stage.
 #include <cxxopts.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -70,7 +71,9 @@ EstimateRequest request_from(const cxxopts::ParseResult& a) {
   for (const char* k :
        {"layers", "hidden", "ffn", "heads", "kv-heads", "head-dim", "vocab", "seq", "act"})
     if (a.count(k)) {
-      set_field(&req.model, k, a[k].as<std::string>(), std::string("--") + k);
+      std::string key = k;
+      std::replace(key.begin(), key.end(), '-', '_');
+      set_field(&req.model, key, a[k].as<std::string>(), std::string("--") + k);
       req.model.name += std::string(" ") + k + "=" + a[k].as<std::string>();
     }
   ParallelConfig& c = req.cfg;

@@ -108,13 +108,36 @@ Graph flatten(const Draft& d, std::vector<NodeId>* new_id,
   // Edges into one node sorted by predecessor id (stable): deterministic files and tie-breaking.
   // The lists are short (about 1.5 edges per node), so an insertion sort per node beats one
   // global sort.
-  for (uint32_t v = 0; v < n; ++v)
-    for (uint32_t k = g.pred_offset[v] + 1; k < g.pred_offset[v + 1]; ++k)
-      for (uint32_t j = k; j > g.pred_offset[v] && g.pred_index[j - 1] > g.pred_index[j]; --j) {
+  // Long lists (rendezvous nodes have one predecessor per rank) take a stable sort instead.
+  std::vector<uint32_t> perm;
+  std::vector<NodeId> idx_tmp;
+  std::vector<double> lag_tmp;
+  std::vector<EdgeKind> kind_tmp;
+  for (uint32_t v = 0; v < n; ++v) {
+    const uint32_t lo = g.pred_offset[v], hi = g.pred_offset[v + 1];
+    if (hi - lo > 16) {
+      perm.resize(hi - lo);
+      for (uint32_t k = 0; k < hi - lo; ++k) perm[k] = lo + k;
+      std::stable_sort(perm.begin(), perm.end(),
+                       [&](uint32_t x, uint32_t y) { return g.pred_index[x] < g.pred_index[y]; });
+      idx_tmp.clear(), lag_tmp.clear(), kind_tmp.clear();
+      for (uint32_t k : perm) {
+        idx_tmp.push_back(g.pred_index[k]);
+        lag_tmp.push_back(g.pred_lag_us[k]);
+        kind_tmp.push_back(g.pred_kind[k]);
+      }
+      std::copy(idx_tmp.begin(), idx_tmp.end(), g.pred_index.begin() + lo);
+      std::copy(lag_tmp.begin(), lag_tmp.end(), g.pred_lag_us.begin() + lo);
+      std::copy(kind_tmp.begin(), kind_tmp.end(), g.pred_kind.begin() + lo);
+      continue;
+    }
+    for (uint32_t k = lo + 1; k < hi; ++k)
+      for (uint32_t j = k; j > lo && g.pred_index[j - 1] > g.pred_index[j]; --j) {
         std::swap(g.pred_index[j - 1], g.pred_index[j]);
         std::swap(g.pred_lag_us[j - 1], g.pred_lag_us[j]);
         std::swap(g.pred_kind[j - 1], g.pred_kind[j]);
       }
+  }
   g.wave_offset = std::move(wave_offset);
   return g;
 }

@@ -63,25 +63,37 @@ MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const Bu
                        " (distributedInfo.rank, or the file's position when absent)");
   // 1. Align clocks: NCCL kernels of one collective end within microseconds on every rank.
   const auto ref = comm_kernels(tables[0]);
-  const bool ref_keyed = all_keyed(tables[0]);
-  const auto ref_keys =
-      ref_keyed ? keyed_comm_ends(tables[0]) : decltype(keyed_comm_ends(tables[0])){};
+  // Keyed ranks' collective ends by (group, sequence), on their own clocks.
+  std::vector<std::map<std::pair<std::string, int64_t>, int64_t>> keys(R);
+  std::vector<bool> keyed(R);
+  for (size_t r = 0; r < R; ++r) {
+    keyed[r] = all_keyed(tables[r]);
+    if (keyed[r]) keys[r] = keyed_comm_ends(tables[r]);
+  }
+  const bool ref_keyed = keyed[0];
+  std::vector<int64_t> shift_ns_of(R, 0);
   out.clock_shift_us.assign(R, 0.0);
   for (size_t r = 1; r < R; ++r) {
     const auto mine = comm_kernels(tables[r]);
     // Process groups that span some ranks only give ranks different kernel counts; with NCCL
     // args the collectives still meet by (group, sequence), but the clocks are taken as one.
-    // With equal counts and NCCL args on both sides, align on the kernels the two ranks share
-    // by (group, sequence) rather than by order, which pairs different collectives when the
-    // ranks belong to different groups (pipeline stages).
-    if (mine.size() != ref.size() && all_keyed(tables[r])) continue;
-    if (ref_keyed && all_keyed(tables[r])) {
+    // With equal counts and NCCL args on both sides, align on the kernels the ranks share by
+    // (group, sequence) rather than by order, which pairs different collectives when the ranks
+    // belong to different groups (pipeline stages): on rank 0's, else on the first aligned rank
+    // that shares some (stage s meets stage s - 1 only).
+    if (mine.size() != ref.size() && keyed[r]) continue;
+    if (ref_keyed && keyed[r]) {
       std::vector<double> d;
-      for (const auto& [key, end] : keyed_comm_ends(tables[r])) {
-        auto it = ref_keys.find(key);
-        if (it != ref_keys.end()) d.push_back(static_cast<double>(it->second - end));
+      for (size_t q = 0; q < r && d.empty(); ++q) {
+        if (!keyed[q]) continue;
+        for (const auto& [key, end] : keys[r]) {
+          auto it = keys[q].find(key);
+          if (it != keys[q].end())
+            d.push_back(static_cast<double>(it->second + shift_ns_of[q] - end));
+        }
       }
       const auto shift_ns = static_cast<int64_t>(median(d));
+      shift_ns_of[r] = shift_ns;
       out.clock_shift_us[r] = static_cast<double>(shift_ns) / 1000.0;
       for (auto& e : tables[r].events) e.ts_ns += shift_ns;
       continue;

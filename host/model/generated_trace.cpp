@@ -28,9 +28,11 @@ std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r,
   w.set_device_name(gpu_name);
   const int64_t device = sg.stage_rank[static_cast<size_t>(stage)] % std::max(1, sg.gpus_per_node);
   std::vector<graph::NodeId> cpu;
-  std::unordered_map<graph::NodeId, graph::NodeId> launched;     // call -> GPU node
+  // Call -> the GPU nodes it launched, by (launch lag, node): a run of n launches shares one CPU
+  // node and the k-th has the k-th smallest lag.
+  std::unordered_map<graph::NodeId, std::vector<std::pair<double, graph::NodeId>>> launched;
   std::unordered_map<graph::NodeId, graph::NodeId> transfer_of;  // p2p arrival -> transfer
-  std::unordered_map<graph::NodeId, graph::NodeId> pred_of;      // wait -> record, sync -> op
+
   for (graph::NodeId n = 1; n < g.num_nodes(); ++n) {
     if (sg.meta_of(n).stage != stage) continue;
     if (g.kind[n] == graph::NodeKind::kRuntime) cpu.push_back(n);
@@ -40,7 +42,7 @@ std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r,
       const graph::NodeId p = g.pred_index[k];
       switch (g.pred_kind[k]) {
         case graph::EdgeKind::kLaunch:
-          launched[p] = n;
+          launched[p].push_back({g.pred_lag_us[k], n});
           break;
         case graph::EdgeKind::kCrossRank:
           met = true;
@@ -48,19 +50,13 @@ std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r,
         case graph::EdgeKind::kIntraStream:
           same_stream = p;
           break;
-        case graph::EdgeKind::kIntraThread:
-          if (sg.meta_of(n).waits_on) pred_of[n] = p;
-          break;
-        case graph::EdgeKind::kGpuToCpuSync:
-          pred_of[n] = p;
-          break;
         default:
           break;
       }
     }
     if (met && same_stream != graph::kOrigin) transfer_of[same_stream] = n;
   }
-  std::unordered_map<graph::NodeId, int64_t> corr_of;
+  std::unordered_map<uint32_t, int64_t> corr_of;  // by build index (record calls)
   double prev_end = 0, end = 0;
   for (graph::NodeId n : cpu) {
     const std::string& name = g.names[g.name[n]];
@@ -71,31 +67,38 @@ std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r,
       const int64_t corr = w.runtime(kThreadId, name, ts, dur);
       w.sync("Stream Sync", corr, device, kStreamIds[kComputeStream], ts, dur);
     } else if (auto it = launched.find(n); it != launched.end()) {
-      const graph::NodeId k = it->second;
-      const auto t = transfer_of.find(k);
-      const graph::NodeId last = t != transfer_of.end() ? t->second : k;
-      const double gts = ns(r.start_us[k]);
-      std::vector<std::pair<std::string, trace::ArgValue>> args;
-      if (sg.meta_of(k).comm >= 0) {
-        const CommRecord& c = sg.comms[static_cast<size_t>(sg.meta_of(k).comm)];
-        args = {{"Collective name", c.collective},
-                {"dtype", c.dtype},
-                {"In msg nelems", c.in_nelems},
-                {"Out msg nelems", c.out_nelems},
-                {"Group size", c.group_size},
-                {"Process Group Name", c.process_group},
-                {"Seq", c.seq}};
+      auto& kernels = it->second;
+      std::sort(kernels.begin(), kernels.end());
+      const double each = (r.finish_us[n] - r.start_us[n]) / static_cast<double>(kernels.size());
+      for (size_t i = 0; i < kernels.size(); ++i) {
+        const graph::NodeId k = kernels[i].second;
+        const auto t = transfer_of.find(k);
+        const graph::NodeId last = t != transfer_of.end() ? t->second : k;
+        const double gts = ns(r.start_us[k]);
+        const double cts = ns(r.start_us[n] + static_cast<double>(i) * each);
+        const double cend = ns(r.start_us[n] + static_cast<double>(i + 1) * each);
+        std::vector<std::pair<std::string, trace::ArgValue>> args;
+        if (sg.meta_of(k).comm >= 0) {
+          const CommRecord& c = sg.comms[static_cast<size_t>(sg.meta_of(k).comm)];
+          args = {{"Collective name", c.collective},
+                  {"dtype", c.dtype},
+                  {"In msg nelems", c.in_nelems},
+                  {"Out msg nelems", c.out_nelems},
+                  {"Group size", c.group_size},
+                  {"Process Group Name", c.process_group},
+                  {"Seq", c.seq}};
+        }
+        w.launch(kThreadId, name, cts, cend - cts, "kernel", g.names[g.name[k]], device,
+                 kStreamIds[sg.meta_of(k).stream], gts, ns(r.finish_us[last]) - gts,
+                 std::move(args));
       }
-      corr_of[n] = w.launch(kThreadId, name, ts, dur, "kernel", g.names[g.name[k]], device,
-                            kStreamIds[sg.meta_of(k).stream], gts, ns(r.finish_us[last]) - gts,
-                            std::move(args));
     } else if (sg.meta_of(n).waits_on) {
       const int from = sg.meta_of(n).waits_on & 0xf, to = (sg.meta_of(n).waits_on >> 4) & 0xf;
       const int64_t corr = w.runtime(kThreadId, name, ts, dur);
       w.sync("Stream Wait Event", corr, device, kStreamIds[to], ts, dur, kStreamIds[from],
-             corr_of.at(pred_of.at(n)));
+             corr_of.at(sg.meta_of(n).record));
     } else {
-      corr_of[n] = w.runtime(kThreadId, name, ts, dur);
+      corr_of[sg.build_index[n]] = w.runtime(kThreadId, name, ts, dur);
     }
     prev_end = ts + dur;
     end = std::max(end, prev_end);

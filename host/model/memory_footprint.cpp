@@ -1,5 +1,7 @@
 #include "model/memory_footprint.hpp"
 
+#include "model/pipeline_schedule.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -48,10 +50,9 @@ std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConf
       sm.weights_bytes = sm.weights_bytes / dp_shards + 2 * layer * kWeightBytesPerParam;
       sm.grads_bytes = sm.grads_bytes / dp_shards + layer * kGradBytesPerParam;
     }
-    // Micro-batches whose activations a stage holds at its peak: 1F1B keeps min(m, p - stage);
-    // interleaving adds Megatron's factor 1 + (p - 1) / (p v) on the first stage.
-    double inflight = std::min<double>(static_cast<double>(l.microbatches), p - st);
-    if (c.interleave > 1) inflight = (p - st) * (1 + (p - 1) / (p * v));
+    // Micro-batches whose activations a stage holds at its peak (the schedule's warm-up); on the
+    // first stage this is Megatron's p (1 + (p - 1) / (p v)).
+    const double inflight = inflight_microbatches(st, c.pp, c.interleave, l.microbatches);
     sm.inflight_microbatches = inflight;
     double act = per_layer_act * static_cast<double>(layers_per_stage) * inflight;
     if (st == 0)  // token ids and the embedding's dropout mask (theoretical_memory_usage.py)

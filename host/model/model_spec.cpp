@@ -139,6 +139,10 @@ ModelSpec load_model_toml(const std::string& path) {
   for (const auto& [k, node] : root)
     if (t != &root && k.str() != "model")
       throw InputError(path + ": " + std::string(k.str()) + ": fields belong under [model]");
+  if (t->empty())
+    throw InputError(path +
+                     ": no model: expected `preset = \"...\"` and/or fields (layers, hidden, "
+                     "ffn, heads, kv_heads, head_dim, vocab, seq, act)");
   if (m.name.empty()) m.name = "custom";
   return m;
 }
@@ -167,6 +171,18 @@ void validate(const ModelSpec& m) {
     if (v > kMax)
       throw InputError("model " + m.name + ": sizes above " + std::to_string(kMax) +
                        " are not supported (got " + std::to_string(v) + ")");
+  // Parameter counts stay exact in int64 (and FLOPs well inside a double) below 10^15.
+  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn),
+               q = static_cast<double>(m.heads * m.head_dim),
+               kv = static_cast<double>(m.kv_heads * m.head_dim);
+  const double params = static_cast<double>(m.layers) * (2 * h * (q + kv) + 3 * h * f) +
+                        2 * static_cast<double>(m.vocab) * h + static_cast<double>(m.seq) * h;
+  if (params > 1e15)
+    throw InputError("model " + m.name + ": about " + std::to_string(params) +
+                     " parameters; more than 10^15 is not supported");
+  for (char ch : m.name)
+    if (static_cast<unsigned char>(ch) < 0x20)
+      throw InputError("model name: control characters are not allowed");
 }
 
 ParamCounts parameter_counts(const ModelSpec& m, int64_t padded_vocab) {

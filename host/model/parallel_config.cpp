@@ -46,6 +46,7 @@ Layout check_layout(const ModelSpec& m, const ParallelConfig& c) {
   if (c.mbs < 1) fail("--mbs must be positive (got " + n(c.mbs) + ")");
   if (c.gbs < 1) fail("--gbs must be positive (got " + n(c.gbs) + ")");
   if (c.gbs > (int64_t{1} << 32)) fail("--gbs above 2^32 is not supported");
+  if (c.mbs > c.gbs) fail("--mbs " + n(c.mbs) + " is larger than --gbs " + n(c.gbs));
   if (m.heads % c.tp) fail("heads (" + n(m.heads) + ") not divisible by --tp " + n(c.tp));
   if (m.kv_heads % c.tp) fail("KV heads (" + n(m.kv_heads) + ") not divisible by --tp " + n(c.tp));
   if (m.ffn % c.tp) fail("ffn (" + n(m.ffn) + ") not divisible by --tp " + n(c.tp));
@@ -55,9 +56,9 @@ Layout check_layout(const ModelSpec& m, const ParallelConfig& c) {
          " (context parallel splits each sequence into 2 x cp chunks)");
   if (c.sequence_parallel && c.tp == 1) fail("--sp needs --tp > 1");
   if (c.fsdp && int64_t{c.dp} * c.cp == 1) fail("--fsdp needs --dp x --cp > 1 to shard over");
-  if (c.sequence_parallel && (m.seq / c.cp * c.mbs) % c.tp)
-    fail("tokens per micro-batch (" + n(m.seq / c.cp * c.mbs) +
-         ") not divisible by --tp for sequence parallel");
+  if (c.sequence_parallel && (m.seq / c.cp) % c.tp)
+    fail("sequence per GPU (" + n(m.seq / c.cp) +
+         " = seq / cp) not divisible by --tp for sequence parallel");
   const int64_t stages = int64_t{c.pp} * c.interleave;
   if (c.split_counts_embedding) {
     if (stages < 2) fail("--split-embedding needs --pp x --interleave >= 2");
@@ -86,8 +87,7 @@ Layout check_layout(const ModelSpec& m, const ParallelConfig& c) {
   if (c.interleave > 1 && l.microbatches % c.pp)
     fail("interleaved 1F1B needs micro-batches (" + n(l.microbatches) +
          " = gbs / (dp x mbs)) to be a multiple of --pp " + n(c.pp));
-  const int64_t kMaxWork = int64_t{1} << 40;
-  if (l.microbatches * m.layers * c.interleave > kMaxWork / 64)
+  if (static_cast<double>(l.microbatches) * static_cast<double>(m.layers) > 1e9)
     fail("micro-batches x layers (" + n(l.microbatches) + " x " + n(m.layers) +
          ") is too large to model kernel by kernel");
   const int64_t per = c.split_counts_embedding ? (m.layers + 2) / stages : m.layers / stages;

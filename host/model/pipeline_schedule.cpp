@@ -4,12 +4,22 @@
 
 namespace lumos::model {
 
+double inflight_microbatches(int stage, int pp, int interleave, int64_t microbatches) {
+  const int64_t p = pp, v = interleave, m = microbatches;
+  if (v == 1) return static_cast<double>(std::min<int64_t>(m, p - stage));
+  // Chunk forwards outstanding at the peak: the warm-up plus the first steady-state forward.
+  const int64_t warmup = m == p ? m * v : (p - stage - 1) * 2 + (v - 1) * p;
+  return static_cast<double>(std::min<int64_t>(m * v, warmup + 1)) / static_cast<double>(v);
+}
+
 std::vector<PipelineTask> stage_schedule(int stage, int pp, int interleave, int64_t microbatches) {
   const int64_t p = pp, v = interleave, m = microbatches;
   const int64_t total = m * v;
   int64_t warmup = 0;
   if (v == 1)
     warmup = std::min<int64_t>(p - stage - 1, m);
+  else if (m == p)  // Megatron runs every forward first when micro-batches equal stages
+    warmup = total;
   else
     warmup = std::min<int64_t>((p - stage - 1) * 2 + (v - 1) * p, total);
   // Megatron's mapping from the k-th (forward or backward) virtual micro-batch to its chunk and

@@ -231,19 +231,60 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
 
   // FP8 GEMMs need their operands quantized (Transformer Engine's current scaling: an amax pass
   // and a fused cast + transpose, [INFERRED] from its kernels): in forward the input (read twice,
-  // written as data and transpose: 6 B/element) and the weight (5 B/element); in backward the
-  // output gradient (6 B/element). Modelled as one memory-bound kernel per operand set.
+  // written as data and transpose: 6 B/element) and, on the first micro-batch only (TE caches FP8
+  // weights across micro-batches), the weight (5 B/element); in backward the output gradient
+  // (6 B/element). One memory-bound kernel per operand.
   const bool fp8 = dt == cost::Dtype::kFp8;
   auto quantize_fwd = [&](std::vector<KernelOp>& ops, int64_t N, int64_t K) {
-    if (fp8)
-      ops.push_back(
-          P.membound("cast_transpose_fp8_kernel", "elementwise",
-                     6.0 * static_cast<double>(T * K) + 5.0 * static_cast<double>(N * K)));
+    if (!fp8) return;
+    KernelOp w = P.membound("cast_transpose_fp8_kernel (weight)", "elementwise",
+                            5.0 * static_cast<double>(N * K));
+    w.first_microbatch_only = true;
+    ops.push_back(w);
+    ops.push_back(
+        P.membound("cast_transpose_fp8_kernel", "elementwise", 6.0 * static_cast<double>(T * K)));
   };
   auto quantize_bwd = [&](std::vector<KernelOp>& ops, int64_t N) {
     if (fp8)
       ops.push_back(
           P.membound("cast_transpose_fp8_kernel", "elementwise", 6.0 * static_cast<double>(T * N)));
+  };
+  // Compute kernels that run while a collective on another stream does: (list, compute index,
+  // collective index).
+  struct Overlap {
+    std::vector<KernelOp>* ops;
+    size_t compute, comm;
+  };
+  std::vector<Overlap> overlaps;
+  // Backward of a column-parallel linear (QKV, FC1) as Megatron overlaps it: with sequence
+  // parallelism the saved input shard is all-gathered again on the side stream while the data
+  // gradient GEMM runs; then the input gradient is reduce-scattered (all-reduced without sequence
+  // parallelism) on the side stream while the weight gradient GEMM runs.
+  auto column_parallel_bwd = [&](std::vector<KernelOp>& ops, const std::string& what, int64_t N,
+                                 int64_t K) {
+    if (t > 1 && sp) {
+      KernelOp ag = P.collective(CommGroup::kTp, Collective::kAllGather, hb, Tn * h, T * h, "bf16");
+      ag.side = ag.fork = true;
+      ops.push_back(ag);
+    }
+    if (t > 1 && sp) overlaps.push_back({&ops, ops.size(), ops.size() - 1});
+    KernelOp dgrad = P.gemm(what + " data grad", T, K, N, dt);
+    ops.push_back(dgrad);
+    if (t > 1) {
+      KernelOp red =
+          sp ? P.collective(CommGroup::kTp, Collective::kReduceScatter, hb, T * h, Tn * h, "bf16")
+             : P.collective(CommGroup::kTp, Collective::kAllReduce, hb, T * h, T * h, "bf16");
+      red.side = red.fork = true;
+      red.join = sp;  // the weight gradient needs the gathered input: wait for it first
+      ops.push_back(red);
+    }
+    if (t > 1) overlaps.push_back({&ops, ops.size(), ops.size() - 1});
+    ops.push_back(P.gemm(what + " weight grad", N, K, T, dt));
+  };
+  // The op after a column-parallel backward waits for its input gradient's reduction.
+  auto after_column_parallel = [&](KernelOp op) {
+    op.join = t > 1;
+    return op;
   };
 
   // Forward of one layer.
@@ -282,10 +323,8 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   B.push_back(P.membound(act + "_bwd_kernel", "elementwise",
                          static_cast<double>(T * f / t) * (swiglu ? 10 : 6)));
   quantize_bwd(B, fc1_n);
-  B.push_back(P.gemm("fc1 data grad", T, h, fc1_n, dt));
-  B.push_back(P.gemm("fc1 weight grad", fc1_n, h, T, dt));
-  tp_scatter(B);
-  B.push_back(norm_bwd());
+  column_parallel_bwd(B, "fc1", fc1_n, h);
+  B.push_back(after_column_parallel(norm_bwd()));
   B.push_back(residual());
   tp_gather(B);
   quantize_bwd(B, h);
@@ -296,10 +335,8 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
     B.push_back(P.collective(CommGroup::kCp, Collective::kReduceScatter, kv_bytes * c.cp,
                              T * 2 * kv / t * c.cp, T * 2 * kv / t, "bf16"));
   quantize_bwd(B, (q + 2 * kv) / t);
-  B.push_back(P.gemm("qkv data grad", T, h, (q + 2 * kv) / t, dt));
-  B.push_back(P.gemm("qkv weight grad", (q + 2 * kv) / t, h, T, dt));
-  tp_scatter(B);
-  B.push_back(norm_bwd());
+  column_parallel_bwd(B, "qkv", (q + 2 * kv) / t, h);
+  B.push_back(after_column_parallel(norm_bwd()));
   B.push_back(residual());
 
   // Recomputation: the whole layer forward (full) or the attention core (selective).
@@ -362,6 +399,30 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   idealize(s.head_bwd, false);
   if (opt.free_comm) s.p2p.dur_us = 0;
   if (opt.uniform_kernel_us > 0) s.cpu_launch_us = s.launch_latency_us = s.event_call_us = 0;
+
+  // Overlap is not free: an NCCL kernel holds one SM per channel, so compute that runs beside it
+  // gets the other SMs ([INFERRED] from NCCL's one block per channel, kernels_db/nccl.json
+  // channels) and slows by channels / (SMs - channels) for the overlapped time.
+  const double contention =
+      static_cast<double>(db.nccl.channels) / std::max(1, gpu.sms - db.nccl.channels);
+  for (const Overlap& o : overlaps) {
+    KernelOp& c = (*o.ops)[o.compute];
+    c.dur_us += std::min(c.dur_us, (*o.ops)[o.comm].dur_us) * contention;
+  }
+  if (c.fsdp && s.dp_group > 1) {  // each layer's compute beside its gathers and reduce-scatter
+    const double layer = static_cast<double>(parameter_counts(m, V).per_layer) / t;
+    auto slow = [&](std::vector<KernelOp>& ops, double comm_us) {
+      double compute_us = 0;
+      for (const auto& op : ops)
+        if (!op.comm()) compute_us += op.dur_us;
+      if (compute_us <= 0) return;
+      const double factor = 1 + std::min(compute_us, comm_us) / compute_us * contention;
+      for (auto& op : ops)
+        if (!op.comm()) op.dur_us *= factor;
+    };
+    slow(s.layer_fwd, s.param_gather(layer).dur_us);
+    slow(s.layer_bwd, s.param_gather(layer).dur_us + s.grad_reduce(layer).dur_us);
+  }
   return s;
 }
 

@@ -27,6 +27,12 @@ struct KernelOp {
   int64_t nelems = 0;  // NCCL "In msg nelems"
   int64_t out_nelems = 0;
   int group_size = 1;
+  // Where it runs: the compute stream, or the tensor-parallel side stream that Megatron's
+  // column-parallel backward uses to overlap its collectives with the GEMMs. Before the op is
+  // launched, `join`: the compute stream waits for the side stream's work so far; then `fork`:
+  // the side stream waits for the compute stream's.
+  bool side = false, fork = false, join = false;
+  bool first_microbatch_only = false;  // FP8 weight casts: cached after the first micro-batch
   bool comm() const { return group != CommGroup::kNone; }
 };
 

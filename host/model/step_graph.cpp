@@ -44,6 +44,8 @@ struct Stage {
   uint32_t thread = 0;
   std::array<uint32_t, kNumStreams> stream{};
   uint32_t last_cpu = kNone, first_cpu = kNone;
+  uint32_t launch_group = kNone, launches = 0;  // open run of launch calls (see launch_call)
+  std::vector<std::pair<uint32_t, uint32_t>> launch_edges;   // (edge, k) of the open run
   std::array<uint32_t, kNumStreams> last_gpu{};              // last GPU node (its end) per stream
   std::array<std::vector<uint32_t>, kNumStreams> pending{};  // inter-stream waits for the next op
   std::array<int64_t, 5> seq{};           // next NCCL sequence number, by CommGroup
@@ -139,12 +141,40 @@ class Builder {
 
   // A runtime call on the stage's thread, after the previous one.
   uint32_t cpu_call(int s, const std::string& name, double dur) {
+    close_launches(s);
+    return new_call(s, name, dur);
+  }
+  uint32_t new_call(int s, const std::string& name, double dur) {
     Stage& st = stages_[static_cast<size_t>(s)];
     const uint32_t id = node(NodeKind::kRuntime, NodeClass::kCpu, st.thread, s, name_of(name), dur);
     if (st.last_cpu == kNone) st.first_cpu = id;
     edge(st.last_cpu, id, st.last_cpu == kNone ? EdgeKind::kOrigin : EdgeKind::kIntraThread, 0);
     st.last_cpu = id;
     return id;
+  }
+
+  // Back-to-back cudaLaunchKernel calls share one CPU node (n calls of cpu_launch_us each): the
+  // k-th kernel's launch edge lag makes it start launch_latency_us after the k-th call ends. This
+  // halves the graph; the Kineto writer expands the node into its n calls again.
+  uint32_t launch_call(int s) {
+    Stage& st = stages_[static_cast<size_t>(s)];
+    if (st.launch_group == kNone) {
+      st.launch_group = new_call(s, kLaunchCall, k_.cpu_launch_us);
+      st.launches = 1;
+    } else {
+      d_.nodes[st.launch_group].dur_us += k_.cpu_launch_us;
+      ++st.launches;
+    }
+    return st.launch_group;
+  }
+  void close_launches(int s) {
+    Stage& st = stages_[static_cast<size_t>(s)];
+    for (const auto& [e, k] : st.launch_edges)
+      d_.edges[e].lag_us =
+          k_.launch_latency_us - static_cast<double>(st.launches - 1 - k) * k_.cpu_launch_us;
+    st.launch_edges.clear();
+    st.launch_group = kNone;
+    st.launches = 0;
   }
 
   // Launches a GPU node on a stream: after its launch call, the stream's previous op and any
@@ -154,6 +184,7 @@ class Builder {
     const auto r = static_cast<size_t>(role);
     const uint32_t id = node(NodeKind::kKernel, cls, st.stream[r], s, name, dur);
     meta_[id].stream = static_cast<int8_t>(role);
+    st.launch_edges.push_back({static_cast<uint32_t>(d_.edges.size()), st.launches - 1});
     edge(launch, id, EdgeKind::kLaunch, k_.launch_latency_us);
     if (st.last_gpu[r] != kNone) edge(st.last_gpu[r], id, EdgeKind::kIntraStream, 0);
     for (uint32_t w : st.pending[r]) edge(w, id, EdgeKind::kInterStream, 0);
@@ -178,7 +209,7 @@ class Builder {
 
   // `op` lives in StepCosts (its name is interned by address) unless `temporary`.
   uint32_t kernel(int s, int role, const KernelOp& op, bool temporary = false) {
-    const uint32_t call = cpu_call(s, kLaunchCall, k_.cpu_launch_us);
+    const uint32_t call = launch_call(s);
     const uint32_t id =
         gpu_node(s, role, temporary ? intern(op.name) : name_of(op.name),
                  op.comm() ? NodeClass::kComm : NodeClass::kCompute, op.dur_us, call);
@@ -189,24 +220,44 @@ class Builder {
           s, op, stages_[static_cast<size_t>(s)].group_name[static_cast<size_t>(op.group)], false);
     return id;
   }
-  void kernels(int s, const std::vector<KernelOp>& ops) {
-    for (const auto& op : ops) kernel(s, kComputeStream, op);
+  void kernels(int s, const std::vector<KernelOp>& ops, bool first_microbatch = false) {
+    for (const auto& op : ops) {
+      if (op.first_microbatch_only && !first_microbatch) continue;
+      if (op.join) stream_wait(s, kTpStream, kComputeStream);
+      if (op.side && op.fork) stream_wait(s, kComputeStream, kTpStream);
+      kernel(s, op.side ? kTpStream : kComputeStream, op);
+    }
   }
 
   // cudaEventRecord after the last op on `from`, cudaStreamWaitEvent on `to`: the next op on
   // `to` waits for it.
-  void stream_wait(int s, int from, int to) {
+  void stream_wait(int s, int from, int to) { wait_event(s, record_event(s, from), to); }
+
+  // A recorded CUDA event: the call that recorded it and the GPU op it marks (the last one on its
+  // stream then).
+  struct Event {
+    uint32_t call = kNone, src = kNone;
+    int from = 0;
+  };
+  Event record_event(int s, int from) {
     Stage& st = stages_[static_cast<size_t>(s)];
-    const uint32_t src = st.last_gpu[static_cast<size_t>(from)];
-    const uint32_t rec = cpu_call(s, kRecordCall, k_.event_call_us);
+    Event e;
+    e.src = st.last_gpu[static_cast<size_t>(from)];
+    e.call = cpu_call(s, kRecordCall, k_.event_call_us);
+    e.from = from;
+    return e;
+  }
+  void wait_event(int s, const Event& e, int to) {
     const uint32_t wait = cpu_call(s, kWaitCall, k_.event_call_us);
-    meta_[wait].waits_on = static_cast<int8_t>((to << 4) | from);
-    if (src != kNone) st.pending[static_cast<size_t>(to)].push_back(src);
+    meta_[wait].waits_on = static_cast<int8_t>((to << 4) | e.from);
+    meta_[wait].record = e.call;
+    if (e.src != kNone)
+      stages_[static_cast<size_t>(s)].pending[static_cast<size_t>(to)].push_back(e.src);
   }
 
   // One side of a pipeline message: the NCCL kernel arrives, meets its peer, then transfers.
   void p2p(int s, int role, bool recv, int64_t key_dir, int64_t mb, int64_t boundary) {
-    const uint32_t call = cpu_call(s, kLaunchCall, k_.cpu_launch_us);
+    const uint32_t call = launch_call(s);
     const std::string& name = k_.p2p.name;
     const uint32_t arrive = gpu_node(s, role, name_of(name), NodeClass::kComm, 0, call);
     Stage& st = stages_[static_cast<size_t>(s)];
@@ -278,20 +329,34 @@ class Builder {
     }
     // Distributed optimizer: the parameters the previous step's optimizer updated are gathered
     // back, bucket by bucket, while the forward pass starts (Megatron's overlap_param_gather);
-    // each chunk's first forward waits for its chunk's buckets.
-    std::vector<std::vector<uint32_t>> gathered(static_cast<size_t>(v));
+    // a chunk's first forward waits, before each layer, for the buckets that hold it. Buckets cut
+    // the chunk's parameters in forward order: embedding, layers, head.
+    struct Gathered {
+      double end = 0;  // parameter offset where the bucket ends
+      Event done;
+    };
+    std::vector<std::vector<Gathered>> gathered(static_cast<size_t>(v));
+    std::vector<size_t> gathered_next(static_cast<size_t>(v), 0);
     if (c_.distributed_optimizer && !c_.fsdp && k_.dp_group > 1)
       for (int64_t ch = 0; ch < v; ++ch) {
         const int64_t j = ch * p + s;
-        double chunk = layer_params * static_cast<double>(l_.chunk_layers[static_cast<size_t>(j)]) +
-                       (j == 0 ? embed_params : 0) + (j == last_vs ? head_params : 0);
-        while (chunk > 0) {
-          const double b = std::min(chunk, k_.bucket_params);
-          gathered[static_cast<size_t>(ch)].push_back(
-              kernel(s, kGradStream, k_.param_gather(b), true));
-          chunk -= b;
+        const double chunk =
+            layer_params * static_cast<double>(l_.chunk_layers[static_cast<size_t>(j)]) +
+            (j == 0 ? embed_params : 0) + (j == last_vs ? head_params : 0);
+        for (double at = 0; at < chunk;) {
+          const double b = std::min(chunk - at, k_.bucket_params);
+          kernel(s, kGradStream, k_.param_gather(b), true);
+          at += b;
+          gathered[static_cast<size_t>(ch)].push_back({at, record_event(s, kGradStream)});
         }
       }
+    // Waits for the buckets of chunk `ch` that start before parameter offset `upto`.
+    auto wait_gathered = [&](int64_t ch, double upto) {
+      auto& list = gathered[static_cast<size_t>(ch)];
+      size_t& k = gathered_next[static_cast<size_t>(ch)];
+      while (k < list.size() && (k == 0 || list[k - 1].end < upto))
+        wait_event(s, list[k++].done, kComputeStream);
+    };
     const bool fsdp = c_.fsdp && k_.dp_group > 1;
     // FSDP: a layer's weights (with the embedding on the first virtual stage and the head on the
     // last) are gathered before use and its gradients reduce-scattered after its backward.
@@ -308,7 +373,6 @@ class Builder {
       if (next >= 0 && next < layers) gather(j, next, layers);
     };
     std::vector<Buckets> buckets(static_cast<size_t>(v));
-    std::vector<bool> chunk_started(static_cast<size_t>(v), false);
     for (const PipelineTask& t : stage_schedule(s, c_.pp, c_.interleave, m)) {
       const int64_t j = t.chunk * p + s;
       const int64_t layers = l_.chunk_layers[static_cast<size_t>(j)];
@@ -318,21 +382,22 @@ class Builder {
           p2p(s, kRecvFwd, true, 0, t.microbatch, j);
           stream_wait(s, kRecvFwd, kComputeStream);
         }
-        if (!chunk_started[static_cast<size_t>(t.chunk)]) {
-          chunk_started[static_cast<size_t>(t.chunk)] = true;
-          if (!gathered[static_cast<size_t>(t.chunk)].empty())
-            stream_wait(s, kGradStream, kComputeStream);
-        }
+        const double embed_end = j == 0 ? embed_params : 0;
         if (fsdp) gather(j, 0, layers);
         if (j == 0) {
           if (fsdp) use_gathered(j, 1, layers);
+          wait_gathered(t.chunk, embed_end);
           kernels(s, k_.embed_fwd);
         }
         for (int64_t i = 0; i < layers; ++i) {
           if (fsdp && !(j == 0 && i == 0)) use_gathered(j, i + 1, layers);
-          kernels(s, k_.layer_fwd);
+          wait_gathered(t.chunk, embed_end + layer_params * static_cast<double>(i + 1));
+          kernels(s, k_.layer_fwd, t.microbatch == 0);
         }
-        if (j == last_vs) kernels(s, k_.head_fwd);
+        if (j == last_vs) {
+          wait_gathered(t.chunk, 1e300);
+          kernels(s, k_.head_fwd);
+        }
         if (j < last_vs) {
           stream_wait(s, kComputeStream, kSendFwd);
           p2p(s, kSendFwd, false, 0, t.microbatch, j + 1);
@@ -370,7 +435,7 @@ class Builder {
     }
     // The optimizer waits for every gradient bucket and outgoing message, then updates this
     // GPU's shard; the host synchronizes at the end of the iteration.
-    for (int r : {kGradStream, kGatherStream, kSendFwd, kSendBwd, kRecvFwd, kRecvBwd})
+    for (int r : {kGradStream, kGatherStream, kTpStream, kSendFwd, kSendBwd, kRecvFwd, kRecvBwd})
       if (stages_[static_cast<size_t>(s)].last_gpu[static_cast<size_t>(r)] != kNone)
         stream_wait(s, r, kComputeStream);
     const double shard =
@@ -431,9 +496,17 @@ uint64_t step_graph_size(const ParallelConfig& c, const Layout& l, const StepCos
     for (int64_t x : l.chunk_layers) n += static_cast<uint64_t>(x);
     return n;
   }();
-  const uint64_t fwd = k.layer_fwd.size(), bwd = k.layer_bwd.size() + k.layer_recompute.size();
-  per_pass = 2 * (fwd + bwd) * layers_total +
-             2 * (k.embed_fwd.size() + k.embed_bwd.size() + k.head_fwd.size() + k.head_bwd.size());
+  // Two nodes per kernel, two more per stream wait it needs; FSDP adds a gather (and its wait)
+  // per layer pass and a reduce-scatter (and its wait) per layer backward.
+  auto nodes = [](const std::vector<KernelOp>& ops) {
+    uint64_t n = 0;
+    for (const auto& op : ops) n += 2 + (op.join ? 2 : 0) + (op.side && op.fork ? 2 : 0);
+    return n;
+  };
+  const uint64_t fsdp = c.fsdp ? 12 : 0;
+  per_pass =
+      (nodes(k.layer_fwd) + nodes(k.layer_bwd) + nodes(k.layer_recompute) + fsdp) * layers_total +
+      nodes(k.embed_fwd) + nodes(k.embed_bwd) + nodes(k.head_fwd) + nodes(k.head_bwd);
   const auto m = static_cast<uint64_t>(l.microbatches);
   const uint64_t messages = 2 * 11 * static_cast<uint64_t>(l.chunk_layers.size()) * m;
   return per_pass * m + messages +

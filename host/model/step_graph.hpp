@@ -27,10 +27,11 @@ enum StreamRole : int {
   kRecvBwd,
   kSendFwd,
   kSendBwd,
-  kGatherStream  // FSDP parameter all-gathers
+  kGatherStream,  // FSDP parameter all-gathers
+  kTpStream       // tensor-parallel collectives overlapped with backward GEMMs
 };
-constexpr int kNumStreams = 7;
-constexpr int64_t kStreamIds[kNumStreams] = {7, 20, 30, 31, 32, 33, 21};
+constexpr int kNumStreams = 8;
+constexpr int64_t kStreamIds[kNumStreams] = {7, 20, 30, 31, 32, 33, 21, 22};
 constexpr int64_t kThreadId = 1;
 
 // A collective kernel's NCCL arguments.
@@ -50,14 +51,15 @@ struct StepGraph {
   int32_t world_size = 1;
   int gpus_per_node = 8;
   // Per graph node: what the Kineto writer and the report need beyond the IR.
-  // Launch, record, synchronize and transfer links are edges of the graph (kLaunch,
-  // kIntraThread, kGpuToCpuSync, kIntraStream after a kCrossRank rendezvous).
+  // Launch, synchronize and transfer links are edges of the graph (kLaunch, kGpuToCpuSync,
+  // kIntraStream after a kCrossRank rendezvous).
   struct NodeMeta {
     double model_flops = 0, hw_flops = 0;
     int32_t stage = -1;   // -1 for rendezvous nodes and the origin
     int32_t comm = -1;    // collective kernel (p2p: its arrival) -> comms index
     int8_t stream = -1;   // StreamRole of GPU nodes
     int8_t waits_on = 0;  // cudaStreamWaitEvent call: (to << 4) | from stream roles, else 0
+    uint32_t record = 0;  // cudaStreamWaitEvent call: build index of its cudaEventRecord call
     bool sync = false;    // the final cudaStreamSynchronize
   };
   std::vector<NodeMeta> meta;         // in build order; see meta_of
@@ -69,7 +71,7 @@ struct StepGraph {
 
 // Throws InputError when the iteration would exceed `max_nodes` graph nodes.
 StepGraph build_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
-                           const StepCosts& costs, uint64_t max_nodes = 60'000'000);
+                           const StepCosts& costs, uint64_t max_nodes = 20'000'000);
 
 // Nodes the graph of this layout would have (for size checks before building).
 uint64_t step_graph_size(const ParallelConfig& c, const Layout& l, const StepCosts& costs);

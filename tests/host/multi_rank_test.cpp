@@ -126,22 +126,31 @@ TEST(MultiRank, DifferentCollectiveCountsAreAClearError) {
   EXPECT_NE(r.out.find("issued 0 NCCL kernels"), std::string::npos) << r.out;
 }
 
+namespace {
+
+// A 10 us NCCL kernel with NCCL args (group, sequence) and its launch 5 us before.
+void add_nccl_kernel(lumos::trace::KinetoWriter& w, double ts, const char* pg, int seq,
+                     int64_t corr, const char* collective) {
+  w.add("cuda_runtime", "cudaLaunchKernel", lumos::trace::KinetoWriter::kPid, 1, ts - 5, 3,
+        {{"correlation", corr}});
+  w.add("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", 0, 20, ts, 10,
+        {{"correlation", corr},
+         {"stream", 20},
+         {"device", 0},
+         {"Process Group Name", pg},
+         {"Seq", seq},
+         {"Collective name", collective},
+         {"Group size", 2}});
+}
+
+}  // namespace
+
 TEST(MultiRank, KernelsWithNcclArgsMeetByProcessGroupAndSequence) {
   // Ranks 0 and 1 share group "tp" (two all-reduces); rank 2 runs one all-reduce in group "dp"
   // with rank 0. Order of issue alone would pair the wrong kernels.
   TempDir tmp;
-  auto nccl = [](lumos::trace::KinetoWriter& w, double ts, const char* pg, int seq,
-                 int64_t corr_base) {
-    w.add("cuda_runtime", "cudaLaunchKernel", lumos::trace::KinetoWriter::kPid, 1, ts - 5, 3,
-          {{"correlation", corr_base}});
-    w.add("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", 0, 20, ts, 10,
-          {{"correlation", corr_base},
-           {"stream", 20},
-           {"device", 0},
-           {"Process Group Name", pg},
-           {"Seq", seq},
-           {"Collective name", "allreduce"},
-           {"Group size", 2}});
+  auto nccl = [](lumos::trace::KinetoWriter& w, double ts, const char* pg, int seq, int64_t corr) {
+    add_nccl_kernel(w, ts, pg, seq, corr, "allreduce");
   };
   lumos::trace::KinetoWriter r0, r1, r2;
   r0.set_rank(0, 3), r1.set_rank(1, 3), r2.set_rank(2, 3);
@@ -157,4 +166,23 @@ TEST(MultiRank, KernelsWithNcclArgsMeetByProcessGroupAndSequence) {
   EXPECT_EQ(m.collectives[1].rank_index, (std::vector<size_t>{0, 2}));
   EXPECT_DOUBLE_EQ(m.collectives[1].wait_us[1], 20.0);
   EXPECT_EQ(m.collectives[2].rank_index, (std::vector<size_t>{0, 1}));
+}
+
+TEST(MultiRank, KeyedClocksAlignThroughNeighboursThatShareCollectives) {
+  // Pipeline-like groups: rank 2 shares no collective with rank 0, only "b" with rank 1. Each
+  // rank's clock is offset; true ends of a shared collective agree.
+  TempDir tmp;
+  auto nccl = [](lumos::trace::KinetoWriter& w, double ts, const char* pg, int seq, int64_t corr) {
+    add_nccl_kernel(w, ts, pg, seq, corr, "send");
+  };
+  lumos::trace::KinetoWriter r0, r1, r2;
+  r0.set_rank(0, 3), r1.set_rank(1, 3), r2.set_rank(2, 3);
+  nccl(r0, 100, "a", 1, 900), nccl(r0, 300, "a", 2, 901);
+  nccl(r1, 200, "a", 1, 900), nccl(r1, 600, "b", 1, 901);  // clock 100 us ahead
+  nccl(r2, 750, "b", 1, 900), nccl(r2, 900, "c", 1, 901);  // clock 250 us ahead
+  tmp.write("r0.json", r0.json()), tmp.write("r1.json", r1.json()), tmp.write("r2.json", r2.json());
+  const auto m = lumos::graph::load_multi_rank(tmp.path());
+  ASSERT_EQ(m.clock_shift_us.size(), 3u);
+  EXPECT_DOUBLE_EQ(m.clock_shift_us[1], -100.0);
+  EXPECT_DOUBLE_EQ(m.clock_shift_us[2], -250.0);
 }

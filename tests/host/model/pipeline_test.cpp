@@ -33,9 +33,19 @@ TEST(PipelineSchedule, OneFOneBMatchesLumosFigureFour) {
 }
 
 TEST(PipelineSchedule, InterleavedWalksChunksInGroupsOfPMicroBatches) {
-  // p = 2, v = 2, m = 2: stage 0 warms up with (p-1)*2 + (v-1)*p = 4 forwards.
-  EXPECT_EQ(order(0, 2, 2, 2), "F1c0 F2c0 F1c1 F2c1 B1c1 B2c1 B1c0 B2c0");
-  EXPECT_EQ(order(1, 2, 2, 2), "F1c0 F2c0 F1c1 B1c1 F2c1 B2c1 B1c0 B2c0");
+  // p = 2, v = 2, m = 4: stage 0 warms up with (p-1)*2 + (v-1)*p = 4 forwards, stage 1 with 2.
+  EXPECT_EQ(order(0, 2, 2, 4),
+            "F1c0 F2c0 F1c1 F2c1 F3c0 B1c1 F4c0 B2c1 F3c1 B1c0 F4c1 B2c0 B3c1 B4c1 B3c0 B4c0");
+  EXPECT_EQ(order(1, 2, 2, 4),
+            "F1c0 F2c0 F1c1 B1c1 F2c1 B2c1 F3c0 B1c0 F4c0 B2c0 F3c1 B3c1 F4c1 B4c1 B3c0 B4c0");
+  // m = p: Megatron runs every forward first.
+  EXPECT_EQ(order(1, 2, 2, 2), "F1c0 F2c0 F1c1 F2c1 B1c1 B2c1 B1c0 B2c0");
+  // Activations held at the peak, in stage units: Megatron's p + (p - 1) / v on the first stage,
+  // ((v - 1) p + 1) / v on the last.
+  EXPECT_DOUBLE_EQ(inflight_microbatches(0, 8, 5, 16), 8 + 7.0 / 5);
+  EXPECT_DOUBLE_EQ(inflight_microbatches(7, 8, 5, 16), (4 * 8 + 1) / 5.0);
+  EXPECT_DOUBLE_EQ(inflight_microbatches(3, 4, 1, 16), 1);
+  EXPECT_DOUBLE_EQ(inflight_microbatches(0, 4, 1, 2), 2);
   for (int s = 0; s < 4; ++s) {
     const auto t = stage_schedule(s, 4, 3, 8);
     ASSERT_EQ(t.size(), 2u * 8 * 3);
