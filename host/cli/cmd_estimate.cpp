@@ -120,17 +120,18 @@ void print_text(const Estimate& e) {
       static_cast<long long>(e.model.vocab), static_cast<long long>(e.layout.padded_vocab),
       static_cast<long long>(e.model.seq), to_string(e.model.act));
   std::printf(
-      "  layout    TP %d x CP %d x PP %d x DP %d, mbs %lld, gbs %lld (%lld micro-batches), "
+      "  layout    TP %d x CP %d x PP %d x DP %d, mbs %lld, gbs %lld (%lld micro-batch%s), "
       "%s%s, recompute %s%s%s, %s\n",
       c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs), static_cast<long long>(c.gbs),
-      static_cast<long long>(e.layout.microbatches), schedule_name(c),
-      c.interleave > 1 ? (" x" + std::to_string(c.interleave)).c_str() : "", to_string(c.recompute),
-      c.sequence_parallel ? ", sequence parallel" : "",
+      static_cast<long long>(e.layout.microbatches), e.layout.microbatches == 1 ? "" : "es",
+      schedule_name(c), c.interleave > 1 ? (" x" + std::to_string(c.interleave)).c_str() : "",
+      to_string(c.recompute), c.sequence_parallel ? ", sequence parallel" : "",
       c.fsdp ? ", FSDP" : (c.distributed_optimizer ? ", distributed optimizer" : ""),
       cost::to_string(c.dtype));
   std::printf("  step time          %.4f s\n", e.step_time_us * 1e-6);
-  std::printf("  tokens/s           %.0f  (%.1f per GPU)\n", e.tokens_per_s,
-              e.tokens_per_s / static_cast<double>(c.gpus()));
+  const double per_gpu = e.tokens_per_s / static_cast<double>(c.gpus());
+  std::printf("  tokens/s           %.*f  (%.*f per GPU)\n", e.tokens_per_s >= 100 ? 0 : 3,
+              e.tokens_per_s, per_gpu >= 100 ? 1 : 4, per_gpu);
   std::printf("  model TFLOP/s/GPU  %.1f   MFU %.1f%%   HFU %.1f%%  (of %.0f TFLOP/s %s peak)\n",
               e.model_tflops_per_gpu, 100 * e.mfu, 100 * e.hfu, e.peak_tflops,
               cost::to_string(c.dtype));
@@ -147,7 +148,10 @@ void print_text(const Estimate& e) {
       "optimizer %.1f, activations %.1f GiB -> %s\n",
       gib(m.total_bytes()), gib(e.memory_capacity_bytes), e.worst_memory_stage,
       gib(m.weights_bytes), gib(m.grads_bytes), gib(m.optimizer_bytes), gib(m.activations_bytes),
-      e.fits ? "fits" : "DOES NOT FIT");
+      !e.fits ? "DOES NOT FIT"
+      : m.total_bytes() > 0.9 * e.memory_capacity_bytes
+          ? "fits, tight (over 90%; the CUDA context, NCCL buffers and fragmentation need some)"
+          : "fits");
   if (c.pp > 1) {
     std::printf("  stage  rank     end (s)  compute%%  comm%%  bubble%%  memory GiB\n");
     for (const auto& s : e.stages) {
@@ -204,7 +208,8 @@ void print_json(const Estimate& e, const std::vector<std::string>& files) {
   w.field("stage", e.worst_memory_stage).field("weights_bytes", m.weights_bytes);
   w.field("grads_bytes", m.grads_bytes).field("optimizer_bytes", m.optimizer_bytes);
   w.field("activations_bytes", m.activations_bytes).field("total_bytes", m.total_bytes());
-  w.field("capacity_bytes", e.memory_capacity_bytes).field("fits", e.fits).end_object();
+  w.field("capacity_bytes", e.memory_capacity_bytes).field("fits", e.fits);
+  w.field("fraction_of_capacity", m.total_bytes() / e.memory_capacity_bytes).end_object();
   w.key("stages").begin_array();
   for (const auto& s : e.stages) {
     w.begin_object().field("stage", s.stage).field("rank", s.rank).field("end_s", s.end_us * 1e-6);

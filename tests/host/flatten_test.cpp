@@ -19,7 +19,8 @@ TEST(Flatten, ManyPredecessorsComeOutSortedAndStable) {
   for (uint32_t i = n; i >= 1; --i) d.edges.push_back({i, sink, EdgeKind::kCrossRank, 1.0 * i});
   d.edges.push_back({7, sink, EdgeKind::kCrossRank, -1});
   std::vector<NodeId> id;
-  const Graph g = flatten(d, &id, [](uint32_t) { return std::string("n"); }, "test");
+  const Graph g = flatten(
+      d, &id, [](uint32_t) { return std::string("n"); }, "test");
   const NodeId s = id[sink];
   ASSERT_EQ(g.pred_offset[s + 1] - g.pred_offset[s], n + 1);
   for (uint32_t k = g.pred_offset[s] + 1; k < g.pred_offset[s + 1]; ++k)
