@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <map>
 
 #include "common/error.hpp"
@@ -107,6 +108,9 @@ void set_field(ModelSpec* m, const std::string& key, const std::string& value,
 }
 
 ModelSpec load_model_toml(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError(path + ": not a readable file (expected a TOML model file)");
   toml::table root;
   try {
     root = toml::parse_file(path);
