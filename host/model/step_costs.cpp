@@ -380,7 +380,7 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   s.grad_reduce_bytes = tr.grad_reduce_bytes;
   s.dp_group = c.dp * c.cp;
   s.dp_ranks_per_node = P.dp_per_node_;
-  s.bucket_params = std::max(tr.bucket_params, tr.bucket_params_per_dp_rank * c.dp);
+  s.bucket_params = std::max(tr.bucket_params, tr.bucket_params_per_dp_rank * s.dp_group);
 
   // Idealized variants for tests and what-ifs.
   auto idealize = [&](std::vector<KernelOp>& ops, bool layer) {
