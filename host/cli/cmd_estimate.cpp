@@ -9,10 +9,12 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
 #include "model/estimate.hpp"
 #include "model/generated_trace.hpp"
+#include "model/layout_search.hpp"
 #include "report/json_writer.hpp"
 
 namespace lumos::cli {
@@ -230,6 +232,91 @@ void print_json(const Estimate& e, const std::vector<std::string>& files) {
   std::cout << '\n';
 }
 
+void write_search_csv(const std::string& path, const SearchResult& r) {
+  write_file_atomically(path, [&](std::ostream& os) {
+    os << "rank,tp,cp,pp,dp,mbs,interleave,recompute,sequence_parallel,distributed_optimizer,fsdp,"
+          "split_embedding,step_time_s,tokens_per_s,model_tflops_per_gpu,mfu,memory_gib,"
+          "bubble_fraction,exposed_comm_fraction\n";
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      const ParallelConfig& c = r.rows[i].cfg;
+      const Estimate& e = r.rows[i].estimate;
+      const auto& mem = e.stages[static_cast<size_t>(e.worst_memory_stage)].memory;
+      char line[512];
+      std::snprintf(line, sizeof line,
+                    "%zu,%d,%d,%d,%d,%lld,%d,%s,%d,%d,%d,%d,%.6f,%.1f,%.2f,%.4f,%.2f,%.4f,%.4f\n",
+                    i + 1, c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs), c.interleave,
+                    to_string(c.recompute), c.sequence_parallel, c.distributed_optimizer, c.fsdp,
+                    c.split_counts_embedding, e.step_time_us * 1e-6, e.tokens_per_s,
+                    e.model_tflops_per_gpu, e.mfu, gib(mem.total_bytes()),
+                    e.breakdown.bubble_us / e.step_time_us,
+                    e.breakdown.exposed_comm_us / e.step_time_us);
+      os << line;
+    }
+  });
+}
+
+int run_search(const cxxopts::ParseResult& a, const cost::KernelsDb& db) {
+  if (!a.count("gpus")) throw InputError("lumos estimate --search: --gpus N is required");
+  for (const char* k : {"tp", "pp", "dp", "cp", "mbs", "interleave", "recompute", "sp", "dist-opt",
+                        "split-embedding"})
+    if (a.count(k))
+      throw InputError(std::string("lumos estimate --search: --") + k +
+                       " is searched; leave it out");
+  SearchRequest q;
+  q.base = request_from(a);
+  q.gpus = a["gpus"].as<int64_t>();
+  const int top = a["top"].as<int>();
+  LUMOS_EXPECT(top >= 0, "lumos estimate --search: --top must be >= 0");
+  const SearchResult r = search_layouts(q, db);
+  if (a.count("csv")) write_search_csv(a["csv"].as<std::string>(), r);
+  const size_t shown = std::min(r.rows.size(), static_cast<size_t>(top));
+  if (a.count("json")) {
+    report::JsonWriter w(std::cout);
+    w.begin_object().field("gpus", q.gpus).field("candidates", uint64_t{r.candidates});
+    w.field("invalid", uint64_t{r.invalid}).field("too_big", uint64_t{r.too_big});
+    w.field("estimated", uint64_t{r.rows.size()}).key("layouts").begin_array();
+    for (size_t i = 0; i < shown; ++i) {
+      const ParallelConfig& c = r.rows[i].cfg;
+      const Estimate& e = r.rows[i].estimate;
+      w.begin_object().field("tp", c.tp).field("cp", c.cp).field("pp", c.pp).field("dp", c.dp);
+      w.field("mbs", c.mbs).field("interleave", c.interleave);
+      w.field("recompute", to_string(c.recompute));
+      w.field("split_embedding", c.split_counts_embedding);
+      w.field("step_time_s", e.step_time_us * 1e-6).field("tokens_per_s", e.tokens_per_s);
+      w.field("model_tflops_per_gpu", e.model_tflops_per_gpu).field("mfu", e.mfu);
+      w.field("memory_bytes",
+              e.stages[static_cast<size_t>(e.worst_memory_stage)].memory.total_bytes());
+      w.end_object();
+    }
+    w.end_array().end_object();
+    std::cout << '\n';
+    return 0;
+  }
+  std::printf(
+      "lumos estimate --search: %s on %lld x %s, gbs %lld, %s: %zu layouts, %zu invalid, "
+      "%zu do not fit, %zu estimated\n",
+      q.base.model.name.c_str(), static_cast<long long>(q.gpus), q.base.gpu.c_str(),
+      static_cast<long long>(q.base.cfg.gbs), cost::to_string(q.base.cfg.dtype), r.candidates,
+      r.invalid, r.too_big, r.rows.size());
+  if (r.rows.empty()) std::printf("  no layout fits\n");
+  if (shown > 0)
+    std::printf(
+        "  rank   TP  CP  PP  DP  mbs   v  recompute  step (s)    tokens/s  TFLOP/s/GPU    "
+        "MFU  memory GiB\n");
+  for (size_t i = 0; i < shown; ++i) {
+    const ParallelConfig& c = r.rows[i].cfg;
+    const Estimate& e = r.rows[i].estimate;
+    std::printf("  %4zu %4d %3d %3d %3d %4lld %3d  %-9s %9.3f %11.0f %12.1f %5.1f%% %11.1f%s\n",
+                i + 1, c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs), c.interleave,
+                to_string(c.recompute), e.step_time_us * 1e-6, e.tokens_per_s,
+                e.model_tflops_per_gpu, 100 * e.mfu,
+                gib(e.stages[static_cast<size_t>(e.worst_memory_stage)].memory.total_bytes()),
+                c.split_counts_embedding ? "  (split-embedding)" : "");
+  }
+  if (a.count("csv")) std::printf("  wrote %s\n", a["csv"].as<std::string>().c_str());
+  return 0;
+}
+
 int run(int argc, char** argv, bool generate) {
   cxxopts::Options o(generate ? "lumos generate" : "lumos estimate",
                      generate ? "Write a model-driven training iteration as Kineto traces, one "
@@ -238,6 +325,14 @@ int run(int argc, char** argv, bool generate) {
                                 "trace");
   layout_options(o);
   if (generate) o.add_options()("o,output", "output folder", cxxopts::value<std::string>());
+  if (!generate)
+    o.add_options()("search",
+                    "search layouts of the model on --gpus GPUs (degrees, micro-batch, "
+                    "interleaving, recomputation) and rank those that fit")(
+        "gpus", "GPUs for --search", cxxopts::value<int64_t>())(
+        "top", "layouts to print with --search", cxxopts::value<int>()->default_value("10"))(
+        "csv", "with --search, write every layout that fits to this CSV file",
+        cxxopts::value<std::string>());
   const auto a = o.parse(argc, argv);
   if (a.count("help")) {
     std::cout << o.help() << '\n';
@@ -250,6 +345,9 @@ int run(int argc, char** argv, bool generate) {
   cost::KernelsDb storage;
   const cost::KernelsDb& db =
       a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
+  if (!generate && a.count("search")) return run_search(a, db);
+  if (!generate && (a.count("gpus") || a.count("csv")))
+    throw InputError("lumos estimate: --gpus and --csv go with --search");
   const EstimateRun r = run_estimate(request_from(a), db);
   std::vector<std::string> files;
   if (generate)
