@@ -144,6 +144,11 @@ void print_text(const Estimate& e) {
       "bubble %.1f%%, other %.1f%%  (mean over stages)\n",
       b.exposed_compute_us / w, b.overlapped_us / w, b.exposed_comm_us / w, b.bubble_us / w,
       b.other_us / w);
+  std::printf("  kernel time       ");
+  for (size_t i = 0; i < e.kernel_time_us.size() && i < 6; ++i)
+    std::printf("%s %s %.1f%%", i ? "," : "", e.kernel_time_us[i].first.c_str(),
+                e.kernel_time_us[i].second / w);
+  std::printf("  (of the step, mean over stages)\n");
   const StageMemory& m = e.stages[static_cast<size_t>(e.worst_memory_stage)].memory;
   std::printf(
       "  memory per GPU     %.1f GiB of %.0f GiB (stage %d): weights %.1f, gradients %.1f, "
@@ -205,6 +210,9 @@ void print_json(const Estimate& e, const std::vector<std::string>& files) {
   w.field("peak_tflops", e.peak_tflops).field("mfu", e.mfu).field("hfu", e.hfu);
   w.key("breakdown");
   write_breakdown(w, e.breakdown);
+  w.key("kernel_time_us").begin_object();
+  for (const auto& [cls, us] : e.kernel_time_us) w.field(cls, us);
+  w.end_object();
   w.key("memory").begin_object();
   const StageMemory& m = e.stages[static_cast<size_t>(e.worst_memory_stage)].memory;
   w.field("stage", e.worst_memory_stage).field("weights_bytes", m.weights_bytes);

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 
 #include "common/error.hpp"
+#include "cost/kernel_classifier.hpp"
 #include "model/flops.hpp"
 
 namespace lumos::model {
@@ -133,6 +135,19 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
     e.stages.push_back(sr);
   }
   e.fits = worst <= e.memory_capacity_bytes;
+  std::map<uint32_t, std::string> class_of_name;
+  std::map<std::string, double> by_class;
+  for (const auto& nodes : gpu_nodes)
+    for (graph::NodeId n : nodes) {
+      if (g.dur_us[n] <= 0) continue;
+      auto it = class_of_name.find(g.name[n]);
+      if (it == class_of_name.end())
+        it = class_of_name.emplace(g.name[n], cost::classify_kernel(db, g.names[g.name[n]])).first;
+      by_class[it->second] += g.dur_us[n] / e.cfg.pp;
+    }
+  e.kernel_time_us.assign(by_class.begin(), by_class.end());
+  std::sort(e.kernel_time_us.begin(), e.kernel_time_us.end(),
+            [](const auto& a, const auto& b) { return a.second > b.second; });
   // The graph stands as its own measurement, so that it can be written, ingested and replayed
   // like a traced one.
   graph::Graph& mg = run.step.graph;

@@ -58,6 +58,9 @@ struct Estimate {
   double peak_tflops = 0;  // dense peak of the GEMM dtype
   double mfu = 0, hfu = 0;
   StageBreakdown breakdown;  // mean over stages
+  // GPU time by kernel class (kernels_db/kernel_classes.json: gemm, attention_fwd, comm, ...),
+  // mean over stages; kernels that overlap both count.
+  std::vector<std::pair<std::string, double>> kernel_time_us;
   std::vector<StageReport> stages;
   double memory_capacity_bytes = 0;
   int worst_memory_stage = 0;

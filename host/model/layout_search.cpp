@@ -79,8 +79,10 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
   for (auto& t : pool) t.join();
   std::vector<SearchRow> kept;
   for (size_t i = 0; i < fitting.size(); ++i)
-    if (errors[i].empty()) kept.push_back(std::move(out.rows[i]));
-    else ++out.invalid;
+    if (errors[i].empty())
+      kept.push_back(std::move(out.rows[i]));
+    else
+      ++out.invalid;
   std::stable_sort(kept.begin(), kept.end(), [](const SearchRow& a, const SearchRow& b) {
     return a.estimate.tokens_per_s > b.estimate.tokens_per_s;
   });

@@ -43,6 +43,10 @@ TEST(EstimateCli, DefaultRunsWithoutInputAndJsonCarriesTheHeadlineFields) {
   }
   bool fits = false;
   ASSERT_FALSE(d["memory"]["fits"].get(fits));
+  double gemm_us = 0, comm_us = 0;
+  ASSERT_FALSE(d["kernel_time_us"]["gemm"].get(gemm_us));
+  ASSERT_FALSE(d["kernel_time_us"]["comm"].get(comm_us));
+  EXPECT_GT(gemm_us, comm_us);  // GPT-3 15B at TP 2: GEMM-bound
   double step = 0, sum = 0;
   ASSERT_FALSE(d["step_time_s"].get(step));
   for (auto [k, v] : d["breakdown"].get_object()) sum += v.get_double().value();

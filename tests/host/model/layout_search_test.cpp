@@ -32,8 +32,9 @@ TEST(LayoutSearch, RanksLayoutsThatFitFastestFirst) {
 
 TEST(LayoutSearch, CliWritesCsvAndRejectsSearchedOptions) {
   TempDir tmp;
-  const auto r = run_lumos("estimate --search --model llama3-8b --layers 4 --gbs 16 --gpus 8 --top 3 --csv " +
-                           tmp.file("s.csv"));
+  const auto r =
+      run_lumos("estimate --search --model llama3-8b --layers 4 --gbs 16 --gpus 8 --top 3 --csv " +
+                tmp.file("s.csv"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("rank"), std::string::npos) << r.out;
   std::ifstream in(tmp.file("s.csv"));
