@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -251,7 +252,7 @@ void write_search_csv(const std::string& path, const SearchResult& r) {
       const auto& mem = e.stages[static_cast<size_t>(e.worst_memory_stage)].memory;
       char line[512];
       std::snprintf(line, sizeof line,
-                    "%zu,%d,%d,%d,%d,%lld,%d,%s,%d,%d,%d,%d,%.6f,%.1f,%.2f,%.4f,%.2f,%.4f,%.4f\n",
+                    "%zu,%d,%d,%d,%d,%lld,%d,%s,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.4f,%.2f,%.4f,%.4f\n",
                     i + 1, c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs), c.interleave,
                     to_string(c.recompute), c.sequence_parallel, c.distributed_optimizer, c.fsdp,
                     c.split_counts_embedding, e.step_time_us * 1e-6, e.tokens_per_s,
@@ -270,6 +271,12 @@ int run_search(const cxxopts::ParseResult& a, const cost::KernelsDb& db) {
     if (a.count(k))
       throw InputError(std::string("lumos estimate --search: --") + k +
                        " is searched; leave it out");
+  if (a.count("csv")) {  // before the search: a bad path should not cost its minutes
+    const auto parent = std::filesystem::path(a["csv"].as<std::string>()).parent_path();
+    std::error_code ec;
+    if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+      throw InputError(a["csv"].as<std::string>() + ": the folder does not exist");
+  }
   SearchRequest q;
   q.base = request_from(a);
   q.gpus = a["gpus"].as<int64_t>();
@@ -282,6 +289,7 @@ int run_search(const cxxopts::ParseResult& a, const cost::KernelsDb& db) {
     report::JsonWriter w(std::cout);
     w.begin_object().field("gpus", q.gpus).field("candidates", uint64_t{r.candidates});
     w.field("invalid", uint64_t{r.invalid}).field("too_big", uint64_t{r.too_big});
+    w.field("too_large", uint64_t{r.too_large});
     w.field("estimated", uint64_t{r.rows.size()}).key("layouts").begin_array();
     for (size_t i = 0; i < shown; ++i) {
       const ParallelConfig& c = r.rows[i].cfg;
@@ -302,10 +310,10 @@ int run_search(const cxxopts::ParseResult& a, const cost::KernelsDb& db) {
   }
   std::printf(
       "lumos estimate --search: %s on %lld x %s, gbs %lld, %s: %zu layouts, %zu invalid, "
-      "%zu do not fit, %zu estimated\n",
+      "%zu do not fit, %zu too large to model, %zu estimated\n",
       q.base.model.name.c_str(), static_cast<long long>(q.gpus), q.base.gpu.c_str(),
       static_cast<long long>(q.base.cfg.gbs), cost::to_string(q.base.cfg.dtype), r.candidates,
-      r.invalid, r.too_big, r.rows.size());
+      r.invalid, r.too_big, r.too_large, r.rows.size());
   if (r.rows.empty()) std::printf("  no layout fits\n");
   if (shown > 0)
     std::printf(
@@ -354,8 +362,8 @@ int run(int argc, char** argv, bool generate) {
   const cost::KernelsDb& db =
       a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
   if (!generate && a.count("search")) return run_search(a, db);
-  if (!generate && (a.count("gpus") || a.count("csv")))
-    throw InputError("lumos estimate: --gpus and --csv go with --search");
+  if (!generate && (a.count("gpus") || a.count("csv") || a.count("top")))
+    throw InputError("lumos estimate: --gpus, --top and --csv go with --search");
   const EstimateRun r = run_estimate(request_from(a), db);
   std::vector<std::string> files;
   if (generate)

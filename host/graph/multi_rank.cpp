@@ -75,13 +75,11 @@ MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const Bu
   out.clock_shift_us.assign(R, 0.0);
   for (size_t r = 1; r < R; ++r) {
     const auto mine = comm_kernels(tables[r]);
-    // Process groups that span some ranks only give ranks different kernel counts; with NCCL
-    // args the collectives still meet by (group, sequence), but the clocks are taken as one.
-    // With equal counts and NCCL args on both sides, align on the kernels the ranks share by
-    // (group, sequence) rather than by order, which pairs different collectives when the ranks
-    // belong to different groups (pipeline stages): on rank 0's, else on the first aligned rank
-    // that shares some (stage s meets stage s - 1 only).
-    if (mine.size() != ref.size() && keyed[r]) continue;
+    // With NCCL args on both sides, align on the kernels the ranks share by (group, sequence):
+    // process groups that span some ranks only (pipeline stages) give ranks different kernels,
+    // so order alone would pair different collectives. On rank 0's, else on the first aligned
+    // rank that shares some (stage s meets stage s - 1 only); none shared: clocks taken as one.
+    if (mine.size() != ref.size() && keyed[r] && !ref_keyed) continue;
     if (ref_keyed && keyed[r]) {
       std::vector<double> d;
       for (size_t q = 0; q < r && d.empty(); ++q) {

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <thread>
 
 #include "common/error.hpp"
 #include "model/memory_footprint.hpp"
+#include "model/step_costs.hpp"
+#include "model/step_graph.hpp"
 
 namespace lumos::model {
 
@@ -16,6 +19,9 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
   const cost::Topology& topo =
       req.base.topology.empty() ? db.default_topology_for(gpu) : db.topology(req.base.topology);
   const double capacity = gpu.hbm_gib * 1024.0 * 1024.0 * 1024.0;
+  if (!gpu.peak_tflops[static_cast<size_t>(req.base.cfg.dtype)])
+    throw InputError("--dtype " + std::string(cost::to_string(req.base.cfg.dtype)) + ": the " +
+                     gpu.name + " has no " + cost::to_string(req.base.cfg.dtype) + " tensor cores");
   SearchResult out;
   std::vector<ParallelConfig> fitting;
   const ModelSpec& m = req.base.model;
@@ -59,15 +65,24 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
       }
   out.rows.resize(fitting.size());
   std::atomic<size_t> next{0};
-  std::vector<std::string> errors(fitting.size());
+  // Per layout: 0 estimated, 1 graph too large, 2 failed (the first failure is rethrown).
+  std::vector<int> outcome(fitting.size(), 0);
+  std::vector<std::exception_ptr> failure(fitting.size());
   auto work = [&] {
     for (size_t i = next++; i < fitting.size(); i = next++) {
-      EstimateRequest r = req.base;
-      r.cfg = fitting[i];
       try {
+        EstimateRequest r = req.base;
+        r.cfg = fitting[i];
+        const Layout l = check_layout(m, r.cfg);
+        const StepCosts costs = price_step(m, r.cfg, l, db, gpu, topo, r.options);
+        if (step_graph_size(r.cfg, l, costs) > kMaxStepGraphNodes) {
+          outcome[i] = 1;
+          continue;
+        }
         out.rows[i] = {fitting[i], run_estimate(r, db).estimate};
-      } catch (const InputError& e) {
-        errors[i] = e.what();  // e.g. a graph above the size limit
+      } catch (...) {
+        outcome[i] = 2;
+        failure[i] = std::current_exception();
       }
     }
   };
@@ -77,12 +92,14 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
   for (unsigned k = 1; k < n; ++k) pool.emplace_back(work);
   work();
   for (auto& t : pool) t.join();
+  for (const auto& f : failure)
+    if (f) std::rethrow_exception(f);
   std::vector<SearchRow> kept;
   for (size_t i = 0; i < fitting.size(); ++i)
-    if (errors[i].empty())
+    if (outcome[i] == 0)
       kept.push_back(std::move(out.rows[i]));
     else
-      ++out.invalid;
+      ++out.too_large;
   std::stable_sort(kept.begin(), kept.end(), [](const SearchRow& a, const SearchRow& b) {
     return a.estimate.tokens_per_s > b.estimate.tokens_per_s;
   });

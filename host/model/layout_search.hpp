@@ -30,9 +30,11 @@ struct SearchResult {
   size_t candidates = 0;        // layouts enumerated
   size_t invalid = 0;           // broke a layout rule
   size_t too_big = 0;           // did not fit in memory
+  size_t too_large = 0;         // graph above kMaxStepGraphNodes (too many micro-batches x layers)
 };
 
-// Throws InputError when gpus < 1; an empty `rows` means no layout fits.
+// Throws InputError when gpus < 1, for an unknown GPU or topology, or a dtype the GPU lacks; an
+// empty `rows` means no layout fits.
 SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db);
 
 }  // namespace lumos::model

@@ -24,7 +24,7 @@ std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConf
   const ParamCounts pc = parameter_counts(m, l.padded_vocab);
   const double per_layer_act = layer_activation_bytes(m, c);
   const double s = static_cast<double>(m.seq) / c.cp, b = static_cast<double>(c.mbs),
-               h = static_cast<double>(m.hidden), t = c.tp, p = c.pp, v = c.interleave;
+               h = static_cast<double>(m.hidden), t = c.tp;
   const double dp_shards = static_cast<double>(c.dp) * c.cp;  // Megatron's data-parallel group
   std::vector<StageMemory> out;
   for (int st = 0; st < c.pp; ++st) {
@@ -46,7 +46,10 @@ std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConf
     sm.optimizer_bytes =
         P * kOptimizerBytesPerParam / (c.distributed_optimizer || c.fsdp ? dp_shards : 1.0);
     if (c.fsdp) {  // sharded too, plus two layers' gathered weights and one layer's gradients
-      const double layer = static_cast<double>(pc.per_layer) / c.tp;
+      // (the first stage gathers the embedding with its first layer, the last the output layer
+      // with its last)
+      double layer = static_cast<double>(pc.per_layer) / c.tp;
+      if (st == 0 || st == c.pp - 1) layer += static_cast<double>(l.padded_vocab * m.hidden) / c.tp;
       sm.weights_bytes = sm.weights_bytes / dp_shards + 2 * layer * kWeightBytesPerParam;
       sm.grads_bytes = sm.grads_bytes / dp_shards + layer * kGradBytesPerParam;
     }

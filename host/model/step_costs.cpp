@@ -411,17 +411,22 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   }
   if (c.fsdp && s.dp_group > 1) {  // each layer's compute beside its gathers and reduce-scatter
     const double layer = static_cast<double>(parameter_counts(m, V).per_layer) / t;
-    auto slow = [&](std::vector<KernelOp>& ops, double comm_us) {
+    // The backward pass (recomputation included) runs beside one gather and one reduce-scatter
+    // per layer, the forward beside one gather; weight casts of the first micro-batch aside.
+    auto slow = [&](std::vector<std::vector<KernelOp>*> lists, double comm_us) {
       double compute_us = 0;
-      for (const auto& op : ops)
-        if (!op.comm()) compute_us += op.dur_us;
+      for (auto* ops : lists)
+        for (const auto& op : *ops)
+          if (!op.comm() && !op.first_microbatch_only) compute_us += op.dur_us;
       if (compute_us <= 0) return;
       const double factor = 1 + std::min(compute_us, comm_us) / compute_us * contention;
-      for (auto& op : ops)
-        if (!op.comm()) op.dur_us *= factor;
+      for (auto* ops : lists)
+        for (auto& op : *ops)
+          if (!op.comm() && !op.first_microbatch_only) op.dur_us *= factor;
     };
-    slow(s.layer_fwd, s.param_gather(layer).dur_us);
-    slow(s.layer_bwd, s.param_gather(layer).dur_us + s.grad_reduce(layer).dur_us);
+    slow({&s.layer_fwd}, s.param_gather(layer).dur_us);
+    slow({&s.layer_recompute, &s.layer_bwd},
+         s.param_gather(layer).dur_us + s.grad_reduce(layer).dur_us);
   }
   return s;
 }

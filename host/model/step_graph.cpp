@@ -394,10 +394,9 @@ class Builder {
           wait_gathered(t.chunk, embed_end + layer_params * static_cast<double>(i + 1));
           kernels(s, k_.layer_fwd, t.microbatch == 0);
         }
-        if (j == last_vs) {
-          wait_gathered(t.chunk, 1e300);
-          kernels(s, k_.head_fwd);
-        }
+        // Whatever rounding left over in the chunk's last bucket is needed by now too.
+        wait_gathered(t.chunk, 1e300);
+        if (j == last_vs) kernels(s, k_.head_fwd);
         if (j < last_vs) {
           stream_wait(s, kComputeStream, kSendFwd);
           p2p(s, kSendFwd, false, 0, t.microbatch, j + 1);

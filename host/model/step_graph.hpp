@@ -69,9 +69,12 @@ struct StepGraph {
   std::vector<graph::NodeId> stage_end;  // per stage: its final stream synchronize
 };
 
+// The largest graph an estimate builds (about 10 s and 3 GiB).
+constexpr uint64_t kMaxStepGraphNodes = 20'000'000;
+
 // Throws InputError when the iteration would exceed `max_nodes` graph nodes.
 StepGraph build_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
-                           const StepCosts& costs, uint64_t max_nodes = 20'000'000);
+                           const StepCosts& costs, uint64_t max_nodes = kMaxStepGraphNodes);
 
 // Nodes the graph of this layout would have (for size checks before building).
 uint64_t step_graph_size(const ParallelConfig& c, const Layout& l, const StepCosts& costs);

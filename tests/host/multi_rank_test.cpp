@@ -128,12 +128,12 @@ TEST(MultiRank, DifferentCollectiveCountsAreAClearError) {
 
 namespace {
 
-// A 10 us NCCL kernel with NCCL args (group, sequence) and its launch 5 us before.
+// An NCCL kernel with NCCL args (group, sequence) and its launch 5 us before.
 void add_nccl_kernel(lumos::trace::KinetoWriter& w, double ts, const char* pg, int seq,
-                     int64_t corr, const char* collective) {
+                     int64_t corr, const char* collective, double dur = 10) {
   w.add("cuda_runtime", "cudaLaunchKernel", lumos::trace::KinetoWriter::kPid, 1, ts - 5, 3,
         {{"correlation", corr}});
-  w.add("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", 0, 20, ts, 10,
+  w.add("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", 0, 20, ts, dur,
         {{"correlation", corr},
          {"stream", 20},
          {"device", 0},
@@ -149,14 +149,15 @@ TEST(MultiRank, KernelsWithNcclArgsMeetByProcessGroupAndSequence) {
   // Ranks 0 and 1 share group "tp" (two all-reduces); rank 2 runs one all-reduce in group "dp"
   // with rank 0. Order of issue alone would pair the wrong kernels.
   TempDir tmp;
-  auto nccl = [](lumos::trace::KinetoWriter& w, double ts, const char* pg, int seq, int64_t corr) {
-    add_nccl_kernel(w, ts, pg, seq, corr, "allreduce");
-  };
+  // Kernels of one collective end together (one clock), as NCCL's do.
+  auto nccl = [](lumos::trace::KinetoWriter& w, double ts, const char* pg, int seq, int64_t corr,
+                 double end) { add_nccl_kernel(w, ts, pg, seq, corr, "allreduce", end - ts); };
   lumos::trace::KinetoWriter r0, r1, r2;
   r0.set_rank(0, 3), r1.set_rank(1, 3), r2.set_rank(2, 3);
-  nccl(r0, 100, "tp", 1, 900), nccl(r0, 200, "dp", 1, 901), nccl(r0, 300, "tp", 2, 902);
-  nccl(r1, 120, "tp", 1, 900), nccl(r1, 290, "tp", 2, 901);
-  nccl(r2, 180, "dp", 1, 900);
+  nccl(r0, 100, "tp", 1, 900, 130), nccl(r0, 200, "dp", 1, 901, 210),
+      nccl(r0, 300, "tp", 2, 902, 310);
+  nccl(r1, 120, "tp", 1, 900, 130), nccl(r1, 290, "tp", 2, 901, 310);
+  nccl(r2, 180, "dp", 1, 900, 210);
   tmp.write("r0.json", r0.json()), tmp.write("r1.json", r1.json()), tmp.write("r2.json", r2.json());
   const auto m = lumos::graph::load_multi_rank(tmp.path());
   ASSERT_EQ(m.collectives.size(), 3u);

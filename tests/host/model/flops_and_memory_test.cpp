@@ -127,7 +127,9 @@ TEST(Memory, FsdpShardsWeightsAndGradientsAndKeepsTwoLayersGathered) {
   const Layout l = check_layout(m, c);
   const StageMemory s = memory_per_stage(m, c, l)[0];
   const double P = static_cast<double>(s.params);
-  const double layer = static_cast<double>(parameter_counts(m, l.padded_vocab).per_layer);
+  // The one stage holds the embedding and the output layer, gathered with a layer each.
+  const double layer = static_cast<double>(parameter_counts(m, l.padded_vocab).per_layer) +
+                       static_cast<double>(l.padded_vocab * m.hidden);
   EXPECT_DOUBLE_EQ(s.weights_bytes, 2 * P / 8 + 2 * 2 * layer);
   EXPECT_DOUBLE_EQ(s.grads_bytes, 4 * P / 8 + 4 * layer);
   EXPECT_DOUBLE_EQ(s.optimizer_bytes, 12 * P / 8);

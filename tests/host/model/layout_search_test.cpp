@@ -2,6 +2,7 @@
 // the search's options are checked.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "../test_util.hpp"
@@ -20,7 +21,7 @@ TEST(LayoutSearch, RanksLayoutsThatFitFastestFirst) {
   q.gpus = 8;
   const SearchResult r = search_layouts(q, lumos::cost::embedded_db());
   ASSERT_FALSE(r.rows.empty());
-  EXPECT_EQ(r.candidates, r.invalid + r.too_big + r.rows.size());
+  EXPECT_EQ(r.candidates, r.invalid + r.too_big + r.too_large + r.rows.size());
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const auto& row = r.rows[i];
     EXPECT_EQ(row.cfg.gpus(), 8);
@@ -45,8 +46,11 @@ TEST(LayoutSearch, CliWritesCsvAndRejectsSearchedOptions) {
   while (std::getline(in, line)) ++rows;
   EXPECT_GT(rows, 3u);
   for (const char* bad : {"estimate --search --gbs 16", "estimate --search --gpus 8 --tp 2",
-                          "estimate --gpus 8", "estimate --search --gpus 0"}) {
+                          "estimate --gpus 8", "estimate --search --gpus 0", "estimate --top 3",
+                          "estimate --search --gpus 8 --gpu a100 --dtype fp8",
+                          "estimate --search --gpus 8 --csv /nonexistent/dir/s.csv"}) {
     const auto b = run_lumos(bad);
     EXPECT_EQ(b.exit_code, 1) << bad << "\n" << b.out;
+    EXPECT_EQ(std::count(b.out.begin(), b.out.end(), '\n'), 1) << bad << "\n" << b.out;
   }
 }

@@ -13,6 +13,7 @@
 #include "model/generated_trace.hpp"
 #include "replay/reference_replay.hpp"
 #include "replay/step_report.hpp"
+#include "trace/kineto_loader.hpp"
 
 using namespace lumos::model;
 using lumos::testing::TempDir;
@@ -83,3 +84,26 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"no_pipeline", "llama3-8b", 4, 1, 1, 2, 1, 4, true, false,
                            Recompute::kNone, lumos::cost::Dtype::kBf16, 4}),
     [](const auto& info) { return std::string(info.param.name); });
+
+TEST(RoundTripClocks, StagesWithOffsetClocksAlignThroughTheirPipelineNeighbours) {
+  EstimateRequest r;
+  r.model = preset("gpt3-15b");
+  r.model.layers = 8;
+  r.cfg.tp = 2, r.cfg.pp = 4, r.cfg.dp = 2, r.cfg.gbs = 16;
+  const EstimateRun run = run_estimate(r, lumos::cost::embedded_db());
+  TempDir tmp;
+  const auto files = write_stage_traces(run.step, run.replay, tmp.path(), run.estimate.gpu);
+  std::vector<lumos::trace::EventTable> tables;
+  for (const auto& f : files) tables.push_back(lumos::trace::load_trace(f));
+  for (size_t s : {2u, 3u})  // stages 2 and 3 recorded on a clock 5 ms ahead
+    for (auto& e : tables[s].events) e.ts_ns += 5'000'000;
+  const auto multi = lumos::graph::build_multi_rank(std::move(tables));
+  EXPECT_EQ(multi.clock_shift_us[1], 0.0);
+  EXPECT_EQ(multi.clock_shift_us[2], -5000.0);
+  EXPECT_EQ(multi.clock_shift_us[3], -5000.0);
+  const auto rep = lumos::replay::reference_replay(multi.graph);
+  double step = 0;
+  for (const auto& s : lumos::replay::step_times(multi.graph, rep))
+    step = std::max(step, s.replayed_us);
+  EXPECT_NEAR(step / run.estimate.step_time_us, 1.0, 1e-6);
+}
