@@ -29,12 +29,13 @@ int cmd_bench(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "estimate") return bench_estimate(argc - 1, argv + 1);
   if (argc < 2 || std::string(argv[1]) != "batch") {
     if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
-      std::cout << "usage: lumos bench batch --nodes N --variants V --backend cpu|cuda [--json]\n";
+      std::cout << "usage: lumos bench batch --nodes N --variants V --backend cpu|cuda [--json]\n"
+                   "       lumos bench estimate [--runs N] [--json]\n";
       return 0;
     }
     throw InputError(
-        "lumos bench: expected 'batch' (usage: lumos bench batch --nodes N --variants V --backend "
-        "cpu|cuda)");
+        "lumos bench: expected 'batch' or 'estimate' (usage: lumos bench batch --nodes N "
+        "--variants V --backend cpu|cuda, or lumos bench estimate)");
   }
   cxxopts::Options o("lumos bench batch",
                      "Batch replay throughput on a synthetic graph shaped like the traces.");

@@ -21,7 +21,8 @@ void usage(std::ostream& os) {
         "  ingest      parse a trace once into a binary .lgraph graph file\n"
         "  cost        kernel and collective cost model (gemm, attention, collective, ...)\n"
         "  bench       batch replay throughput (lumos bench batch --nodes N --variants V --backend "
-        "cpu|cuda)\n"
+        "cpu|cuda),\n"
+        "              estimate calibration and latency (lumos bench estimate)\n"
         "  demo-trace  write the embedded demo trace as Kineto JSON\n"
         "  info        version and visible GPUs\n\n"
         "`lumos <command> --help` describes each command.\n";
