@@ -209,15 +209,28 @@ int replay_multi_rank(const std::string& dir, const MultiRankOptions& o) {
       m.ranks[slowest], replayed[slowest], m.ranks[straggler], waited_on[straggler]);
   std::printf("\n%4s %-40s %12s %12s %12s %12s %8s\n", "coll", "kernel", "max wait", "mean wait",
               "mean xfer", "end spread", "last in");
-  for (size_t k = 0; k < m.collectives.size(); ++k) {
+  // A pipelined job has thousands of collectives: the text lists the 20 with the longest waits.
+  std::vector<size_t> shown(m.collectives.size());
+  for (size_t k = 0; k < shown.size(); ++k) shown[k] = k;
+  auto max_wait = [&](size_t k) { return *std::max_element(wait[k].begin(), wait[k].end()); };
+  constexpr size_t kAll = 40, kTop = 20;
+  if (shown.size() > kAll) {
+    std::stable_sort(shown.begin(), shown.end(),
+                     [&](size_t a, size_t b) { return max_wait(a) > max_wait(b); });
+    shown.resize(kTop);
+    std::sort(shown.begin(), shown.end());
+  }
+  for (size_t k : shown) {
     const auto& c = m.collectives[k];
-    double mw = 0, mt = 0, xw = 0;
+    double mw = 0, mt = 0;
     const double members = static_cast<double>(c.arrive.size());
-    for (size_t j = 0; j < c.arrive.size(); ++j)
-      mw += wait[k][j], mt += c.transfer_us[j], xw = std::max(xw, wait[k][j]);
-    std::printf("%4zu %-40.40s %12.1f %12.1f %12.1f %12.1f %8d\n", k, c.name.c_str(), xw,
+    for (size_t j = 0; j < c.arrive.size(); ++j) mw += wait[k][j], mt += c.transfer_us[j];
+    std::printf("%4zu %-40.40s %12.1f %12.1f %12.1f %12.1f %8d\n", k, c.name.c_str(), max_wait(k),
                 mw / members, mt / members, spread[k], m.ranks[last_arrival(k)]);
   }
+  if (shown.size() < m.collectives.size())
+    std::printf("(the %zu with the longest waits of %zu collectives; --json lists all)\n",
+                shown.size(), m.collectives.size());
   return 0;
 }
 
