@@ -28,6 +28,35 @@ namespace {
 
 using cost::Collective;
 
+// A collective kernel of `ranks` GPUs (`per_node` of them sharing a node), priced by NCCL's
+// model and named as NCCL names its kernels; free (zero time) when `free` or a single rank.
+KernelOp priced_collective(const cost::KernelsDb& db, const cost::GpuSpec& gpu,
+                           const cost::Topology& topo, CommGroup g, Collective type, double bytes,
+                           int64_t in_nelems, int64_t out_nelems, int ranks, int per_node,
+                           const char* dtype, bool free) {
+  KernelOp op;
+  op.group = g;
+  op.collective = type;
+  op.nelems = in_nelems;
+  op.out_nelems = out_nelems;
+  op.group_size = ranks;
+  static const char* kNames[] = {"AllReduce_Sum", "AllGather", "ReduceScatter_Sum", "AllToAll",
+                                 "Broadcast",     "Reduce",    "SendRecv"};
+  op.name = "ncclDevKernel_" + std::string(kNames[static_cast<int>(type)]);
+  if (type != Collective::kSendRecv) op.name += std::string("_") + dtype;
+  if (free || ranks < 2) return op;
+  cost::CollectiveQuery q;
+  q.op = type;
+  q.bytes = bytes;
+  q.ranks = ranks;
+  q.ranks_per_node = per_node;
+  const auto e = cost::collective_time(db, gpu, topo, q);
+  op.dur_us = e.time_us;
+  if (type != Collective::kSendRecv)
+    op.name += std::string("_") + cost::to_string(e.algo) + "_" + cost::to_string(e.proto);
+  return op;
+}
+
 class Pricer {
  public:
   Pricer(const ModelSpec& m, const ParallelConfig& c, const Layout& l, const cost::KernelsDb& db,
@@ -79,11 +108,6 @@ class Pricer {
   }
   KernelOp collective(CommGroup g, Collective type, double bytes, int64_t in_nelems,
                       int64_t out_nelems, const char* dtype) const {
-    KernelOp op;
-    op.group = g;
-    op.collective = type;
-    op.nelems = in_nelems;
-    op.out_nelems = out_nelems;
     int ranks = 1, per_node = 1;
     switch (g) {
       case CommGroup::kTp:
@@ -101,21 +125,8 @@ class Pricer {
       case CommGroup::kNone:
         break;
     }
-    op.group_size = ranks;
-    cost::CollectiveQuery q;
-    q.op = type;
-    q.bytes = bytes;
-    q.ranks = ranks;
-    q.ranks_per_node = per_node;
-    const auto e = cost::collective_time(db_, gpu_, topo_, q);
-    op.dur_us = e.time_us;
-    static const char* kNames[] = {"AllReduce_Sum", "AllGather", "ReduceScatter_Sum", "AllToAll",
-                                   "Broadcast",     "Reduce",    "SendRecv"};
-    op.name = "ncclDevKernel_" + std::string(kNames[static_cast<int>(type)]);
-    if (type != Collective::kSendRecv)
-      op.name +=
-          std::string("_") + dtype + "_" + cost::to_string(e.algo) + "_" + cost::to_string(e.proto);
-    return op;
+    return priced_collective(db_, gpu_, topo_, g, type, bytes, in_nelems, out_nelems, ranks,
+                             per_node, dtype, false);
   }
 
   const ModelSpec& m_;
@@ -131,49 +142,18 @@ class Pricer {
 }  // namespace
 
 KernelOp StepCosts::grad_reduce(double params) const {
-  KernelOp op;
-  op.group = CommGroup::kDp;
-  op.collective = distributed_optimizer ? Collective::kReduceScatter : Collective::kAllReduce;
-  op.group_size = dp_group;
   const auto n = static_cast<int64_t>(params);
-  op.nelems = n;
-  op.out_nelems = distributed_optimizer ? n / dp_group : n;
-  const char* dt = grad_reduce_bytes >= 4 ? "f32" : "bf16";
-  op.name = std::string("ncclDevKernel_") +
-            (distributed_optimizer ? "ReduceScatter_Sum_" : "AllReduce_Sum_") + dt;
-  if (dp_group > 1 && !opt.free_comm) {
-    cost::CollectiveQuery q;
-    q.op = op.collective;
-    q.bytes = params * grad_reduce_bytes;
-    q.ranks = dp_group;
-    q.ranks_per_node = dp_ranks_per_node;
-    const auto e = cost::collective_time(*db, *gpu, *topo, q);
-    op.dur_us = e.time_us;
-    op.name += std::string("_") + cost::to_string(e.algo) + "_" + cost::to_string(e.proto);
-  }
-  return op;
+  return priced_collective(
+      *db, *gpu, *topo, CommGroup::kDp,
+      distributed_optimizer ? Collective::kReduceScatter : Collective::kAllReduce,
+      params * grad_reduce_bytes, n, distributed_optimizer ? n / dp_group : n, dp_group,
+      dp_ranks_per_node, grad_reduce_bytes >= 4 ? "f32" : "bf16", opt.free_comm);
 }
 
 KernelOp StepCosts::param_gather(double params) const {
-  KernelOp op;
-  op.group = CommGroup::kDp;
-  op.collective = Collective::kAllGather;
-  op.group_size = dp_group;
   const auto n = static_cast<int64_t>(params);
-  op.nelems = n / dp_group;
-  op.out_nelems = n;
-  op.name = "ncclDevKernel_AllGather_bf16";
-  if (dp_group > 1 && !opt.free_comm) {
-    cost::CollectiveQuery q;
-    q.op = Collective::kAllGather;
-    q.bytes = params * 2;
-    q.ranks = dp_group;
-    q.ranks_per_node = dp_ranks_per_node;
-    const auto e = cost::collective_time(*db, *gpu, *topo, q);
-    op.dur_us = e.time_us;
-    op.name += std::string("_") + cost::to_string(e.algo) + "_" + cost::to_string(e.proto);
-  }
-  return op;
+  return priced_collective(*db, *gpu, *topo, CommGroup::kDp, Collective::kAllGather, params * 2,
+                           n / dp_group, n, dp_group, dp_ranks_per_node, "bf16", opt.free_comm);
 }
 
 KernelOp StepCosts::optimizer(double params) const {
