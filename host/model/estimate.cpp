@@ -7,6 +7,7 @@
 #include "common/error.hpp"
 #include "cost/kernel_classifier.hpp"
 #include "model/flops.hpp"
+#include "replay/step_report.hpp"
 
 namespace lumos::model {
 namespace {
@@ -15,47 +16,18 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Sweeps one stage's GPU intervals over [0, end).
+// One stage's breakdown over [0, end): Lumos's classes, with idle time called the bubble when
+// there is a pipeline.
 StageBreakdown stage_breakdown(const StepGraph& sg, const replay::ReplayResult& r,
                                const std::vector<graph::NodeId>& gpu_nodes, double end_us,
                                bool pipelined) {
-  struct Mark {
-    double t;
-    int8_t compute, comm;
-  };
-  std::vector<Mark> marks;
-  const graph::Graph& g = sg.graph;
-  for (graph::NodeId n : gpu_nodes) {
-    if (g.dur_us[n] <= 0) continue;
-    const bool comm = g.cls[n] == graph::NodeClass::kComm;
-    const auto a = std::max(0.0, r.start_us[n]), b = std::min(end_us, r.finish_us[n]);
-    if (b <= a) continue;
-    marks.push_back({a, static_cast<int8_t>(comm ? 0 : 1), static_cast<int8_t>(comm ? 1 : 0)});
-    marks.push_back({b, static_cast<int8_t>(comm ? 0 : -1), static_cast<int8_t>(comm ? -1 : 0)});
-  }
-  std::sort(marks.begin(), marks.end(), [](const Mark& x, const Mark& y) { return x.t < y.t; });
+  const replay::Breakdown b =
+      replay::breakdown(sg.graph, r.start_us, r.finish_us, gpu_nodes, 0, end_us);
   StageBreakdown out;
-  int compute = 0, comm = 0;
-  double t = 0;
-  auto account = [&](double until) {
-    const double dt = until - t;
-    if (dt <= 0) return;
-    if (compute > 0 && comm > 0)
-      out.overlapped_us += dt;
-    else if (compute > 0)
-      out.exposed_compute_us += dt;
-    else if (comm > 0)
-      out.exposed_comm_us += dt;
-    else
-      (pipelined ? out.bubble_us : out.other_us) += dt;
-    t = until;
-  };
-  for (const Mark& mk : marks) {
-    account(mk.t);
-    compute += mk.compute;
-    comm += mk.comm;
-  }
-  account(end_us);
+  out.exposed_compute_us = b.exposed_compute_us;
+  out.overlapped_us = b.overlapped_us;
+  out.exposed_comm_us = b.exposed_comm_us;
+  (pipelined ? out.bubble_us : out.other_us) = b.other_us;
   return out;
 }
 

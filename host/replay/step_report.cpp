@@ -81,9 +81,17 @@ double intersection(const std::vector<std::pair<double, double>>& a,
 Breakdown breakdown(const Graph& g, const std::vector<double>& start_us,
                     const std::vector<double>& finish_us, int32_t step, double begin_us,
                     double end_us) {
+  std::vector<NodeId> nodes;
+  for (NodeId v = 1; v < g.num_nodes(); ++v)
+    if (step < 0 || g.step[v] == step) nodes.push_back(v);
+  return breakdown(g, start_us, finish_us, nodes, begin_us, end_us);
+}
+
+Breakdown breakdown(const Graph& g, const std::vector<double>& start_us,
+                    const std::vector<double>& finish_us, const std::vector<NodeId>& nodes,
+                    double begin_us, double end_us) {
   std::vector<std::pair<double, double>> comp, comm;
-  for (NodeId v = 1; v < g.num_nodes(); ++v) {
-    if (step >= 0 && g.step[v] != step) continue;
+  for (NodeId v : nodes) {
     const NodeClass c = g.cls[v];
     if (c == NodeClass::kComm)
       comm.push_back({start_us[v], finish_us[v]});

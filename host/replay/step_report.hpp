@@ -44,6 +44,11 @@ Breakdown breakdown(const graph::Graph& g, const std::vector<double>& start_us,
                     const std::vector<double>& finish_us, int32_t step, double begin_us,
                     double end_us);
 
+// The same over a given set of nodes (for example one pipeline stage's GPU ops).
+Breakdown breakdown(const graph::Graph& g, const std::vector<double>& start_us,
+                    const std::vector<double>& finish_us, const std::vector<graph::NodeId>& nodes,
+                    double begin_us, double end_us);
+
 std::vector<StreamBusy> stream_busy(const graph::Graph& g, const ReplayResult& r);
 
 }  // namespace lumos::replay
