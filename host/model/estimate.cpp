@@ -71,9 +71,9 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   e.model_flops = megatron_model_flops(e.model, e.cfg.gbs, e.layout.padded_vocab);
   e.hardware_flops = hardware_flops(e.model, e.cfg.gbs, e.layout.padded_vocab, e.cfg.recompute);
   const double replicas = static_cast<double>(e.cfg.tp) * e.cfg.cp * e.cfg.dp;
-  for (graph::NodeId n = 1; n < g.num_nodes(); ++n) {
-    e.graph_model_flops += run.step.meta_of(n).model_flops;
-    e.graph_hw_flops += run.step.meta_of(n).hw_flops;
+  for (const auto& mt : run.step.meta) {  // build order: the sum needs no graph ids
+    e.graph_model_flops += mt.model_flops;
+    e.graph_hw_flops += mt.hw_flops;
   }
   e.graph_model_flops *= replicas;
   e.graph_hw_flops *= replicas;
