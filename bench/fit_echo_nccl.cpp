@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../tests/host/cost_test_util.hpp"
+#include "../tests/support/cost_test_util.hpp"
 #include "cost/collective_model.hpp"
 
 using namespace lumos::cost;

@@ -11,10 +11,10 @@
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "common/json_writer.hpp"
+#include "engine/engine.hpp"
 #include "graph/synthetic_graph.hpp"
-#include "replay/batch_replay.hpp"
 #include "replay/reference_replay.hpp"
-#include "report/json_writer.hpp"
 
 namespace lumos::cli {
 namespace {
@@ -50,10 +50,10 @@ int cmd_bench(int argc, char** argv) {
   const uint32_t nodes = a["nodes"].as<uint32_t>(), variants = a["variants"].as<uint32_t>();
   LUMOS_EXPECT(nodes >= 2 && variants >= 1,
                "lumos bench batch: --nodes must be at least 2 and --variants at least 1");
-  replay::Backend backend = replay::parse_backend(a["backend"].as<std::string>());
-  if (backend == replay::Backend::kAuto)
-    backend = replay::cuda_backend_available() ? replay::Backend::kCuda : replay::Backend::kCpu;
-  LUMOS_EXPECT(backend != replay::Backend::kReference,
+  engine::Backend backend = engine::parse_backend(a["backend"].as<std::string>());
+  if (backend == engine::Backend::kAuto)
+    backend = engine::cuda_available() ? engine::Backend::kCuda : engine::Backend::kCpu;
+  LUMOS_EXPECT(backend != engine::Backend::kReference,
                "lumos bench batch: the reference is what the backend is compared with");
   const graph::Graph g = graph::synthetic_graph(nodes, a["seed"].as<uint64_t>());
   // Random speed factors between 0.5x and 2x per class and variant.
@@ -72,11 +72,11 @@ int cmd_bench(int argc, char** argv) {
   } while (seconds_since(t0) < 0.3);
   const double ref_nodes_per_s = static_cast<double>(g.num_nodes()) * ref_runs / seconds_since(t0);
   // The batch, warm once, then timed.
-  replay::batch_replay(g, b, backend);
+  engine::batch_replay(g, b, backend);
   int runs = 0;
   t0 = std::chrono::steady_clock::now();
   do {
-    replay::batch_replay(g, b, backend);
+    engine::batch_replay(g, b, backend);
     ++runs;
   } while (seconds_since(t0) < 1.0);
   const double secs = seconds_since(t0) / runs;
@@ -88,7 +88,7 @@ int cmd_bench(int argc, char** argv) {
   // The machine's own copy bandwidth in the same run (256 MiB, read + write counted), for the
   // CPU backend's fraction of what memory allows.
   double copy_bytes_per_s = 0;
-  if (backend == replay::Backend::kCpu) {
+  if (backend == engine::Backend::kCpu) {
     std::vector<char> src(256u << 20, 1), dst(256u << 20, 0);
     int copies = 0;
     t0 = std::chrono::steady_clock::now();
@@ -99,9 +99,9 @@ int cmd_bench(int argc, char** argv) {
     copy_bytes_per_s = 2.0 * src.size() * copies / seconds_since(t0);
   }
   if (a.count("json")) {
-    report::JsonWriter w(std::cout);
+    common::JsonWriter w(std::cout);
     w.begin_object()
-        .field("backend", replay::to_string(backend))
+        .field("backend", engine::to_string(backend))
         .field("nodes", g.num_nodes())
         .field("edges", g.num_edges());
     w.field("variants", variants)
@@ -118,7 +118,7 @@ int cmd_bench(int argc, char** argv) {
     std::printf(
         "batch %s: %u nodes x %u variants in %.4f s: %.3g node-variants/s, %.3g B/s; reference "
         "%.3g nodes/s; %.1fx the reference per variant\n",
-        replay::to_string(backend), g.num_nodes(), variants, secs, nv_per_s, bytes_per_s,
+        engine::to_string(backend), g.num_nodes(), variants, secs, nv_per_s, bytes_per_s,
         ref_nodes_per_s, nv_per_s / ref_nodes_per_s);
     if (copy_bytes_per_s > 0)
       std::printf("machine memcpy %.3g B/s; the replay moves %.0f%% of that\n", copy_bytes_per_s,

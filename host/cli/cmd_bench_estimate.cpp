@@ -11,9 +11,9 @@
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "common/json_writer.hpp"
 #include "cost/kernels_db.hpp"
-#include "model/published_runs.hpp"
-#include "report/json_writer.hpp"
+#include "estimate/published_runs.hpp"
 
 namespace lumos::cli {
 
@@ -32,36 +32,36 @@ int bench_estimate(int argc, char** argv) {
   LUMOS_EXPECT(runs >= 1 && runs <= 1000, "lumos bench estimate: --runs must be 1..1000");
   const auto& db = cost::embedded_db();
   struct Row {
-    const model::PublishedRun* run;
+    const estimate::PublishedRun* run;
     double lumos_tflops, step_s, error_pct;
     bool fits;
   };
   std::vector<Row> rows;
-  for (const auto& p : model::published_runs()) {
-    const auto e = model::run_estimate(p.request, db).estimate;
+  for (const auto& p : estimate::published_runs()) {
+    const auto e = estimate::run_estimate(p.request, db).estimate;
     rows.push_back(
         {&p, e.model_tflops_per_gpu, e.step_time_us * 1e-6,
          (e.model_tflops_per_gpu - p.model_tflops_per_gpu) / p.model_tflops_per_gpu * 100, e.fits});
   }
   // Latency: llama3-405b, the largest preset, on 1024 GPUs in Megatron-Bridge's layout.
-  const model::PublishedRun* largest = nullptr;
-  for (const auto& p : model::published_runs())
+  const estimate::PublishedRun* largest = nullptr;
+  for (const auto& p : estimate::published_runs())
     if (p.request.cfg.gpus() == 1024 && p.request.model.name == "llama3-405b" &&
         (!largest || p.request.cfg.gbs < largest->request.cfg.gbs))
       largest = &p;
   LUMOS_EXPECT(largest != nullptr, "lumos bench estimate: no 1024-GPU llama3-405b run");
   std::vector<double> wall_s;
-  model::Estimate last;
+  estimate::Estimate last;
   for (int k = 0; k < runs; ++k) {
     const auto t0 = std::chrono::steady_clock::now();
-    last = model::run_estimate(largest->request, db).estimate;
+    last = estimate::run_estimate(largest->request, db).estimate;
     wall_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   std::vector<double> sorted = wall_s;
   std::sort(sorted.begin(), sorted.end());
   const double median = sorted[sorted.size() / 2];
   if (a.count("json")) {
-    report::JsonWriter w(std::cout);
+    common::JsonWriter w(std::cout);
     w.begin_object().key("calibration").begin_array();
     for (const Row& r : rows)
       w.begin_object()

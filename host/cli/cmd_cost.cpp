@@ -10,13 +10,14 @@
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "common/json_writer.hpp"
+#include "common/stats.hpp"
 #include "cost/attention_model.hpp"
 #include "cost/collective_model.hpp"
 #include "cost/gemm_model.hpp"
 #include "cost/kernel_classifier.hpp"
 #include "cost/memory_model.hpp"
 #include "cost/size_units.hpp"
-#include "report/json_writer.hpp"
 #include "trace/kineto_loader.hpp"
 
 namespace lumos::cli {
@@ -77,7 +78,7 @@ int cost_gemm(int argc, char** argv) {
               parse_dtype(a["dtype"].as<std::string>())};
   const GemmEstimate e = gemm_time(db, gpu, q, !a.count("no-points"));
   if (a.count("json")) {
-    report::JsonWriter w(std::cout);
+    common::JsonWriter w(std::cout);
     w.begin_object()
         .field("gpu", gpu.name)
         .field("dtype", to_string(q.dtype))
@@ -125,7 +126,7 @@ int cost_attention(int argc, char** argv) {
                    parse_dtype(a["dtype"].as<std::string>())};
   const AttentionEstimate e = attention_time(db, gpu, q);
   if (a.count("json")) {
-    report::JsonWriter w(std::cout);
+    common::JsonWriter w(std::cout);
     w.begin_object()
         .field("gpu", gpu.name)
         .field("pass", pass)
@@ -182,7 +183,7 @@ int cost_collective(int argc, char** argv) {
   q.algo = parse_coll_algo(a["algo"].as<std::string>());
   const CollectiveEstimate e = collective_time(db, gpu, topo, q);
   if (a.count("json")) {
-    report::JsonWriter w(std::cout);
+    common::JsonWriter w(std::cout);
     w.begin_object()
         .field("gpu", gpu.name)
         .field("topology", topo.name)
@@ -234,19 +235,13 @@ int cost_memory(int argc, char** argv, const std::string& what) {
                                            parse_copy_direction(a["direction"].as<std::string>()));
   }
   if (a.count("json")) {
-    report::JsonWriter w(std::cout);
+    common::JsonWriter w(std::cout);
     w.begin_object().field("gpu", gpu.name).field("kind", what).field("time_us", us).end_object();
     std::cout << '\n';
   } else {
     std::printf("%s on %s: %.2f us\n", what.c_str(), gpu.name.c_str(), us);
   }
   return 0;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 int cost_classify(int argc, char** argv) {
@@ -267,7 +262,7 @@ int cost_classify(int argc, char** argv) {
   const auto t = trace::load_trace(a["input"].as<std::string>());
   const TraceCostReport r = cost_report(db, t);
   if (a.count("json")) {
-    report::JsonWriter w(std::cout);
+    common::JsonWriter w(std::cout);
     w.begin_object().field("trace", t.path).field("gpu", r.gpu).field("gpu_time_us", r.gpu_time_us);
     w.field("classified_fraction", r.classified_fraction);
     w.key("time_by_class_us").begin_object();

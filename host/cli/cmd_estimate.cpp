@@ -12,16 +12,17 @@
 #include "cli/commands.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/json_writer.hpp"
 #include "cost/kernels_db.hpp"
-#include "model/estimate.hpp"
-#include "model/generated_trace.hpp"
-#include "model/layout_search.hpp"
-#include "report/json_writer.hpp"
+#include "estimate/estimate.hpp"
+#include "estimate/generated_trace.hpp"
+#include "estimate/layout_search.hpp"
 
 namespace lumos::cli {
 namespace {
 
 using namespace lumos::model;
+using namespace lumos::estimate;
 
 void layout_options(cxxopts::Options& o) {
   o.add_options()("model",
@@ -175,7 +176,7 @@ void print_text(const Estimate& e) {
       e.build_ms, e.replay_ms);
 }
 
-void write_breakdown(report::JsonWriter& w, const StageBreakdown& b) {
+void write_breakdown(common::JsonWriter& w, const StageBreakdown& b) {
   w.begin_object()
       .field("exposed_compute_us", b.exposed_compute_us)
       .field("overlapped_us", b.overlapped_us)
@@ -186,7 +187,7 @@ void write_breakdown(report::JsonWriter& w, const StageBreakdown& b) {
 }
 
 void print_json(const Estimate& e, const std::vector<std::string>& files) {
-  report::JsonWriter w(std::cout);
+  common::JsonWriter w(std::cout);
   const ParallelConfig& c = e.cfg;
   w.begin_object();
   w.key("model").begin_object();
@@ -286,7 +287,7 @@ int run_search(const cxxopts::ParseResult& a, const cost::KernelsDb& db) {
   if (a.count("csv")) write_search_csv(a["csv"].as<std::string>(), r);
   const size_t shown = std::min(r.rows.size(), static_cast<size_t>(top));
   if (a.count("json")) {
-    report::JsonWriter w(std::cout);
+    common::JsonWriter w(std::cout);
     w.begin_object().field("gpus", q.gpus).field("candidates", uint64_t{r.candidates});
     w.field("invalid", uint64_t{r.invalid}).field("too_big", uint64_t{r.too_big});
     w.field("too_large", uint64_t{r.too_large});

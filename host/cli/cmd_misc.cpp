@@ -7,12 +7,9 @@
 #include "cli/input.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "engine/engine.hpp"
 #include "graph/graph_file.hpp"
 #include "trace/demo_trace.hpp"
-
-#ifdef LUMOS_HAS_CUDA
-#include "device_query.hpp"
-#endif
 
 namespace lumos::cli {
 
@@ -61,16 +58,7 @@ int cmd_demo_trace(int argc, char** argv) {
 
 int cmd_info(int, char**) {
   std::cout << "lumos " << LUMOS_VERSION << "\n";
-#ifdef LUMOS_HAS_CUDA
-  const auto devs = cuda::visible_devices();
-  std::cout << "CUDA backend: built (runtime " << cuda::runtime_version() << "); " << devs.size()
-            << " GPU(s) visible\n";
-  for (const auto& d : devs)
-    std::cout << "  GPU " << d.index << ": " << d.name << ", " << d.sm_count << " SMs, sm_"
-              << d.compute_major << d.compute_minor << ", " << (d.memory_bytes >> 20) << " MiB\n";
-#else
-  std::cout << "CUDA backend: not built (no nvcc at configure time)\n";
-#endif
+  for (const std::string& line : engine::device_report()) std::cout << line << '\n';
   return 0;
 }
 

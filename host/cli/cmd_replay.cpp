@@ -11,13 +11,15 @@
 #include "cli/input.hpp"
 #include "cli/replay_multi_rank.hpp"
 #include "common/error.hpp"
-#include "replay/batch_replay.hpp"
+#include "common/json_writer.hpp"
+#include "engine/engine.hpp"
 #include "replay/critical_path.hpp"
 #include "replay/reference_replay.hpp"
 #include "replay/step_report.hpp"
-#include "replay/transplant.hpp"
-#include "report/json_writer.hpp"
 #include "report/timeline_writer.hpp"
+#include "whatif/gemm_pricing.hpp"
+#include "whatif/gpu_variants.hpp"
+#include "whatif/transplant.hpp"
 
 namespace lumos::cli {
 namespace {
@@ -29,7 +31,7 @@ struct Report {
   Breakdown replayed, measured;
   std::vector<replay::StreamBusy> streams;
   replay::CriticalPath cp;
-  std::optional<replay::TransplantResult> transplant;
+  std::optional<whatif::TransplantResult> transplant;
   std::string backend;
 };
 
@@ -41,7 +43,7 @@ void add(Breakdown* into, const Breakdown& b) {
   into->other_us += b.other_us;
 }
 
-void write_breakdown(report::JsonWriter& w, const Breakdown& b) {
+void write_breakdown(common::JsonWriter& w, const Breakdown& b) {
   w.begin_object();
   w.field("window_us", b.window_us);
   w.field("exposed_compute_us", b.exposed_compute_us);
@@ -53,7 +55,7 @@ void write_breakdown(report::JsonWriter& w, const Breakdown& b) {
 
 void print_json(const LoadedInput& in, const Report& rep) {
   const graph::Graph& g = in.graph;
-  report::JsonWriter w(std::cout);
+  common::JsonWriter w(std::cout);
   w.begin_object();
   w.field("input", in.label);
   w.field("backend", rep.backend);
@@ -246,10 +248,10 @@ int cmd_replay(int argc, char** argv) {
   const replay::ReplayResult r = replay::reference_replay(in.graph, &dur);
   Report rep;
   rep.steps = replay::step_times(in.graph, r);
-  const replay::Backend backend = replay::parse_backend(args["backend"].as<std::string>());
+  const engine::Backend backend = engine::parse_backend(args["backend"].as<std::string>());
   rep.backend = "reference";
-  if (backend != replay::Backend::kReference) {
-    const replay::BatchResult br = replay::batch_replay(in.graph, variant, backend);
+  if (backend != engine::Backend::kReference) {
+    const replay::BatchResult br = engine::batch_replay(in.graph, variant, backend);
     rep.backend = br.backend;
     for (size_t k = 0; k < rep.steps.size(); ++k) {
       rep.steps[k].replayed_us = br.step_us[k][0];
@@ -278,7 +280,7 @@ int cmd_replay(int argc, char** argv) {
                                  cp_mode == "timing" ? replay::CriticalPathMode::kTiming
                                                      : replay::CriticalPathMode::kHtaWeights);
   if (want_transplant)
-    rep.transplant = replay::transplant(*in.table, args["from-step"].as<int64_t>(),
+    rep.transplant = whatif::transplant(*in.table, args["from-step"].as<int64_t>(),
                                         args["predict-step"].as<int64_t>());
   if (args.count("timeline"))
     report::write_timeline(in.graph, r, args["timeline"].as<std::string>());

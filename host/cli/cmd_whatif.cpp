@@ -12,10 +12,12 @@
 #include "cli/input.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/json_writer.hpp"
 #include "cost/kernels_db.hpp"
-#include "replay/batch_replay.hpp"
+#include "engine/engine.hpp"
 #include "replay/pareto.hpp"
-#include "report/json_writer.hpp"
+#include "whatif/gemm_pricing.hpp"
+#include "whatif/gpu_variants.hpp"
 
 namespace lumos::cli {
 namespace {
@@ -73,7 +75,7 @@ int cmd_whatif(int argc, char** argv) {
       a.count("gpus") ? split(a["gpus"].as<std::string>(), ',') : std::vector<std::string>{traced};
   LUMOS_EXPECT(!gpus.empty(), "lumos whatif: --gpus names no GPU");
   // Cartesian product: GPUs x each speed axis.
-  replay::VariantBatch batch = replay::variants_from_gpus(db, traced, gpus);
+  replay::VariantBatch batch = whatif::variants_from_gpus(db, traced, gpus);
   // Which of --gpus each variant runs on, carried through the product (labels are for people).
   std::vector<const cost::GpuSpec*> spec;
   for (const std::string& name : gpus) spec.push_back(&db.gpu(name));
@@ -119,9 +121,9 @@ int cmd_whatif(int argc, char** argv) {
   std::vector<std::string> variant_gpu;
   for (uint32_t g : gpu_of) variant_gpu.push_back(spec[g]->name);
   std::optional<replay::GemmPricing> pricing;
-  if (in.table) pricing = replay::gemm_pricing(in.graph, *in.table, db, traced, variant_gpu);
+  if (in.table) pricing = whatif::gemm_pricing(in.graph, *in.table, db, traced, variant_gpu);
   const replay::BatchResult r =
-      replay::batch_replay(in.graph, batch, replay::parse_backend(a["backend"].as<std::string>()),
+      engine::batch_replay(in.graph, batch, engine::parse_backend(a["backend"].as<std::string>()),
                            pricing && pricing->priced_nodes() > 0 ? &*pricing : nullptr);
   // Energy of one GPU over the replayed time: idle power throughout, plus (TDP - idle) while busy.
   std::vector<double> energy_j(batch.count);
@@ -145,7 +147,7 @@ int cmd_whatif(int argc, char** argv) {
   };
   if (a.count("csv")) write_file_atomically(a["csv"].as<std::string>(), write_csv);
   if (a.count("json")) {
-    report::JsonWriter w(std::cout);
+    common::JsonWriter w(std::cout);
     w.begin_object()
         .field("input", in.label)
         .field("traced_gpu", traced)

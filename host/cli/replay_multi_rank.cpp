@@ -9,10 +9,10 @@
 
 #include "cli/replay_multi_rank.hpp"
 #include "common/error.hpp"
+#include "common/json_writer.hpp"
 #include "graph/multi_rank.hpp"
 #include "replay/reference_replay.hpp"
 #include "replay/step_report.hpp"
-#include "report/json_writer.hpp"
 #include "report/timeline_writer.hpp"
 
 namespace lumos::cli {
@@ -113,7 +113,7 @@ int replay_multi_rank(const std::string& dir, const MultiRankOptions& o) {
     spread[k] = hi - lo;
   }
   if (o.json) {
-    report::JsonWriter w(std::cout);
+    common::JsonWriter w(std::cout);
     w.begin_object().field("input", dir).field("ranks_count", static_cast<uint64_t>(R));
     w.key("graph")
         .begin_object()

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "common/error.hpp"
+#include "common/stats.hpp"
 #include "graph/flatten.hpp"
 #include "trace/runtime_names.hpp"
 
@@ -65,12 +66,6 @@ struct DEdge {
 
 double us(int64_t ns) {
   return static_cast<double>(ns) / 1000.0;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
 }
 
 class Builder {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/error.hpp"
+#include "common/stats.hpp"
 #include "graph/flatten.hpp"
 #include "trace/kineto_loader.hpp"
 #include "trace/runtime_names.hpp"
@@ -37,12 +38,6 @@ bool all_keyed(const trace::EventTable& t) {
   bool keyed = !t.collectives.empty();
   for (const auto& c : t.collectives) keyed = keyed && !c.process_group.empty() && c.seq >= 0;
   return keyed;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace

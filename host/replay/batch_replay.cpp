@@ -7,33 +7,12 @@
 #include <thread>
 
 #include "common/error.hpp"
+#include "common/thread_pool.hpp"
 #include "replay/batch_update.hpp"
 #include "replay/critical_path.hpp"
 #include "replay/reference_replay.hpp"
 
 namespace lumos::replay {
-
-Backend parse_backend(const std::string& s) {
-  if (s == "auto") return Backend::kAuto;
-  if (s == "reference") return Backend::kReference;
-  if (s == "cpu") return Backend::kCpu;
-  if (s == "cuda") return Backend::kCuda;
-  throw InputError("backend '" + s + "': expected auto, reference, cpu or cuda");
-}
-
-const char* to_string(Backend b) {
-  switch (b) {
-    case Backend::kAuto:
-      return "auto";
-    case Backend::kReference:
-      return "reference";
-    case Backend::kCpu:
-      return "cpu";
-    case Backend::kCuda:
-      return "cuda";
-  }
-  return "?";
-}
 
 namespace {
 
@@ -113,7 +92,7 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
   const BatchGemmView* gemm = pricing ? &gemm_view : nullptr;
   reprice_busy(g, b, pricing, &r);
 
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = worker_threads(0);
   tile = std::min(tile, b.count);  // no wider than the batch: the state is nodes x tile
   const uint32_t tiles = (b.count + tile - 1) / tile;
   threads = std::min<unsigned>(threads, tiles);
@@ -154,10 +133,7 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
       }
     }
   };
-  std::vector<std::thread> pool;
-  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& th : pool) th.join();
+  run_workers(threads, worker);
   return r;
 }
 

@@ -6,14 +6,10 @@
 #include <vector>
 
 #include "graph/graph.hpp"
-#include "replay/gemm_pricing.hpp"
+#include "replay/gemm_table.hpp"
 #include "replay/variant_batch.hpp"
 
 namespace lumos::replay {
-
-enum class Backend { kAuto, kReference, kCpu, kCuda };
-Backend parse_backend(const std::string& s);  // auto, reference, cpu, cuda
-const char* to_string(Backend b);
 
 struct BatchResult {
   std::string backend;
@@ -39,11 +35,5 @@ BatchResult batch_replay_cpu_busy(const graph::Graph& g, const VariantBatch& b,
 // The reference replay run once per variant (for tests and as a backend).
 BatchResult batch_replay_reference(const graph::Graph& g, const VariantBatch& b,
                                    const GemmPricing* pricing = nullptr);
-
-// Dispatches: auto takes the GPU when one is present (and the CUDA backend is built).
-BatchResult batch_replay(const graph::Graph& g, const VariantBatch& b, Backend backend,
-                         const GemmPricing* pricing = nullptr);
-
-bool cuda_backend_available();  // built with CUDA and a GPU visible
 
 }  // namespace lumos::replay

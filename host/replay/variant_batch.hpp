@@ -1,7 +1,7 @@
 // A batch of configuration variants of one graph structure, as structure-of-arrays: for each
 // node class, the factor by which that class runs faster in each variant (2 = twice as fast).
 // GPU type, network bandwidth and collective group sizes enter through the cost model, which
-// turns them into these factors (variants_from_gpus, comm_factor_for_group).
+// turns them into these factors (whatif/gpu_variants.hpp).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -9,10 +9,6 @@
 #include <vector>
 
 #include "graph/graph.hpp"
-
-namespace lumos::cost {
-struct KernelsDb;
-}
 
 namespace lumos::replay {
 
@@ -28,15 +24,5 @@ struct VariantBatch {
   // Throws InputError when a factor is not positive and finite or sizes disagree.
   void validate() const;
 };
-
-// Variants that move the traced step onto other GPUs: compute scales with the dense bf16 peak,
-// memory-bound work with HBM bandwidth, communication with NCCL's NVLink bandwidth (kernels_db).
-VariantBatch variants_from_gpus(const cost::KernelsDb& db, const std::string& traced_gpu,
-                                const std::vector<std::string>& target_gpus);
-
-// Speed factor of collectives when a group of `traced_ranks` becomes `ranks` (all-reduce of
-// `bytes`, the NCCL model's time ratio; below 1 when the larger group is slower).
-float comm_factor_for_group(const cost::KernelsDb& db, const std::string& gpu, double bytes,
-                            int traced_ranks, int ranks, int ranks_per_node);
 
 }  // namespace lumos::replay

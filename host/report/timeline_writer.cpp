@@ -3,7 +3,7 @@
 #include <set>
 
 #include "common/atomic_file.hpp"
-#include "report/json_writer.hpp"
+#include "common/json_writer.hpp"
 
 namespace lumos::report {
 
@@ -13,7 +13,7 @@ using graph::ResourceKind;
 
 void write_timeline(const Graph& g, const replay::ReplayResult& r, const std::string& path) {
   write_file_atomically(path, [&](std::ostream& os) {
-    JsonWriter w(os);
+    common::JsonWriter w(os);
     w.begin_object();
     w.field("displayTimeUnit", "ms");
     w.key("traceEvents").begin_array();

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "report/json_writer.hpp"
+#include "common/json_writer.hpp"
 
 namespace lumos::trace {
 
@@ -53,7 +53,7 @@ void KinetoWriter::sync(const std::string& kind, int64_t corr, int64_t device, i
 
 std::string KinetoWriter::json() const {
   std::ostringstream os;
-  report::JsonWriter w(os);
+  common::JsonWriter w(os);
   w.begin_object();
   w.field("schemaVersion", 1);
   if (rank_ >= 0) {

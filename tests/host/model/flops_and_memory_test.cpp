@@ -5,11 +5,12 @@
 #include <cmath>
 
 #include "cost/kernels_db.hpp"
-#include "model/estimate.hpp"
+#include "estimate/estimate.hpp"
 #include "model/flops.hpp"
 #include "model/memory_footprint.hpp"
 
 using namespace lumos::model;
+using namespace lumos::estimate;
 
 namespace {
 

@@ -6,10 +6,11 @@
 #include <string>
 
 #include "cost/kernels_db.hpp"
-#include "model/estimate.hpp"
+#include "estimate/estimate.hpp"
 #include "model/pipeline_schedule.hpp"
 
 using namespace lumos::model;
+using namespace lumos::estimate;
 
 namespace {
 

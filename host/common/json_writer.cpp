@@ -1,0 +1,116 @@
+#include "common/json_writer.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace lumos::common {
+
+void JsonWriter::comma() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (!first_.back()) os_ << ',';
+  first_.back() = false;
+}
+
+JsonWriter& JsonWriter::begin_object() {
+  comma();
+  os_ << '{';
+  first_.push_back(true);
+  return *this;
+}
+JsonWriter& JsonWriter::end_object() {
+  os_ << '}';
+  first_.pop_back();
+  return *this;
+}
+JsonWriter& JsonWriter::begin_array() {
+  comma();
+  os_ << '[';
+  first_.push_back(true);
+  return *this;
+}
+JsonWriter& JsonWriter::end_array() {
+  os_ << ']';
+  first_.pop_back();
+  return *this;
+}
+JsonWriter& JsonWriter::key(std::string_view k) {
+  comma();
+  write_string(k);
+  os_ << ':';
+  after_key_ = true;  // the value follows the colon without a comma
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(std::string_view s) {
+  comma();
+  write_string(s);
+  return *this;
+}
+
+void JsonWriter::write_string(std::string_view s) {
+  os_ << '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        os_ << "\\\"";
+        break;
+      case '\\':
+        os_ << "\\\\";
+        break;
+      case '\n':
+        os_ << "\\n";
+        break;
+      case '\r':
+        os_ << "\\r";
+        break;
+      case '\t':
+        os_ << "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          os_ << buf;
+        } else {
+          os_ << static_cast<char>(c);
+        }
+    }
+  }
+  os_ << '"';
+}
+
+JsonWriter& JsonWriter::value(double d) {
+  comma();
+  if (!std::isfinite(d)) {
+    os_ << "null";
+    return *this;
+  }
+  // 15 significant digits reads well; fall back to 17, which always round-trips.
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.15g", d);
+  if (std::strtod(buf, nullptr) != d) std::snprintf(buf, sizeof(buf), "%.17g", d);
+  os_ << buf;
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(int64_t i) {
+  comma();
+  os_ << i;
+  return *this;
+}
+JsonWriter& JsonWriter::value(uint64_t i) {
+  comma();
+  os_ << i;
+  return *this;
+}
+JsonWriter& JsonWriter::value(bool b) {
+  comma();
+  os_ << (b ? "true" : "false");
+  return *this;
+}
+
+}  // namespace lumos::common

@@ -1,0 +1,26 @@
+// The batch engine seen from above: which backend runs a batch of variants. The only place in
+// host code that knows whether the CUDA backend was built (lumos_engine links it when it was).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "replay/batch_replay.hpp"
+
+namespace lumos::engine {
+
+enum class Backend { kAuto, kReference, kCpu, kCuda };
+Backend parse_backend(const std::string& s);  // auto, reference, cpu, cuda
+const char* to_string(Backend b);
+
+// Runs the batch on `backend`; auto takes the GPU when the CUDA backend is built and a GPU is
+// visible, else the CPU. `pricing` (GEMM repricing per variant) applies on every backend.
+replay::BatchResult batch_replay(const graph::Graph& g, const replay::VariantBatch& b,
+                                 Backend backend, const replay::GemmPricing* pricing = nullptr);
+
+bool cuda_built();      // this lumos has the CUDA backend
+bool cuda_available();  // built with CUDA and a GPU visible
+
+// Lines that describe the CUDA backend and the visible GPUs (for `lumos info`).
+std::vector<std::string> device_report();
+
+}  // namespace lumos::engine

@@ -1,0 +1,133 @@
+#include "estimate/estimate.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "common/error.hpp"
+#include "cost/kernel_classifier.hpp"
+#include "model/flops.hpp"
+#include "replay/step_report.hpp"
+
+namespace lumos::estimate {
+
+using namespace lumos::model;
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// One stage's breakdown over [0, end): Lumos's classes, with idle time called the bubble when
+// there is a pipeline.
+StageBreakdown stage_breakdown(const StepGraph& sg, const replay::ReplayResult& r,
+                               const std::vector<graph::NodeId>& gpu_nodes, double end_us,
+                               bool pipelined) {
+  const replay::Breakdown b =
+      replay::breakdown(sg.graph, r.start_us, r.finish_us, gpu_nodes, 0, end_us);
+  StageBreakdown out;
+  out.exposed_compute_us = b.exposed_compute_us;
+  out.overlapped_us = b.overlapped_us;
+  out.exposed_comm_us = b.exposed_comm_us;
+  (pipelined ? out.bubble_us : out.other_us) = b.other_us;
+  return out;
+}
+
+}  // namespace
+
+EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) {
+  EstimateRun run;
+  Estimate& e = run.estimate;
+  e.model = req.model;
+  e.cfg = req.cfg;
+  const cost::GpuSpec& gpu = db.gpu(req.gpu);
+  const cost::Topology& topo =
+      req.topology.empty() ? db.default_topology_for(gpu) : db.topology(req.topology);
+  e.cfg.gpus_per_node = topo.gpus_per_node;
+  e.gpu = gpu.name;
+  e.topology = topo.name;
+  e.layout = check_layout(e.model, e.cfg);
+  const auto peak = gpu.peak_tflops[static_cast<size_t>(e.cfg.dtype)];
+  if (!peak)
+    throw InputError("--dtype " + std::string(cost::to_string(e.cfg.dtype)) + ": the " + gpu.name +
+                     " has no " + cost::to_string(e.cfg.dtype) + " tensor cores");
+  e.peak_tflops = *peak;
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const StepCosts costs = price_step(e.model, e.cfg, e.layout, db, gpu, topo, req.options);
+  run.step = build_step_graph(e.model, e.cfg, e.layout, costs);
+  e.build_ms = ms_since(t0);
+  const graph::Graph& g = run.step.graph;
+  e.nodes = g.num_nodes();
+  e.edges = g.num_edges();
+
+  const auto t1 = std::chrono::steady_clock::now();
+  run.replay = replay::reference_replay(g);
+  e.replay_ms = ms_since(t1);
+
+  for (graph::NodeId end : run.step.stage_end)
+    e.step_time_us = std::max(e.step_time_us, run.replay.finish_us[end]);
+  const double step_s = e.step_time_us * 1e-6;
+  const double gpus = static_cast<double>(e.cfg.gpus());
+  e.tokens_per_s = static_cast<double>(e.cfg.gbs) * static_cast<double>(e.model.seq) / step_s;
+  e.model_flops = megatron_model_flops(e.model, e.cfg.gbs, e.layout.padded_vocab);
+  e.hardware_flops = hardware_flops(e.model, e.cfg.gbs, e.layout.padded_vocab, e.cfg.recompute);
+  const double replicas = static_cast<double>(e.cfg.tp) * e.cfg.cp * e.cfg.dp;
+  for (const auto& mt : run.step.meta) {  // build order: the sum needs no graph ids
+    e.graph_model_flops += mt.model_flops;
+    e.graph_hw_flops += mt.hw_flops;
+  }
+  e.graph_model_flops *= replicas;
+  e.graph_hw_flops *= replicas;
+  e.model_tflops_per_gpu = e.model_flops / step_s / gpus * 1e-12;
+  e.hw_tflops_per_gpu = e.hardware_flops / step_s / gpus * 1e-12;
+  e.mfu = e.model_tflops_per_gpu / e.peak_tflops;
+  e.hfu = e.hw_tflops_per_gpu / e.peak_tflops;
+
+  const auto mem = memory_per_stage(e.model, e.cfg, e.layout);
+  e.memory_capacity_bytes = gpu.hbm_gib * 1024.0 * 1024.0 * 1024.0;
+  double worst = -1;
+  std::vector<std::vector<graph::NodeId>> gpu_nodes(static_cast<size_t>(e.cfg.pp));
+  for (graph::NodeId n = 1; n < g.num_nodes(); ++n)
+    if (run.step.meta_of(n).stage >= 0 && run.step.meta_of(n).stream >= 0)
+      gpu_nodes[static_cast<size_t>(run.step.meta_of(n).stage)].push_back(n);
+  for (int s = 0; s < e.cfg.pp; ++s) {
+    StageReport sr;
+    sr.stage = s;
+    sr.rank = run.step.stage_rank[static_cast<size_t>(s)];
+    sr.end_us = run.replay.finish_us[run.step.stage_end[static_cast<size_t>(s)]];
+    sr.breakdown = stage_breakdown(run.step, run.replay, gpu_nodes[static_cast<size_t>(s)],
+                                   e.step_time_us, e.cfg.pp > 1);
+    sr.memory = mem[static_cast<size_t>(s)];
+    if (sr.memory.total_bytes() > worst) worst = sr.memory.total_bytes(), e.worst_memory_stage = s;
+    const double k = 1.0 / e.cfg.pp;
+    e.breakdown.exposed_compute_us += k * sr.breakdown.exposed_compute_us;
+    e.breakdown.overlapped_us += k * sr.breakdown.overlapped_us;
+    e.breakdown.exposed_comm_us += k * sr.breakdown.exposed_comm_us;
+    e.breakdown.bubble_us += k * sr.breakdown.bubble_us;
+    e.breakdown.other_us += k * sr.breakdown.other_us;
+    e.stages.push_back(sr);
+  }
+  e.fits = worst <= e.memory_capacity_bytes;
+  std::map<uint32_t, std::string> class_of_name;
+  std::map<std::string, double> by_class;
+  for (const auto& nodes : gpu_nodes)
+    for (graph::NodeId n : nodes) {
+      if (g.dur_us[n] <= 0) continue;
+      auto it = class_of_name.find(g.name[n]);
+      if (it == class_of_name.end())
+        it = class_of_name.emplace(g.name[n], cost::classify_kernel(db, g.names[g.name[n]])).first;
+      by_class[it->second] += g.dur_us[n] / e.cfg.pp;
+    }
+  e.kernel_time_us.assign(by_class.begin(), by_class.end());
+  std::sort(e.kernel_time_us.begin(), e.kernel_time_us.end(),
+            [](const auto& a, const auto& b) { return a.second > b.second; });
+  // The graph stands as its own measurement, so that it can be written, ingested and replayed
+  // like a traced one.
+  graph::Graph& mg = run.step.graph;
+  mg.measured_start_us = run.replay.start_us;
+  for (size_t s = 0; s < mg.steps.size(); ++s) mg.steps[s].measured_us = e.stages[s].end_us;
+  return run;
+}
+
+}  // namespace lumos::estimate

@@ -1,0 +1,89 @@
+// `lumos estimate`: builds the model-driven graph of one training iteration, replays it with the
+// reference replay and reports step time, throughput, model and hardware FLOP rates, MFU/HFU,
+// the execution breakdown (Lumos's four classes plus the pipeline bubble) and memory per GPU.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "cost/kernels_db.hpp"
+#include "model/memory_footprint.hpp"
+#include "model/model_spec.hpp"
+#include "model/parallel_config.hpp"
+#include "model/step_costs.hpp"
+#include "model/step_graph.hpp"
+#include "replay/reference_replay.hpp"
+
+namespace lumos::estimate {
+
+// The model's vocabulary, used throughout the answers built on it.
+using model::Layout;
+using model::ModelSpec;
+using model::ParallelConfig;
+using model::StageMemory;
+using model::StepCostOptions;
+using model::StepGraph;
+
+struct EstimateRequest {
+  ModelSpec model;
+  ParallelConfig cfg;
+  std::string gpu = "h100";
+  std::string topology;  // "" = the GPU's default topology in kernels_db
+  StepCostOptions options;
+};
+
+// Time of one stage's GPU over the iteration, split as Lumos does (lumos.md §5), with idle time
+// called the pipeline bubble when there is a pipeline (p > 1) and "other" otherwise.
+struct StageBreakdown {
+  double exposed_compute_us = 0;
+  double overlapped_us = 0;
+  double exposed_comm_us = 0;
+  double bubble_us = 0;
+  double other_us = 0;
+};
+
+struct StageReport {
+  int stage = 0;
+  int32_t rank = 0;
+  double end_us = 0;  // when its final stream synchronize returns
+  StageBreakdown breakdown;
+  StageMemory memory;
+};
+
+struct Estimate {
+  ModelSpec model;
+  ParallelConfig cfg;
+  Layout layout;
+  std::string gpu;
+  std::string topology;
+  double step_time_us = 0;
+  double tokens_per_s = 0;
+  double model_flops = 0;        // Megatron's formula, whole iteration
+  double hardware_flops = 0;     // with recomputation
+  double graph_model_flops = 0;  // summed over the graph's kernels, times the replicas of a stage
+  double graph_hw_flops = 0;
+  double model_tflops_per_gpu = 0;
+  double hw_tflops_per_gpu = 0;
+  double peak_tflops = 0;  // dense peak of the GEMM dtype
+  double mfu = 0, hfu = 0;
+  StageBreakdown breakdown;  // mean over stages
+  // GPU time by kernel class (kernels_db/kernel_classes.json: gemm, attention_fwd, comm, ...),
+  // mean over stages; kernels that overlap both count.
+  std::vector<std::pair<std::string, double>> kernel_time_us;
+  std::vector<StageReport> stages;
+  double memory_capacity_bytes = 0;
+  int worst_memory_stage = 0;
+  bool fits = false;
+  uint64_t nodes = 0, edges = 0;
+  double build_ms = 0, replay_ms = 0;
+};
+
+struct EstimateRun {
+  Estimate estimate;
+  StepGraph step;
+  replay::ReplayResult replay;
+};
+
+// Throws InputError for an invalid model or layout, or an unknown GPU or topology.
+EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db);
+
+}  // namespace lumos::estimate

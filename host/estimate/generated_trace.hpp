@@ -1,0 +1,25 @@
+// Writes a replayed model-driven iteration as Kineto traces, one file per pipeline stage (the
+// stage's representative rank), which `lumos replay DIR` reads back as a multi-rank job and
+// Perfetto displays. Pipeline messages carry NCCL arguments (process group, sequence number) so
+// that the two sides meet again when the folder is replayed.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "model/step_graph.hpp"
+#include "replay/reference_replay.hpp"
+
+namespace lumos::estimate {
+
+using model::StepGraph;
+
+// Kineto JSON of one stage.
+std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r, int stage,
+                             const std::string& gpu_name);
+
+// Writes <out>/stage<k>.rank<r>.json for every stage (atomically, each file complete or absent);
+// `out` is created when missing. Returns the paths written.
+std::vector<std::string> write_stage_traces(const StepGraph& sg, const replay::ReplayResult& r,
+                                            const std::string& out, const std::string& gpu_name);
+
+}  // namespace lumos::estimate

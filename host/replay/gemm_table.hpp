@@ -1,0 +1,27 @@
+// GEMM nodes priced per variant by the cost model, as the batch engines read it: for each
+// priced node a shape key, for each key its shape, dtype and model time on the traced GPU, and
+// for each variant the GPU it runs on. A priced node's duration is its traced one times the
+// model's time on the variant's GPU over its time on the traced GPU (calibration error cancels).
+// whatif::gemm_pricing builds it from a trace.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "cost/gemm_core.hpp"
+#include "replay/batch_update.hpp"
+
+namespace lumos::replay {
+
+struct GemmPricing {
+  std::vector<int32_t> node_key;             // per graph node: -1 when not priced
+  std::vector<int64_t> shape;                // per key: m, n, k, batch
+  std::vector<uint8_t> dtype;                // per key
+  std::vector<double> traced_us;             // per key: model time on the traced GPU
+  std::vector<cost::GemmCoreParams> params;  // [gpu * kNumDtypes + dtype]
+  std::vector<uint16_t> variant_gpu;         // per variant
+  uint32_t keys() const { return static_cast<uint32_t>(dtype.size()); }
+  uint32_t priced_nodes() const;
+  BatchGemmView view() const;
+};
+
+}  // namespace lumos::replay

@@ -1,0 +1,27 @@
+// Transplant: predict step N from step M's graph. Step M's structure and lags, step N's measured
+// durations (matched by position among same-named events per thread and stream) and step N's
+// initial conditions (when each thread and stream became free). The honest test of the
+// dependency model: reproducing a step from its own durations proves little.
+#pragma once
+#include <string>
+
+#include "graph/graph_builder.hpp"
+#include "trace/event_table.hpp"
+
+namespace lumos::whatif {
+
+struct TransplantResult {
+  std::string from, to;  // ProfilerStep names
+  double predicted_us = 0;
+  double measured_us = 0;  // step N as measured
+  double error_pct = 0;
+  double naive_us = 0;  // the naive guess: step N lasts as long as step M
+  double naive_error_pct = 0;
+  double matched_fraction = 0;  // nodes of M that found their match in N
+};
+
+// from_step and to_step are the N of ProfilerStep#N. Throws InputError when either is missing.
+TransplantResult transplant(const trace::EventTable& t, int64_t from_step, int64_t to_step,
+                            const graph::BuildOptions& opt = {});
+
+}  // namespace lumos::whatif

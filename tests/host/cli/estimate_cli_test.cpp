@@ -1,0 +1,170 @@
+// The `lumos estimate` and `lumos generate` commands: JSON fields, model files, overrides and
+// one clear line with exit code 1 for invalid models and layouts.
+#include <gtest/gtest.h>
+
+#include <simdjson.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.hpp"
+#include "model/model_spec.hpp"
+#include "model/parallel_config.hpp"
+#include "support/test_util.hpp"
+
+using lumos::testing::run_lumos;
+using lumos::testing::TempDir;
+using namespace lumos::model;
+
+namespace {
+
+size_t lines(const std::string& s) {
+  return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+}  // namespace
+
+TEST(EstimateCli, DefaultRunsWithoutInputAndJsonCarriesTheHeadlineFields) {
+  const auto r = run_lumos("estimate --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  simdjson::dom::parser p;
+  simdjson::dom::element d;
+  ASSERT_FALSE(p.parse(r.out).get(d)) << r.out;
+  for (const char* k : {"step_time_s", "tokens_per_s", "model_tflops_per_gpu", "mfu", "hfu"}) {
+    double v = 0;
+    ASSERT_FALSE(d[k].get(v)) << k;
+    EXPECT_GT(v, 0) << k;
+  }
+  for (const char* k :
+       {"exposed_compute_us", "overlapped_us", "exposed_comm_us", "bubble_us", "other_us"}) {
+    double v = -1;
+    ASSERT_FALSE(d["breakdown"][k].get(v)) << k;
+    EXPECT_GE(v, 0) << k;
+  }
+  bool fits = false;
+  ASSERT_FALSE(d["memory"]["fits"].get(fits));
+  double gemm_us = 0, comm_us = 0;
+  ASSERT_FALSE(d["kernel_time_us"]["gemm"].get(gemm_us));
+  ASSERT_FALSE(d["kernel_time_us"]["comm"].get(comm_us));
+  EXPECT_GT(gemm_us, comm_us);  // GPT-3 15B at TP 2: GEMM-bound
+  double step = 0, sum = 0;
+  ASSERT_FALSE(d["step_time_s"].get(step));
+  for (auto [k, v] : d["breakdown"].get_object()) sum += v.get_double().value();
+  EXPECT_NEAR(sum * 1e-6, step, 1e-6 * step);  // the five parts add up to the step
+}
+
+TEST(EstimateCli, TextReportNamesTheLayoutAndMemoryVerdict) {
+  const auto r =
+      run_lumos("estimate --model llama3-70b --tp 8 --pp 4 --dp 2 --gbs 32 --sp --dist-opt");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("TP 8 x CP 1 x PP 4 x DP 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fits"), std::string::npos);
+  EXPECT_NE(r.out.find("MFU"), std::string::npos);
+}
+
+TEST(EstimateCli, InvalidLayoutsGetOneLineAndExitOne) {
+  for (const char* args :
+       {"estimate --tp 5", "estimate --gbs 63", "estimate --pp 1 --interleave 2",
+        "estimate --pp 4 --interleave 2 --gbs 6 --dp 1", "estimate --model gpt4",
+        "estimate --sp --tp 1", "estimate --recompute most", "estimate --dtype int4",
+        "estimate --layers 0", "estimate --model llama3-405b --pp 8 --interleave 8 --tp 8",
+        "estimate --gpu a100 --dtype fp8", "generate", "estimate --tp 0",
+        "estimate --fsdp --dp 1"}) {
+    const auto r = run_lumos(args);
+    EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.out;
+    EXPECT_EQ(lines(r.out), 1u) << args << "\n" << r.out;
+  }
+  const auto r = run_lumos("estimate --model llama3-405b --pp 8 --interleave 8 --tp 8");
+  EXPECT_NE(r.out.find("--split-embedding"), std::string::npos) << r.out;
+}
+
+TEST(EstimateCli, GenerateWritesOneTracePerStageThatReplayReads) {
+  TempDir tmp;
+  const auto g = run_lumos("generate --pp 4 --layers 8 --gbs 16 -o " + tmp.file("out"));
+  ASSERT_EQ(g.exit_code, 0) << g.out;
+  size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(tmp.file("out")))
+    n += e.is_regular_file();
+  EXPECT_EQ(n, 4u);
+  const auto r = run_lumos("replay " + tmp.file("out"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("4 ranks"), std::string::npos) << r.out;
+}
+
+TEST(ModelFile, TomlStartsFromAPresetAndOverridesFields) {
+  TempDir tmp;
+  tmp.write("m.toml",
+            "[model]\npreset = \"llama3-8b\"\nname = \"llama-wide\"\nhidden = 5120\n"
+            "act = \"swiglu\"\n");
+  const ModelSpec m = load_model_toml(tmp.file("m.toml"));
+  EXPECT_EQ(m.name, "llama-wide");
+  EXPECT_EQ(m.hidden, 5120);
+  EXPECT_EQ(m.layers, 32);
+  EXPECT_EQ(m.kv_heads, 8);
+  const auto r = run_lumos("estimate --model-file " + tmp.file("m.toml") +
+                           " --tp 2 --pp 1 --dp 1 --gbs 2 --json");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("llama-wide"), std::string::npos);
+}
+
+TEST(ModelFile, BadFilesNameTheFileAndKey) {
+  TempDir tmp;
+  tmp.write("a.toml", "layers = \"many\"\n");
+  tmp.write("b.toml", "layerz = 3\n");
+  tmp.write("c.toml", "layers = [1\n");
+  tmp.write("d.toml", "layers = 1.5\n");
+  for (const char* f : {"a.toml", "b.toml", "c.toml", "d.toml"}) {
+    const auto r = run_lumos("estimate --model-file " + tmp.file(f));
+    EXPECT_EQ(r.exit_code, 1) << f << r.out;
+    EXPECT_EQ(lines(r.out), 1u) << r.out;
+    EXPECT_NE(r.out.find(f), std::string::npos) << r.out;
+  }
+  const auto missing = run_lumos("estimate --model-file " + tmp.file("none.toml"));
+  EXPECT_EQ(missing.exit_code, 1) << missing.out;
+}
+
+TEST(Layout, ChecksNameTheRuleTheyBreak) {
+  const ModelSpec m = preset("llama3-70b");
+  auto why = [&](ParallelConfig c) {
+    try {
+      check_layout(m, c);
+    } catch (const lumos::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  ParallelConfig c;
+  c.tp = 16;
+  EXPECT_NE(why(c).find("KV heads"), std::string::npos);
+  c = {};
+  c.dp = 3, c.gbs = 4;
+  EXPECT_NE(why(c).find("--gbs 4 not divisible"), std::string::npos);
+  c = {};
+  c.pp = 3;
+  EXPECT_NE(why(c).find("layers (80) not divisible"), std::string::npos);
+  c = {};
+  c.pp = 4, c.interleave = 2, c.gbs = 6;
+  EXPECT_NE(why(c).find("multiple of --pp"), std::string::npos);
+  c = {};
+  c.pp = 4, c.interleave = 4, c.gbs = 8, c.split_counts_embedding = true;
+  EXPECT_NE(why(c).find("layers + 2 (82,"), std::string::npos);
+  c = {};
+  c.pp = 4, c.interleave = 1, c.gbs = 8, c.split_counts_embedding = true;
+  EXPECT_NE(why(c).find("layers + 2 (82,"), std::string::npos);
+  c = {};
+  c.pp = 2, c.gbs = 8;
+  EXPECT_EQ(why(c), "");
+}
+
+TEST(Layout, SplitWithEmbeddingGivesTheEndsOneLayerLess) {
+  ModelSpec m = preset("llama3-405b");
+  ParallelConfig c;
+  c.tp = 8, c.pp = 8, c.interleave = 8, c.gbs = 8, c.split_counts_embedding = true;
+  const Layout l = check_layout(m, c);
+  ASSERT_EQ(l.chunk_layers.size(), 64u);
+  EXPECT_EQ(l.chunk_layers.front(), 1);
+  EXPECT_EQ(l.chunk_layers.back(), 1);
+  int64_t total = 0;
+  for (int64_t x : l.chunk_layers) total += x;
+  EXPECT_EQ(total, 126);
+}

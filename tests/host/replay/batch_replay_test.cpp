@@ -1,0 +1,235 @@
+// The batch replay (CPU backend) against the reference replay: identity variants on every shared
+// trace, random variants on thousands of random DAGs; the Pareto front against brute force.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+
+#include "common/error.hpp"
+#include "cost/gemm_model.hpp"
+#include "cost/kernels_db.hpp"
+#include "graph/graph_builder.hpp"
+#include "graph/synthetic_graph.hpp"
+#include "replay/batch_replay.hpp"
+#include "replay/pareto.hpp"
+#include "replay/reference_replay.hpp"
+#include "replay/step_report.hpp"
+#include "support/test_util.hpp"
+#include "trace/kineto_loader.hpp"
+#include "whatif/gemm_pricing.hpp"
+#include "whatif/gpu_variants.hpp"
+
+using namespace lumos::replay;
+using lumos::whatif::comm_factor_for_group;
+using lumos::whatif::gemm_pricing;
+using lumos::whatif::variants_from_gpus;
+
+namespace {
+
+void expect_same(const BatchResult& a, const BatchResult& b, const std::string& what) {
+  ASSERT_EQ(a.variants, b.variants) << what;
+  for (uint32_t v = 0; v < a.variants; ++v) {
+    const double scale = std::max(1.0, std::fabs(b.makespan_us[v]));
+    ASSERT_NEAR(a.makespan_us[v], b.makespan_us[v], 1e-6 * scale) << what << " variant " << v;
+    for (size_t k = 0; k < a.step_us.size(); ++k)
+      ASSERT_NEAR(a.step_us[k][v], b.step_us[k][v], 1e-6 * scale)
+          << what << " step " << k << " variant " << v;
+    for (int c = 0; c < kNumNodeClasses; ++c)
+      ASSERT_NEAR(a.busy_us[c][v], b.busy_us[c][v], 1e-9 * std::max(1.0, b.busy_us[c][v])) << what;
+    // Every resource's busy time adds up to the classes' (virtual nodes have no resource).
+    double by_res = 0, by_cls = 0;
+    for (const auto& res : a.resource_busy_us) by_res += res[v];
+    for (int c = 0; c < kNumNodeClasses; ++c) by_cls += a.busy_us[c][v];
+    ASSERT_NEAR(by_res, by_cls, 1e-6 * std::max(1.0, by_cls)) << what;
+  }
+}
+
+VariantBatch random_variants(uint32_t count, std::mt19937& rng) {
+  VariantBatch b = VariantBatch::identity(count);
+  std::uniform_real_distribution<float> f(0.25f, 4.0f);
+  for (auto& s : b.speed)
+    for (auto& x : s) x = f(rng);
+  return b;
+}
+
+}  // namespace
+
+TEST(BatchReplay, IdentityVariantsEqualTheReferenceOnEverySharedTrace) {
+  LUMOS_REQUIRE_TRACES();
+  for (const auto& path : lumos::testing::shared_traces()) {
+    const auto t = lumos::trace::load_trace(path);
+    const auto g = lumos::graph::build_graph(t).graph;
+    const VariantBatch id = VariantBatch::identity(3);
+    const BatchResult cpu = batch_replay_cpu(g, id);
+    expect_same(cpu, batch_replay_reference(g, id), path);
+    // Identity: the measured step times come back.
+    const auto ref = step_times(g, reference_replay(g));
+    for (size_t k = 0; k < ref.size(); ++k)
+      EXPECT_NEAR(cpu.step_us[k][2], ref[k].replayed_us, 1e-6 * std::max(1.0, ref[k].replayed_us))
+          << path;
+  }
+}
+
+TEST(BatchReplay, RandomVariantsOnRealTracesEqualTheReference) {
+  LUMOS_REQUIRE_TRACES();
+  std::mt19937 rng(11);
+  for (const char* rel :
+       {"/kineto/resnet50_v100_legacy.pt.trace.json.gz",
+        "/hta/nccl_parser_config/nccl_data.json.gz", "/param/dlrm_kineto/rank3.pt.trace.json.gz",
+        "/tracelens/b200_eager_trace.json.gz"}) {
+    const auto t = lumos::trace::load_trace(lumos::testing::trace_dir() + rel);
+    const auto g = lumos::graph::build_graph(t).graph;
+    const VariantBatch b = random_variants(70, rng);  // more than one 64-wide tile
+    expect_same(batch_replay_cpu(g, b), batch_replay_reference(g, b), rel);
+  }
+}
+
+TEST(BatchReplay, RandomDagsAndVariantsEqualTheReference) {
+  std::mt19937 rng(20261129);
+  for (uint64_t seed = 1; seed <= 2000; ++seed) {
+    const uint32_t nodes = 2 + static_cast<uint32_t>(rng() % 300);
+    const auto g =
+        lumos::graph::synthetic_graph(nodes, seed, 1 + static_cast<uint32_t>(rng() % 8), 0.3);
+    const VariantBatch b = random_variants(1 + static_cast<uint32_t>(rng() % 9), rng);
+    const BatchResult cpu = batch_replay_cpu(g, b, 4, 2);
+    const BatchResult ref = batch_replay_reference(g, b);
+    expect_same(cpu, ref, "seed " + std::to_string(seed));
+    if (HasFatalFailure()) return;
+    // The critical path's composition agrees with the reference's backtrack up to ties.
+    for (uint32_t v = 0; v < b.count; ++v) {
+      EXPECT_LE(cpu.cp_compute_us[v] + cpu.cp_comm_us[v], cpu.makespan_us[v] * (1 + 1e-5) + 1e-3);
+      EXPECT_NEAR(cpu.cp_compute_us[v] + cpu.cp_comm_us[v],
+                  ref.cp_compute_us[v] + ref.cp_comm_us[v],
+                  1e-3 * std::max(1.0, cpu.makespan_us[v]))
+          << "seed " << seed;
+    }
+  }
+}
+
+TEST(BatchReplay, SpeedFactorsShortenOnlyTheirClass) {
+  const auto g = lumos::graph::synthetic_graph(5000, 3);
+  VariantBatch b = VariantBatch::identity(2);
+  b.speed[static_cast<int>(lumos::graph::NodeClass::kComm)][1] = 2.0f;
+  const BatchResult r = batch_replay_cpu(g, b);
+  const int comm = static_cast<int>(lumos::graph::NodeClass::kComm),
+            compute = static_cast<int>(lumos::graph::NodeClass::kCompute);
+  EXPECT_DOUBLE_EQ(r.busy_us[comm][1], r.busy_us[comm][0] / 2);
+  EXPECT_DOUBLE_EQ(r.busy_us[compute][1], r.busy_us[compute][0]);
+  EXPECT_LE(r.makespan_us[1], r.makespan_us[0]);
+}
+
+TEST(BatchReplay, VariantsFromGpusScaleByPeakBandwidthAndNvlink) {
+  const auto& db = lumos::cost::embedded_db();
+  const VariantBatch b = variants_from_gpus(db, "h100", {"h100", "b200", "h200"});
+  const int compute = static_cast<int>(lumos::graph::NodeClass::kCompute),
+            memory = static_cast<int>(lumos::graph::NodeClass::kMemory);
+  EXPECT_FLOAT_EQ(b.speed[compute][0], 1.0f);
+  EXPECT_NEAR(b.speed[compute][1], 2250.0 / 989.0, 1e-5);
+  EXPECT_NEAR(b.speed[memory][2], 4800.0 / 3350.0, 1e-5);
+  EXPECT_EQ(b.labels[1], "b200");
+  EXPECT_LT(comm_factor_for_group(db, "h100", 1e9, 8, 64, 8), 1.0f);  // a larger group is slower
+  VariantBatch bad = VariantBatch::identity(1);
+  bad.speed[0][0] = 0;
+  EXPECT_THROW(bad.validate(), lumos::InputError);
+}
+
+namespace {
+
+std::vector<uint32_t> brute_front(const std::vector<std::vector<double>>& o) {
+  std::vector<uint32_t> out;
+  const size_t n = o[0].size();
+  for (size_t i = 0; i < n; ++i) {
+    bool dominated = false;
+    for (size_t j = 0; j < n && !dominated; ++j) {
+      bool le = true, lt = false;
+      for (const auto& k : o) le = le && k[j] <= k[i], lt = lt || k[j] < k[i];
+      dominated = le && lt;
+    }
+    if (!dominated) out.push_back(static_cast<uint32_t>(i));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Pareto, MatchesBruteForceWithTiesAndDuplicates) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 500; ++trial) {
+    const size_t n = 1 + rng() % 60;
+    for (size_t dims : {2u, 3u}) {
+      std::vector<std::vector<double>> o(dims, std::vector<double>(n));
+      for (auto& k : o)
+        for (auto& x : k) x = static_cast<double>(rng() % 7);  // small range: many ties
+      EXPECT_EQ(pareto_front(o), brute_front(o)) << "trial " << trial << " dims " << dims;
+    }
+  }
+  EXPECT_THROW(pareto_front({{1.0}}), lumos::InputError);
+}
+
+TEST(BatchCli, BenchPrintsThroughputAndTheReferenceRatio) {
+  const auto r =
+      lumos::testing::run_lumos("bench batch --nodes 3000 --variants 64 --backend cpu --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  for (const char* k : {"\"node_variants_per_s\"", "\"bytes_per_s\"", "\"vs_reference\""})
+    EXPECT_NE(r.out.find(k), std::string::npos) << k;
+  const auto w = lumos::testing::run_lumos("replay --backend cpu --speed compute=2 --json");
+  ASSERT_EQ(w.exit_code, 0) << w.out;
+  EXPECT_NE(w.out.find("\"backend\":\"cpu\""), std::string::npos);
+  EXPECT_NE(w.out.find("\"replayed_us\":2037"), std::string::npos) << w.out;  // 3147 - 2220/2
+  EXPECT_EQ(lumos::testing::run_lumos("replay --speed compute=0").exit_code, 1);
+  EXPECT_EQ(lumos::testing::run_lumos("replay --backend gpu").exit_code, 1);
+}
+
+TEST(WhatifCli, GridOfGpusAndSpeedUpsWithAParetoFront) {
+  lumos::testing::TempDir tmp;
+  const auto r = lumos::testing::run_lumos(
+      "whatif --gpus a100,h100,b200 --speed 'comm=1,2' --backend cpu --csv " + tmp.file("w.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("6 variants"), std::string::npos) << r.out;
+  std::ifstream in(tmp.file("w.csv"));
+  std::string header, line;
+  std::getline(in, header);
+  EXPECT_EQ(header, "variant,replayed_us,energy_j,cp_compute_us,cp_comm_us,pareto");
+  int rows = 0, front = 0;
+  while (std::getline(in, line)) ++rows, front += line.back() == '1';
+  EXPECT_EQ(rows, 6);
+  EXPECT_GE(front, 1);
+  EXPECT_EQ(lumos::testing::run_lumos("whatif --gpus tpu").exit_code, 1);
+  EXPECT_EQ(lumos::testing::run_lumos("whatif --speed 'warp=2'").exit_code, 1);
+}
+
+TEST(BatchReplay, GemmNodesArePricedPerGpuByTheCostModel) {
+  LUMOS_REQUIRE_TRACES();
+  const auto& db = lumos::cost::embedded_db();
+  const auto t =
+      lumos::trace::load_trace(lumos::testing::trace_dir() + "/tracelens/b200_eager_trace.json.gz");
+  const auto g = lumos::graph::build_graph(t).graph;
+  const std::vector<std::string> gpus = {"b200", "h100", "a100", "h100"};
+  VariantBatch b = variants_from_gpus(db, "b200", gpus);
+  const GemmPricing p = gemm_pricing(g, t, db, "b200", gpus);
+  ASSERT_GT(p.priced_nodes(), 50u);
+  // CPU backend with pricing equals the reference replay with the same durations.
+  const BatchResult cpu = batch_replay_cpu(g, b, 64, 0, &p);
+  expect_same(cpu, batch_replay_reference(g, b, &p), "b200 priced");
+  // On the traced GPU the ratio is 1: the traced step comes back.
+  const BatchResult plain = batch_replay_cpu(g, VariantBatch::identity(1));
+  EXPECT_NEAR(cpu.makespan_us[0], plain.makespan_us[0], 1e-6 * plain.makespan_us[0]);
+  // One priced kernel's duration follows the model's ratio exactly.
+  lumos::graph::NodeId node = 0;
+  for (lumos::graph::NodeId v = 1; v < g.num_nodes() && !node; ++v)
+    if (p.node_key[v] >= 0) node = v;
+  const int64_t* sh = &p.shape[4 * p.node_key[node]];
+  const lumos::cost::GemmQuery q{sh[0], sh[1], sh[2], sh[3],
+                                 static_cast<lumos::cost::Dtype>(p.dtype[p.node_key[node]])};
+  const double ratio = lumos::cost::gemm_time(db, db.gpu("a100"), q, false).time_us /
+                       lumos::cost::gemm_time(db, db.gpu("b200"), q, false).time_us;
+  const BatchGemmView view = p.view();
+  std::vector<uint8_t> cls(g.num_nodes());
+  for (lumos::graph::NodeId v = 0; v < g.num_nodes(); ++v) cls[v] = static_cast<uint8_t>(g.cls[v]);
+  BatchGraphView gv{g.num_nodes(),        g.pred_offset.data(), g.pred_index.data(),
+                    g.pred_lag_us.data(), g.dur_us.data(),      cls.data()};
+  EXPECT_NEAR(batch_node_duration(gv, &view, node, 2, 0, b.speed[cls[node]].data()),
+              g.dur_us[node] * ratio, 1e-9 * g.dur_us[node] * ratio);
+  EXPECT_GT(cpu.makespan_us[2], cpu.makespan_us[0]);  // an A100 is slower than the traced B200
+}
