@@ -4,11 +4,11 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "cli/input.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "engine/engine.hpp"
 #include "graph/graph_file.hpp"
+#include "graph/load_input.hpp"
 #include "trace/demo_trace.hpp"
 
 namespace lumos::cli {
@@ -29,7 +29,7 @@ int cmd_ingest(int argc, char** argv) {
   }
   LUMOS_EXPECT(args.count("input"), "lumos ingest: missing TRACE (see --help)");
   LUMOS_EXPECT(args.count("output"), "lumos ingest: missing -o FILE.lgraph");
-  const LoadedInput in = load_input(args["input"].as<std::string>());
+  const graph::LoadedInput in = graph::load_input(args["input"].as<std::string>());
   graph::write_graph_file(in.graph, args["output"].as<std::string>());
   std::cout << "wrote " << args["output"].as<std::string>() << ": " << in.graph.num_nodes()
             << " nodes, " << in.graph.num_edges() << " edges, " << in.graph.num_waves()

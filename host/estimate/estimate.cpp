@@ -20,17 +20,12 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 // One stage's breakdown over [0, end): Lumos's classes, with idle time called the bubble when
 // there is a pipeline.
-StageBreakdown stage_breakdown(const StepGraph& sg, const replay::ReplayResult& r,
-                               const std::vector<graph::NodeId>& gpu_nodes, double end_us,
-                               bool pipelined) {
-  const replay::Breakdown b =
-      replay::breakdown(sg.graph, r.start_us, r.finish_us, gpu_nodes, 0, end_us);
-  StageBreakdown out;
-  out.exposed_compute_us = b.exposed_compute_us;
-  out.overlapped_us = b.overlapped_us;
-  out.exposed_comm_us = b.exposed_comm_us;
-  (pipelined ? out.bubble_us : out.other_us) = b.other_us;
-  return out;
+replay::Breakdown stage_breakdown(const StepGraph& sg, const replay::ReplayResult& r,
+                                  const std::vector<graph::NodeId>& gpu_nodes, double end_us,
+                                  bool pipelined) {
+  replay::Breakdown b = replay::breakdown(sg.graph, r.start_us, r.finish_us, gpu_nodes, 0, end_us);
+  if (pipelined) b.bubble_us = b.other_us, b.other_us = 0;
+  return b;
 }
 
 }  // namespace
@@ -100,12 +95,7 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
                                    e.step_time_us, e.cfg.pp > 1);
     sr.memory = mem[static_cast<size_t>(s)];
     if (sr.memory.total_bytes() > worst) worst = sr.memory.total_bytes(), e.worst_memory_stage = s;
-    const double k = 1.0 / e.cfg.pp;
-    e.breakdown.exposed_compute_us += k * sr.breakdown.exposed_compute_us;
-    e.breakdown.overlapped_us += k * sr.breakdown.overlapped_us;
-    e.breakdown.exposed_comm_us += k * sr.breakdown.exposed_comm_us;
-    e.breakdown.bubble_us += k * sr.breakdown.bubble_us;
-    e.breakdown.other_us += k * sr.breakdown.other_us;
+    e.breakdown += sr.breakdown.scaled(1.0 / e.cfg.pp);
     e.stages.push_back(sr);
   }
   e.fits = worst <= e.memory_capacity_bytes;

@@ -12,6 +12,7 @@
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
 #include "replay/reference_replay.hpp"
+#include "replay/step_report.hpp"
 
 namespace lumos::estimate {
 
@@ -31,21 +32,11 @@ struct EstimateRequest {
   StepCostOptions options;
 };
 
-// Time of one stage's GPU over the iteration, split as Lumos does (lumos.md §5), with idle time
-// called the pipeline bubble when there is a pipeline (p > 1) and "other" otherwise.
-struct StageBreakdown {
-  double exposed_compute_us = 0;
-  double overlapped_us = 0;
-  double exposed_comm_us = 0;
-  double bubble_us = 0;
-  double other_us = 0;
-};
-
 struct StageReport {
   int stage = 0;
   int32_t rank = 0;
-  double end_us = 0;  // when its final stream synchronize returns
-  StageBreakdown breakdown;
+  double end_us = 0;            // when its final stream synchronize returns
+  replay::Breakdown breakdown;  // over [0, step end): idle time is the bubble when p > 1
   StageMemory memory;
 };
 
@@ -65,7 +56,7 @@ struct Estimate {
   double hw_tflops_per_gpu = 0;
   double peak_tflops = 0;  // dense peak of the GEMM dtype
   double mfu = 0, hfu = 0;
-  StageBreakdown breakdown;  // mean over stages
+  replay::Breakdown breakdown;  // mean over stages
   // GPU time by kernel class (kernels_db/kernel_classes.json: gemm, attention_fwd, comm, ...),
   // mean over stages; kernels that overlap both count.
   std::vector<std::pair<std::string, double>> kernel_time_us;

@@ -107,6 +107,25 @@ void set_field(ModelSpec* m, const std::string& key, const std::string& value,
                      "seq, act, or preset)");
 }
 
+void apply_overrides(ModelSpec* m, const std::vector<FieldOverride>& fields) {
+  const bool multi_head = m->kv_heads == m->heads;
+  const FieldOverride* heads = nullptr;
+  bool kv_given = false;
+  for (const FieldOverride& f : fields) {
+    set_field(m, f.key, f.value, f.where);
+    if (f.key == "heads") heads = &f;
+    kv_given = kv_given || f.key == "kv_heads" || f.key == "kv-heads";
+  }
+  if (!heads || kv_given) return;
+  if (multi_head) {
+    m->kv_heads = m->heads;
+  } else if (m->kv_heads > 0 && m->heads % m->kv_heads != 0) {
+    throw InputError(heads->where + ": " + std::to_string(m->heads) +
+                     " heads are not a multiple of the model's " + std::to_string(m->kv_heads) +
+                     " KV heads (grouped-query attention); give kv_heads too");
+  }
+}
+
 ModelSpec load_model_toml(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
@@ -127,6 +146,7 @@ ModelSpec load_model_toml(const std::string& path) {
     if (!s) throw InputError(path + ": preset: expected a string");
     m = preset(*s);
   }
+  std::vector<FieldOverride> fields;
   for (const auto& [k, node] : *t) {
     const std::string key(k.str());
     const std::string where = path + ": " + key;
@@ -138,8 +158,9 @@ ModelSpec load_model_toml(const std::string& path) {
       value = s->get();
     else
       throw InputError(where + ": expected an integer or a string");
-    set_field(&m, key, value, where);
+    fields.push_back({key, value, where});
   }
+  apply_overrides(&m, fields);
   for (const auto& [k, node] : root)
     if (t != &root && k.str() != "model")
       throw InputError(path + ": " + std::string(k.str()) + ": fields belong under [model]");

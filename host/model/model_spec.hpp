@@ -39,6 +39,16 @@ ModelSpec preset(const std::string& name);
 void set_field(ModelSpec* m, const std::string& key, const std::string& value,
                const std::string& where);
 
+struct FieldOverride {
+  std::string key, value, where;
+};
+
+// Applies overrides of a base model (a preset, or a file's fields over its preset). A multi-head
+// base (kv_heads == heads) given new `heads` stays multi-head: its KV heads follow, unless
+// kv_heads is overridden too. A GQA base keeps its KV heads; where they no longer divide the
+// heads, the error says to give kv_heads.
+void apply_overrides(ModelSpec* m, const std::vector<FieldOverride>& fields);
+
 // A TOML model file: optional `preset = "llama3-8b"` to start from, then any fields above
 // (top level or under [model]). Unknown keys and wrong types are errors naming file and key.
 ModelSpec load_model_toml(const std::string& path);

@@ -78,6 +78,27 @@ double intersection(const std::vector<std::pair<double, double>>& a,
 
 }  // namespace
 
+Breakdown& Breakdown::operator+=(const Breakdown& b) {
+  window_us += b.window_us;
+  exposed_compute_us += b.exposed_compute_us;
+  overlapped_us += b.overlapped_us;
+  exposed_comm_us += b.exposed_comm_us;
+  bubble_us += b.bubble_us;
+  other_us += b.other_us;
+  return *this;
+}
+
+Breakdown Breakdown::scaled(double k) const {
+  Breakdown b;
+  b.window_us = k * window_us;
+  b.exposed_compute_us = k * exposed_compute_us;
+  b.overlapped_us = k * overlapped_us;
+  b.exposed_comm_us = k * exposed_comm_us;
+  b.bubble_us = k * bubble_us;
+  b.other_us = k * other_us;
+  return b;
+}
+
 Breakdown breakdown(const Graph& g, const std::vector<double>& start_us,
                     const std::vector<double>& finish_us, int32_t step, double begin_us,
                     double end_us) {

@@ -19,13 +19,18 @@ struct StepTime {
 
 // Exposed compute: compute not overlapped with communication; overlapped: both at once;
 // exposed communication: communication alone; other: no GPU work (mostly idle). Compute includes
-// memcpy and memset. The four add up to the window length.
+// memcpy and memset. In a pipelined model-driven estimate, a stage's idle time is the pipeline
+// bubble instead of "other". The five add up to the window length.
 struct Breakdown {
   double window_us = 0;
   double exposed_compute_us = 0;
   double overlapped_us = 0;
   double exposed_comm_us = 0;
+  double bubble_us = 0;
   double other_us = 0;
+
+  Breakdown& operator+=(const Breakdown& b);
+  Breakdown scaled(double k) const;  // every field times k (for weighted means)
 };
 
 struct StreamBusy {

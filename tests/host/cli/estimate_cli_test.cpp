@@ -49,8 +49,11 @@ TEST(EstimateCli, DefaultRunsWithoutInputAndJsonCarriesTheHeadlineFields) {
   EXPECT_GT(gemm_us, comm_us);  // GPT-3 15B at TP 2: GEMM-bound
   double step = 0, sum = 0;
   ASSERT_FALSE(d["step_time_s"].get(step));
-  for (auto [k, v] : d["breakdown"].get_object()) sum += v.get_double().value();
+  double window_us = 0;
+  for (auto [k, v] : d["breakdown"].get_object())
+    (k == "window_us" ? window_us : sum) += v.get_double().value();
   EXPECT_NEAR(sum * 1e-6, step, 1e-6 * step);  // the five parts add up to the step
+  EXPECT_NEAR(window_us * 1e-6, step, 1e-6 * step);
 }
 
 TEST(EstimateCli, TextReportNamesTheLayoutAndMemoryVerdict) {
@@ -167,4 +170,14 @@ TEST(Layout, SplitWithEmbeddingGivesTheEndsOneLayerLess) {
   int64_t total = 0;
   for (int64_t x : l.chunk_layers) total += x;
   EXPECT_EQ(total, 126);
+}
+
+TEST(EstimateCli, HeadOverrideOfAMultiHeadPresetKeepsItMultiHead) {
+  const auto r = lumos::testing::run_lumos("estimate --heads 64 --head-dim 96 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"heads\":64,\"kv_heads\":64"), std::string::npos) << r.out;
+  const auto gqa = lumos::testing::run_lumos(
+      "estimate --model llama3-8b --tp 1 --pp 1 --dp 8 --heads 36 --head-dim 128");
+  EXPECT_EQ(gqa.exit_code, 1);
+  EXPECT_NE(gqa.out.find("kv_heads"), std::string::npos) << gqa.out;
 }

@@ -167,38 +167,6 @@ TEST(Pareto, MatchesBruteForceWithTiesAndDuplicates) {
   EXPECT_THROW(pareto_front({{1.0}}), lumos::InputError);
 }
 
-TEST(BatchCli, BenchPrintsThroughputAndTheReferenceRatio) {
-  const auto r =
-      lumos::testing::run_lumos("bench batch --nodes 3000 --variants 64 --backend cpu --json");
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  for (const char* k : {"\"node_variants_per_s\"", "\"bytes_per_s\"", "\"vs_reference\""})
-    EXPECT_NE(r.out.find(k), std::string::npos) << k;
-  const auto w = lumos::testing::run_lumos("replay --backend cpu --speed compute=2 --json");
-  ASSERT_EQ(w.exit_code, 0) << w.out;
-  EXPECT_NE(w.out.find("\"backend\":\"cpu\""), std::string::npos);
-  EXPECT_NE(w.out.find("\"replayed_us\":2037"), std::string::npos) << w.out;  // 3147 - 2220/2
-  EXPECT_EQ(lumos::testing::run_lumos("replay --speed compute=0").exit_code, 1);
-  EXPECT_EQ(lumos::testing::run_lumos("replay --backend gpu").exit_code, 1);
-}
-
-TEST(WhatifCli, GridOfGpusAndSpeedUpsWithAParetoFront) {
-  lumos::testing::TempDir tmp;
-  const auto r = lumos::testing::run_lumos(
-      "whatif --gpus a100,h100,b200 --speed 'comm=1,2' --backend cpu --csv " + tmp.file("w.csv"));
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("6 variants"), std::string::npos) << r.out;
-  std::ifstream in(tmp.file("w.csv"));
-  std::string header, line;
-  std::getline(in, header);
-  EXPECT_EQ(header, "variant,replayed_us,energy_j,cp_compute_us,cp_comm_us,pareto");
-  int rows = 0, front = 0;
-  while (std::getline(in, line)) ++rows, front += line.back() == '1';
-  EXPECT_EQ(rows, 6);
-  EXPECT_GE(front, 1);
-  EXPECT_EQ(lumos::testing::run_lumos("whatif --gpus tpu").exit_code, 1);
-  EXPECT_EQ(lumos::testing::run_lumos("whatif --speed 'warp=2'").exit_code, 1);
-}
-
 TEST(BatchReplay, GemmNodesArePricedPerGpuByTheCostModel) {
   LUMOS_REQUIRE_TRACES();
   const auto& db = lumos::cost::embedded_db();

@@ -1,10 +1,10 @@
-#include "cli/input.hpp"
+#include "graph/load_input.hpp"
 
 #include "graph/graph_file.hpp"
 #include "trace/demo_trace.hpp"
 #include "trace/kineto_loader.hpp"
 
-namespace lumos::cli {
+namespace lumos::graph {
 
 LoadedInput load_input(const std::string& path) {
   LoadedInput in;
@@ -12,18 +12,18 @@ LoadedInput load_input(const std::string& path) {
     in.label = "<embedded demo trace>";
     const std::string json = trace::demo_trace_json();
     in.table = trace::parse_trace_bytes(json.data(), json.size(), in.label);
-  } else if (graph::is_graph_file(path)) {
+  } else if (is_graph_file(path)) {
     in.label = path;
-    in.graph = graph::read_graph_file(path);
+    in.graph = read_graph_file(path);
     return in;
   } else {
     in.label = path;
     in.table = trace::load_trace(path);
   }
-  graph::BuildResult b = graph::build_graph(*in.table);
+  BuildResult b = build_graph(*in.table);
   in.graph = std::move(b.graph);
   in.stats = b.stats;
   return in;
 }
 
-}  // namespace lumos::cli
+}  // namespace lumos::graph

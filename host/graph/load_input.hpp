@@ -7,16 +7,16 @@
 #include "graph/graph_builder.hpp"
 #include "trace/event_table.hpp"
 
-namespace lumos::cli {
+namespace lumos::graph {
 
 struct LoadedInput {
   std::string label;
   std::optional<trace::EventTable> table;  // absent for a .lgraph input
-  graph::Graph graph;                      // whole-trace graph
-  graph::BuildStats stats;
+  Graph graph;                             // whole-trace graph
+  BuildStats stats;
 };
 
 // path empty = the embedded demo trace.
 LoadedInput load_input(const std::string& path);
 
-}  // namespace lumos::cli
+}  // namespace lumos::graph

@@ -1,0 +1,63 @@
+#include "estimate/trace_replay.hpp"
+
+#include "common/error.hpp"
+#include "whatif/speed_axes.hpp"
+
+namespace lumos::estimate {
+
+ReplayAnswer replay_trace(const graph::LoadedInput& in, const ReplayRequest& req) {
+  const graph::Graph& g = in.graph;
+  LUMOS_EXPECT(!req.transplant || in.table.has_value(),
+               in.label + ": transplant needs the trace itself, not a .lgraph file");
+  // One variant; the reference replay gives the details (breakdown, critical path, timeline)
+  // and the chosen engine the step times.
+  const replay::VariantBatch variant =
+      req.speed.empty() ? replay::VariantBatch::identity(1)
+                        : whatif::parse_speed_variant(req.speed, "lumos replay: --speed");
+  std::vector<double> dur(g.num_nodes());
+  for (graph::NodeId v = 0; v < g.num_nodes(); ++v)
+    dur[v] = g.dur_us[v] / variant.speed[static_cast<int>(g.cls[v])][0];
+  ReplayAnswer a;
+  a.replay = replay::reference_replay(g, &dur);
+  const replay::ReplayResult& r = a.replay;
+  a.steps = replay::step_times(g, r);
+  a.backend = "reference";
+  if (req.backend != engine::Backend::kReference) {
+    const replay::BatchResult br = engine::batch_replay(g, variant, req.backend);
+    a.backend = br.backend;
+    for (size_t k = 0; k < a.steps.size(); ++k) {
+      a.steps[k].replayed_us = br.step_us[k][0];
+      const double m = a.steps[k].measured_us;
+      a.steps[k].error_pct = m > 0 ? (a.steps[k].replayed_us - m) / m * 100.0 : 0.0;
+    }
+  }
+  std::vector<double> mfinish(g.num_nodes());
+  for (graph::NodeId v = 0; v < g.num_nodes(); ++v) mfinish[v] = g.measured_finish_us(v);
+  for (size_t k = 0; k < g.steps.size(); ++k) {
+    const auto& st = g.steps[k];
+    const double rb = r.start_us[st.marker];
+    const double mb = g.measured_start_us[st.marker];
+    const int32_t filter = static_cast<int32_t>(k);
+    a.replayed += replay::breakdown(g, r.start_us, r.finish_us, filter, rb,
+                                    rb + a.steps[k].replayed_us);
+    a.measured +=
+        replay::breakdown(g, g.measured_start_us, mfinish, filter, mb, mb + st.measured_us);
+  }
+  a.streams = replay::stream_busy(g, r);
+  a.critical_path = replay::critical_path(g, r, -1, req.critical_path);
+  if (req.transplant)
+    a.transplant = whatif::transplant(*in.table, req.transplant->first, req.transplant->second);
+  return a;
+}
+
+JobReplay replay_job(const std::string& dir, const whatif::StragglerEdits& edits) {
+  JobReplay j;
+  j.job = graph::load_multi_rank(dir);
+  const std::vector<double> dur = whatif::apply_stragglers(&j.job, edits);
+  j.replay = replay::reference_replay(j.job.graph, &dur);
+  j.steps = replay::step_times(j.job.graph, j.replay);
+  j.waits = replay::collective_waits(j.job, j.replay, j.steps);
+  return j;
+}
+
+}  // namespace lumos::estimate

@@ -1,0 +1,52 @@
+// `lumos replay`: what a replay of traced steps answers. For one rank's trace: per-step measured
+// vs replayed time (on the chosen engine, under optional per-class speed factors), the breakdown,
+// busy time per stream, the critical path and optionally a transplant. For a folder of per-rank
+// traces: the joined job, replayed under straggler what-ifs, with who waited for whom.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "graph/load_input.hpp"
+#include "graph/multi_rank.hpp"
+#include "replay/collective_waits.hpp"
+#include "replay/critical_path.hpp"
+#include "replay/reference_replay.hpp"
+#include "replay/step_report.hpp"
+#include "whatif/stragglers.hpp"
+#include "whatif/transplant.hpp"
+
+namespace lumos::estimate {
+
+struct ReplayRequest {
+  std::string speed;  // per-class factors, "compute=2,comm=0.5"; "" = as traced
+  engine::Backend backend = engine::Backend::kAuto;
+  replay::CriticalPathMode critical_path = replay::CriticalPathMode::kHtaWeights;
+  std::optional<std::pair<int64_t, int64_t>> transplant;  // (from step M, predict step N)
+};
+
+struct ReplayAnswer {
+  std::string backend;  // engine that produced the step times
+  std::vector<replay::StepTime> steps;
+  replay::Breakdown replayed, measured;  // summed over the steps' windows
+  std::vector<replay::StreamBusy> streams;
+  replay::CriticalPath critical_path;
+  std::optional<whatif::TransplantResult> transplant;
+  replay::ReplayResult replay;  // the reference replay (for timelines)
+};
+
+// Throws InputError for a bad speed spec, or a transplant on a graph file.
+ReplayAnswer replay_trace(const graph::LoadedInput& in, const ReplayRequest& req);
+
+struct JobReplay {
+  graph::MultiRankResult job;
+  replay::ReplayResult replay;
+  std::vector<replay::StepTime> steps;
+  replay::CollectiveWaits waits;
+};
+
+JobReplay replay_job(const std::string& dir, const whatif::StragglerEdits& edits);
+
+}  // namespace lumos::estimate

@@ -1,0 +1,117 @@
+#include "report/replay_report.hpp"
+
+#include "common/format.hpp"
+#include "common/json_writer.hpp"
+#include "report/breakdown_report.hpp"
+
+namespace lumos::report {
+namespace {
+
+double cp_class_us(const replay::CriticalPath& cp, graph::NodeClass c) {
+  return cp.by_class_us[static_cast<int>(c)];
+}
+
+}  // namespace
+
+void replay_json(std::ostream& os, const graph::LoadedInput& in, const estimate::ReplayAnswer& a) {
+  const graph::Graph& g = in.graph;
+  common::JsonWriter w(os);
+  w.begin_object();
+  w.field("input", in.label);
+  w.field("backend", a.backend);
+  w.field("rank", g.rank);
+  w.key("graph").begin_object();
+  w.field("nodes", g.num_nodes()).field("edges", g.num_edges()).field("wavefronts", g.num_waves());
+  w.end_object();
+  w.key("steps").begin_array();
+  for (const auto& s : a.steps) {
+    w.begin_object();
+    w.field("name", s.name).field("rank", s.rank).field("measured_us", s.measured_us);
+    w.field("replayed_us", s.replayed_us).field("error_pct", s.error_pct);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("breakdown");
+  breakdown_json(w, a.replayed);
+  w.key("measured_breakdown");
+  breakdown_json(w, a.measured);
+  w.key("streams").begin_array();
+  for (const auto& s : a.streams) {
+    w.begin_object();
+    w.field("device", s.device)
+        .field("stream", s.stream)
+        .field("busy_us", s.busy_us)
+        .field("ops", s.ops);
+    w.end_object();
+  }
+  w.end_array();
+  const replay::CriticalPath& cp = a.critical_path;
+  w.key("critical_path").begin_object();
+  w.field("mode", cp.mode == replay::CriticalPathMode::kTiming ? "timing" : "hta");
+  w.field("length_us", cp.length_us).field("weight_us", cp.weight_us);
+  w.field("nodes", static_cast<uint64_t>(cp.nodes.size()));
+  w.field("cpu_us", cp_class_us(cp, graph::NodeClass::kCpu));
+  w.field("compute_us", cp_class_us(cp, graph::NodeClass::kCompute));
+  w.field("comm_us", cp_class_us(cp, graph::NodeClass::kComm));
+  w.field("memory_us", cp_class_us(cp, graph::NodeClass::kMemory));
+  w.field("lag_us", cp.lag_us);
+  w.key("gpu_ops").begin_array();
+  for (graph::NodeId v : cp.nodes) {
+    if (g.cls[v] == graph::NodeClass::kCpu) continue;
+    w.begin_object()
+        .field("name", g.names[g.name[v]])
+        .field("trace_event", g.event[v])
+        .end_object();
+  }
+  w.end_array();
+  w.end_object();
+  if (a.transplant) {
+    const auto& t = *a.transplant;
+    w.key("transplant").begin_object();
+    w.field("from", t.from).field("to", t.to).field("predicted_us", t.predicted_us);
+    w.field("measured_us", t.measured_us).field("error_pct", t.error_pct);
+    w.field("naive_us", t.naive_us).field("naive_error_pct", t.naive_error_pct);
+    w.field("matched_fraction", t.matched_fraction);
+    w.end_object();
+  }
+  w.end_object();
+  os << '\n';
+}
+
+void replay_text(std::ostream& os, const graph::LoadedInput& in, const estimate::ReplayAnswer& a) {
+  const graph::Graph& g = in.graph;
+  os << strprintf("lumos replay: %s (rank %d; %u nodes, %u edges, %u wavefronts; %s backend)\n",
+                  in.label.c_str(), g.rank, g.num_nodes(), g.num_edges(), g.num_waves(),
+                  a.backend.c_str());
+  os << strprintf("\n%-24s %6s %14s %14s %9s\n", "step", "rank", "measured_us", "replayed_us",
+                  "error");
+  for (const auto& s : a.steps)
+    os << strprintf("%-24s %6d %14.1f %14.1f %8.3f%%\n", s.name.c_str(), s.rank, s.measured_us,
+                    s.replayed_us, s.error_pct);
+  os << "\nbreakdown over the steps' windows (compute includes memcpy and memset):\n";
+  breakdown_line(os, "replayed", a.replayed);
+  breakdown_line(os, "measured", a.measured);
+  os << "\nbusy time per stream (replayed):\n";
+  for (const auto& s : a.streams)
+    os << strprintf("  GPU %lld stream %-6lld %14.1f us  %7u ops\n",
+                    static_cast<long long>(s.device), static_cast<long long>(s.stream), s.busy_us,
+                    s.ops);
+  const replay::CriticalPath& cp = a.critical_path;
+  os << strprintf(
+      "\ncritical path (%s): %.1f us over %zu nodes: cpu %.1f us, compute %.1f us, comm %.1f us, "
+      "memory %.1f us, lags %.1f us\n",
+      cp.mode == replay::CriticalPathMode::kTiming ? "timing" : "HTA weights", cp.length_us,
+      cp.nodes.size(), cp_class_us(cp, graph::NodeClass::kCpu),
+      cp_class_us(cp, graph::NodeClass::kCompute), cp_class_us(cp, graph::NodeClass::kComm),
+      cp_class_us(cp, graph::NodeClass::kMemory), cp.lag_us);
+  if (a.transplant) {
+    const auto& t = *a.transplant;
+    os << strprintf(
+        "\ntransplant %s -> %s: predicted %.1f us, measured %.1f us, error %.3f%% (naive guess "
+        "%.1f us, error %.3f%%); %.1f%% of nodes matched\n",
+        t.from.c_str(), t.to.c_str(), t.predicted_us, t.measured_us, t.error_pct, t.naive_us,
+        t.naive_error_pct, t.matched_fraction * 100.0);
+  }
+}
+
+}  // namespace lumos::report

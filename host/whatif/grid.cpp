@@ -1,0 +1,43 @@
+#include "whatif/grid.hpp"
+
+#include <sstream>
+
+#include "common/error.hpp"
+#include "cost/kernels_db.hpp"
+#include "whatif/gpu_variants.hpp"
+
+namespace lumos::whatif {
+
+Grid build_grid(const cost::KernelsDb& db, const std::string& traced_gpu,
+                const std::vector<std::string>& gpus, const std::vector<SpeedAxis>& axes) {
+  LUMOS_EXPECT(!gpus.empty(), "lumos whatif: --gpus names no GPU");
+  Grid grid;
+  grid.batch = variants_from_gpus(db, traced_gpu, gpus);
+  for (const std::string& name : gpus) grid.variant_gpu.push_back(db.gpu(name).name);
+  for (const SpeedAxis& axis : axes) {
+    const uint64_t total = static_cast<uint64_t>(grid.batch.count) * axis.factors.size();
+    LUMOS_EXPECT(total <= kMaxGridVariants, "lumos whatif: the grid has " + std::to_string(total) +
+                                                " variants; at most 10,000,000 per run");
+    const int c = static_cast<int>(axis.cls);
+    replay::VariantBatch next = replay::VariantBatch::identity(static_cast<uint32_t>(total));
+    next.labels.clear();
+    std::vector<std::string> next_gpu;
+    for (uint32_t v = 0; v < grid.batch.count; ++v)
+      for (size_t f = 0; f < axis.factors.size(); ++f) {
+        const uint32_t w =
+            v * static_cast<uint32_t>(axis.factors.size()) + static_cast<uint32_t>(f);
+        for (int k = 0; k < replay::kNumNodeClasses; ++k)
+          next.speed[k][w] = grid.batch.speed[k][v];
+        next.speed[c][w] *= axis.factors[f];
+        std::ostringstream label;
+        label << grid.batch.labels[v] << " " << axis.name << "x" << axis.factors[f];
+        next.labels.push_back(label.str());
+        next_gpu.push_back(grid.variant_gpu[v]);
+      }
+    grid.batch = std::move(next);
+    grid.variant_gpu = std::move(next_gpu);
+  }
+  return grid;
+}
+
+}  // namespace lumos::whatif

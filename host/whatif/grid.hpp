@@ -1,0 +1,29 @@
+// The grid of a what-if: the traced step on each target GPU, times every speed axis (a Cartesian
+// product), as one batch of variants with the GPU each variant runs on.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "replay/variant_batch.hpp"
+#include "whatif/speed_axes.hpp"
+
+namespace lumos::cost {
+struct KernelsDb;
+}
+
+namespace lumos::whatif {
+
+// A grid is evaluated in one launch: at most this many variants.
+constexpr uint64_t kMaxGridVariants = 10'000'000;
+
+struct Grid {
+  replay::VariantBatch batch;            // labels say "gpu axis x factor ..."
+  std::vector<std::string> variant_gpu;  // kernels_db name of each variant's GPU
+};
+
+// Throws InputError for an unknown GPU, an empty GPU list or a grid above kMaxGridVariants.
+Grid build_grid(const cost::KernelsDb& db, const std::string& traced_gpu,
+                const std::vector<std::string>& gpus, const std::vector<SpeedAxis>& axes);
+
+}  // namespace lumos::whatif

@@ -1,0 +1,60 @@
+#include "whatif/stragglers.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+
+#include "common/error.hpp"
+
+namespace lumos::whatif {
+namespace {
+
+void expect_rank(const graph::MultiRankResult& m, int32_t rank) {
+  if (std::find(m.ranks.begin(), m.ranks.end(), rank) == m.ranks.end())
+    throw InputError("lumos replay: no rank " + std::to_string(rank) + " among the " +
+                     std::to_string(m.ranks.size()) + " traces");
+}
+
+bool on_rank(const graph::Graph& g, graph::NodeId v, int32_t rank) {
+  return g.resource[v] != graph::kNoResource && g.resources[g.resource[v]].rank == rank;
+}
+
+}  // namespace
+
+RankValue parse_rank_value(const std::string& text, const std::string& option) {
+  const size_t colon = text.find(':');
+  LUMOS_EXPECT(colon != std::string::npos,
+               "lumos replay: " + option + ": expected RANK:VALUE, got '" + text + "'");
+  char* end = nullptr;
+  const long r = std::strtol(text.c_str(), &end, 10);
+  LUMOS_EXPECT(end == text.c_str() + colon && r >= 0 && r <= INT32_MAX,
+               "lumos replay: " + option + ": bad rank in '" + text + "'");
+  const double v = std::strtod(text.c_str() + colon + 1, &end);
+  LUMOS_EXPECT(*end == '\0' && std::isfinite(v),
+               "lumos replay: " + option + ": bad value in '" + text + "'");
+  return {static_cast<int32_t>(r), v};
+}
+
+std::vector<double> apply_stragglers(graph::MultiRankResult* m, const StragglerEdits& edits) {
+  graph::Graph& g = m->graph;
+  std::vector<double> dur = g.dur_us;
+  for (const RankValue& s : edits.slow) {
+    expect_rank(*m, s.rank);
+    LUMOS_EXPECT(s.value > 0, "lumos replay: --slow-rank: the factor must be positive");
+    for (graph::NodeId v = 1; v < g.num_nodes(); ++v)
+      if (on_rank(g, v, s.rank) &&
+          (g.cls[v] == graph::NodeClass::kCompute || g.cls[v] == graph::NodeClass::kMemory))
+        dur[v] *= s.value;
+  }
+  for (const RankValue& s : edits.skew) {
+    expect_rank(*m, s.rank);
+    for (graph::NodeId v = 1; v < g.num_nodes(); ++v)
+      if (on_rank(g, v, s.rank))
+        for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e)
+          if (g.pred_index[e] == graph::kOrigin) g.pred_lag_us[e] += s.value;
+  }
+  return dur;
+}
+
+}  // namespace lumos::whatif

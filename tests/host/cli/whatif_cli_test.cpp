@@ -1,0 +1,73 @@
+// `lumos whatif` and `lumos bench batch` through the command: the grid, its CSV and JSON, GEMM
+// repricing on every backend, generated traces as full citizens of the trace path.
+#include <gtest/gtest.h>
+
+#include <simdjson.h>
+
+#include <fstream>
+
+#include "support/test_util.hpp"
+
+namespace {
+
+using lumos::testing::run_lumos;
+
+TEST(BatchCli, BenchPrintsThroughputAndTheReferenceRatio) {
+  const auto r =
+      run_lumos("bench batch --nodes 3000 --variants 64 --backend cpu --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  for (const char* k : {"\"node_variants_per_s\"", "\"bytes_per_s\"", "\"vs_reference\""})
+    EXPECT_NE(r.out.find(k), std::string::npos) << k;
+  const auto w = run_lumos("replay --backend cpu --speed compute=2 --json");
+  ASSERT_EQ(w.exit_code, 0) << w.out;
+  EXPECT_NE(w.out.find("\"backend\":\"cpu\""), std::string::npos);
+  EXPECT_NE(w.out.find("\"replayed_us\":2037"), std::string::npos) << w.out;  // 3147 - 2220/2
+  EXPECT_EQ(run_lumos("replay --speed compute=0").exit_code, 1);
+  EXPECT_EQ(run_lumos("replay --backend gpu").exit_code, 1);
+}
+
+TEST(WhatifCli, GridOfGpusAndSpeedUpsWithAParetoFront) {
+  lumos::testing::TempDir tmp;
+  const auto r = run_lumos(
+      "whatif --gpus a100,h100,b200 --speed 'comm=1,2' --backend cpu --csv " + tmp.file("w.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("6 variants"), std::string::npos) << r.out;
+  std::ifstream in(tmp.file("w.csv"));
+  std::string header, line;
+  std::getline(in, header);
+  EXPECT_EQ(header, "variant,replayed_us,energy_j,cp_compute_us,cp_comm_us,pareto");
+  int rows = 0, front = 0;
+  while (std::getline(in, line)) ++rows, front += line.back() == '1';
+  EXPECT_EQ(rows, 6);
+  EXPECT_GE(front, 1);
+  EXPECT_EQ(run_lumos("whatif --gpus tpu").exit_code, 1);
+  EXPECT_EQ(run_lumos("whatif --speed 'warp=2'").exit_code, 1);
+}
+
+// The same what-if on the reference and CPU backends gives the same numbers, GEMMs repriced
+// on both (the CPU backend once ignored the pricing it announced).
+TEST(WhatifCli, BackendsAgreeWithGemmsRepriced) {
+  LUMOS_REQUIRE_TRACES();
+  const std::string trace = lumos::testing::trace_dir() + "/tracelens/b200_eager_trace.json.gz";
+  std::vector<std::vector<double>> per_backend;
+  for (const char* backend : {"reference", "cpu", "auto"}) {
+    const auto r = run_lumos("whatif " + trace + " --gpus a100,h100,b200 --speed 'comm=1,2' " +
+                             "--backend " + backend + " --json");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    simdjson::dom::parser parser;
+    const simdjson::dom::element d = parser.parse(r.out);
+    int64_t priced = 0;
+    ASSERT_FALSE(d["gemm_kernels_priced"].get(priced)) << r.out;
+    EXPECT_GT(priced, 50) << backend;
+    std::vector<double> times;
+    for (auto v : d["variants"].get_array()) times.push_back(v["replayed_us"].get_double().value());
+    ASSERT_EQ(times.size(), 6u);
+    per_backend.push_back(times);
+  }
+  for (size_t b = 1; b < per_backend.size(); ++b)
+    for (size_t v = 0; v < 6; ++v)
+      EXPECT_NEAR(per_backend[b][v], per_backend[0][v], 1e-6 * per_backend[0][v])
+          << "backend " << b << " variant " << v;
+}
+
+}  // namespace
