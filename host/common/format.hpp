@@ -10,7 +10,8 @@ namespace lumos {
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
-inline std::string strprintf(const char* fmt, ...) {
+inline std::string
+strprintf(const char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
   va_list copy;

@@ -19,6 +19,16 @@ double ns(double us) {
   return std::round(us * 1000.0) / 1000.0;
 }
 
+// "Input Dims" and "Input type" of aten::mm(A[m, k], B[k, n]) (batch 1: the generated
+// iteration's GEMMs are plain matrix products).
+std::vector<std::pair<std::string, trace::ArgValue>> gemm_operator_args(const cost::GemmQuery& q) {
+  const std::string type = q.dtype == cost::Dtype::kFp8    ? "c10::Float8_e4m3fn"
+                           : q.dtype == cost::Dtype::kFp16 ? "c10::Half"
+                                                           : "c10::BFloat16";
+  return {{"Input Dims", std::vector<std::vector<int64_t>>{{q.m, q.k}, {q.k, q.n}}},
+          {"Input type", std::vector<std::string>{type, type}}};
+}
+
 }  // namespace
 
 std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r, int stage,
@@ -90,6 +100,11 @@ std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r,
                   {"Process Group Name", c.process_group},
                   {"Seq", c.seq}};
         }
+        // A GEMM's launch sits inside its operator with the shapes PyTorch records, so that
+        // the trace can be repriced for other GPUs like a profiled one.
+        if (sg.meta_of(k).gemm >= 0)
+          w.cpu_op(kThreadId, "aten::mm", cts, cend - cts,
+                   gemm_operator_args(sg.gemms[static_cast<size_t>(sg.meta_of(k).gemm)]));
         w.launch(kThreadId, name, cts, cend - cts, "kernel", g.names[g.name[k]], device,
                  kStreamIds[sg.meta_of(k).stream], gts, ns(r.finish_us[last]) - gts,
                  std::move(args));

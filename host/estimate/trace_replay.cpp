@@ -38,8 +38,8 @@ ReplayAnswer replay_trace(const graph::LoadedInput& in, const ReplayRequest& req
     const double rb = r.start_us[st.marker];
     const double mb = g.measured_start_us[st.marker];
     const int32_t filter = static_cast<int32_t>(k);
-    a.replayed += replay::breakdown(g, r.start_us, r.finish_us, filter, rb,
-                                    rb + a.steps[k].replayed_us);
+    a.replayed +=
+        replay::breakdown(g, r.start_us, r.finish_us, filter, rb, rb + a.steps[k].replayed_us);
     a.measured +=
         replay::breakdown(g, g.measured_start_us, mfinish, filter, mb, mb + st.measured_us);
   }

@@ -76,7 +76,8 @@ class Pricer {
     op.name =
         std::string(fp8 ? "sm90_xmma_gemm_e4m3bf16_bf16f32" : "sm90_xmma_gemm_bf16bf16_bf16f32") +
         " (" + what + ")";
-    op.dur_us = cost::gemm_time(db_, gpu_, {M, N, K, 1, dt}).time_us;
+    op.gemm = cost::GemmQuery{M, N, K, 1, dt};
+    op.dur_us = cost::gemm_time(db_, gpu_, *op.gemm).time_us;
     op.model_flops = op.hw_flops =
         2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
     return op;

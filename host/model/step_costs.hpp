@@ -4,10 +4,12 @@
 // (GEMMs, FlashAttention, memory-bound kernels, NCCL collectives), FLOPs from the shapes.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cost/collective_model.hpp"
+#include "cost/gemm_model.hpp"
 #include "cost/kernels_db.hpp"
 #include "model/model_spec.hpp"
 #include "model/parallel_config.hpp"
@@ -32,7 +34,8 @@ struct KernelOp {
   // launched, `join`: the compute stream waits for the side stream's work so far; then `fork`:
   // the side stream waits for the compute stream's.
   bool side = false, fork = false, join = false;
-  bool first_microbatch_only = false;  // FP8 weight casts: cached after the first micro-batch
+  bool first_microbatch_only = false;   // FP8 weight casts: cached after the first micro-batch
+  std::optional<cost::GemmQuery> gemm;  // a GEMM's shape, for traces that can be repriced
   bool comm() const { return group != CommGroup::kNone; }
 };
 

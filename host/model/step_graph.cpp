@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "common/error.hpp"
@@ -207,6 +208,15 @@ class Builder {
     return static_cast<int32_t>(out_.comms.size() - 1);
   }
 
+  // Distinct GEMM shapes, so that a written trace carries each kernel's operator shape.
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int>, int32_t> gemm_of_;
+  int32_t gemm_index(const cost::GemmQuery& q) {
+    const auto key = std::make_tuple(q.m, q.n, q.k, q.batch, static_cast<int>(q.dtype));
+    auto [it, fresh] = gemm_of_.emplace(key, static_cast<int32_t>(out_.gemms.size()));
+    if (fresh) out_.gemms.push_back(q);
+    return it->second;
+  }
+
   // `op` lives in StepCosts (its name is interned by address) unless `temporary`.
   uint32_t kernel(int s, int role, const KernelOp& op, bool temporary = false) {
     const uint32_t call = launch_call(s);
@@ -215,6 +225,7 @@ class Builder {
                  op.comm() ? NodeClass::kComm : NodeClass::kCompute, op.dur_us, call);
     meta_[id].model_flops = op.model_flops;
     meta_[id].hw_flops = op.hw_flops;
+    if (op.gemm) meta_[id].gemm = gemm_index(*op.gemm);
     if (op.comm())
       meta_[id].comm = add_comm(
           s, op, stages_[static_cast<size_t>(s)].group_name[static_cast<size_t>(op.group)], false);

@@ -61,11 +61,13 @@ struct StepGraph {
     int8_t waits_on = 0;  // cudaStreamWaitEvent call: (to << 4) | from stream roles, else 0
     uint32_t record = 0;  // cudaStreamWaitEvent call: build index of its cudaEventRecord call
     bool sync = false;    // the final cudaStreamSynchronize
+    int32_t gemm = -1;    // GEMM kernel -> gemms index (its shape)
   };
   std::vector<NodeMeta> meta;         // in build order; see meta_of
   std::vector<uint32_t> build_index;  // graph node -> index into meta
   const NodeMeta& meta_of(graph::NodeId n) const { return meta[build_index[n]]; }
   std::vector<CommRecord> comms;
+  std::vector<cost::GemmQuery> gemms;    // distinct GEMM shapes, for the Kineto writer
   std::vector<graph::NodeId> stage_end;  // per stage: its final stream synchronize
 };
 

@@ -47,16 +47,16 @@ CollectiveWaits collective_waits(const graph::MultiRankResult& m, const ReplayRe
   for (size_t k = 0; k < K; ++k) {
     const auto& x = w.wait_us[k];
     w.last_arrival[k] =
-        m.collectives[k].rank_index[static_cast<size_t>(std::min_element(x.begin(), x.end()) -
-                                                        x.begin())];
+        m.collectives[k]
+            .rank_index[static_cast<size_t>(std::min_element(x.begin(), x.end()) - x.begin())];
   }
   w.slowest = static_cast<size_t>(std::max_element(w.replayed_us.begin(), w.replayed_us.end()) -
                                   w.replayed_us.begin());
   w.waited_on_us.assign(R, 0);
   for (size_t k = 0; k < K; ++k)
     for (double x : w.wait_us[k]) w.waited_on_us[w.last_arrival[k]] += x;
-  w.straggler = static_cast<size_t>(
-      std::max_element(w.waited_on_us.begin(), w.waited_on_us.end()) - w.waited_on_us.begin());
+  w.straggler = static_cast<size_t>(std::max_element(w.waited_on_us.begin(), w.waited_on_us.end()) -
+                                    w.waited_on_us.begin());
   w.end_spread_us.assign(K, 0);
   for (size_t k = 0; k < K; ++k) {
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;

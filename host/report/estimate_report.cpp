@@ -26,7 +26,7 @@ double gib(double b) {
 void estimate_text(std::ostream& os, const Estimate& e) {
   const ParallelConfig& c = e.cfg;
   os << strprintf("lumos estimate: %s on %lld x %s (%s)\n", e.model.name.c_str(),
-              static_cast<long long>(c.gpus()), e.gpu.c_str(), e.topology.c_str());
+                  static_cast<long long>(c.gpus()), e.gpu.c_str(), e.topology.c_str());
   os << strprintf(
       "  model     %lld layers, hidden %lld, ffn %lld, %lld heads (%lld KV) x %lld, vocab "
       "%lld (padded %lld), seq %lld, %s\n",
@@ -47,10 +47,10 @@ void estimate_text(std::ostream& os, const Estimate& e) {
   os << strprintf("  step time          %.4f s\n", e.step_time_us * 1e-6);
   const double per_gpu = e.tokens_per_s / static_cast<double>(c.gpus());
   os << strprintf("  tokens/s           %.*f  (%.*f per GPU)\n", e.tokens_per_s >= 100 ? 0 : 3,
-              e.tokens_per_s, per_gpu >= 100 ? 1 : 4, per_gpu);
-  os << strprintf("  model TFLOP/s/GPU  %.1f   MFU %.1f%%   HFU %.1f%%  (of %.0f TFLOP/s %s peak)\n",
-              e.model_tflops_per_gpu, 100 * e.mfu, 100 * e.hfu, e.peak_tflops,
-              cost::to_string(c.dtype));
+                  e.tokens_per_s, per_gpu >= 100 ? 1 : 4, per_gpu);
+  os << strprintf(
+      "  model TFLOP/s/GPU  %.1f   MFU %.1f%%   HFU %.1f%%  (of %.0f TFLOP/s %s peak)\n",
+      e.model_tflops_per_gpu, 100 * e.mfu, 100 * e.hfu, e.peak_tflops, cost::to_string(c.dtype));
   const auto& b = e.breakdown;
   const double w = e.step_time_us / 100;
   os << strprintf(
@@ -61,7 +61,7 @@ void estimate_text(std::ostream& os, const Estimate& e) {
   os << strprintf("  kernel time       ");
   for (size_t i = 0; i < e.kernel_time_us.size() && i < 6; ++i)
     os << strprintf("%s %s %.1f%%", i ? "," : "", e.kernel_time_us[i].first.c_str(),
-                e.kernel_time_us[i].second / w);
+                    e.kernel_time_us[i].second / w);
   os << strprintf("  (of the step, mean over stages)\n");
   const StageMemory& m = e.stages[static_cast<size_t>(e.worst_memory_stage)].memory;
   os << strprintf(
@@ -78,8 +78,8 @@ void estimate_text(std::ostream& os, const Estimate& e) {
     for (const auto& s : e.stages) {
       const auto& sb = s.breakdown;
       os << strprintf("  %5d  %5d  %10.4f  %8.1f  %5.1f  %7.1f  %10.1f\n", s.stage, s.rank,
-                  s.end_us * 1e-6, (sb.exposed_compute_us + sb.overlapped_us) / w,
-                  sb.exposed_comm_us / w, sb.bubble_us / w, gib(s.memory.total_bytes()));
+                      s.end_us * 1e-6, (sb.exposed_compute_us + sb.overlapped_us) / w,
+                      sb.exposed_comm_us / w, sb.bubble_us / w, gib(s.memory.total_bytes()));
     }
   }
   os << strprintf(
@@ -145,47 +145,47 @@ void estimate_json(std::ostream& os, const Estimate& e, const std::vector<std::s
 }
 
 void search_csv(std::ostream& os, const SearchResult& r) {
-    os << "rank,tp,cp,pp,dp,mbs,interleave,recompute,sequence_parallel,distributed_optimizer,fsdp,"
-          "split_embedding,step_time_s,tokens_per_s,model_tflops_per_gpu,mfu,memory_gib,"
-          "bubble_fraction,exposed_comm_fraction\n";
-    for (size_t i = 0; i < r.rows.size(); ++i) {
-      const ParallelConfig& c = r.rows[i].cfg;
-      const Estimate& e = r.rows[i].estimate;
-      const auto& mem = e.stages[static_cast<size_t>(e.worst_memory_stage)].memory;
-      char line[512];
-      std::snprintf(line, sizeof line,
-                    "%zu,%d,%d,%d,%d,%lld,%d,%s,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.4f,%.2f,%.4f,%.4f\n",
-                    i + 1, c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs), c.interleave,
-                    to_string(c.recompute), c.sequence_parallel, c.distributed_optimizer, c.fsdp,
-                    c.split_counts_embedding, e.step_time_us * 1e-6, e.tokens_per_s,
-                    e.model_tflops_per_gpu, e.mfu, gib(mem.total_bytes()),
-                    e.breakdown.bubble_us / e.step_time_us,
-                    e.breakdown.exposed_comm_us / e.step_time_us);
-      os << line;
-    }
+  os << "rank,tp,cp,pp,dp,mbs,interleave,recompute,sequence_parallel,distributed_optimizer,fsdp,"
+        "split_embedding,step_time_s,tokens_per_s,model_tflops_per_gpu,mfu,memory_gib,"
+        "bubble_fraction,exposed_comm_fraction\n";
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const ParallelConfig& c = r.rows[i].cfg;
+    const Estimate& e = r.rows[i].estimate;
+    const auto& mem = e.stages[static_cast<size_t>(e.worst_memory_stage)].memory;
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "%zu,%d,%d,%d,%d,%lld,%d,%s,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.4f,%.2f,%.4f,%.4f\n",
+                  i + 1, c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs), c.interleave,
+                  to_string(c.recompute), c.sequence_parallel, c.distributed_optimizer, c.fsdp,
+                  c.split_counts_embedding, e.step_time_us * 1e-6, e.tokens_per_s,
+                  e.model_tflops_per_gpu, e.mfu, gib(mem.total_bytes()),
+                  e.breakdown.bubble_us / e.step_time_us,
+                  e.breakdown.exposed_comm_us / e.step_time_us);
+    os << line;
+  }
 }
 
 void search_json(std::ostream& os, const SearchRequest& q, const SearchResult& r, size_t shown) {
-    common::JsonWriter w(os);
-    w.begin_object().field("gpus", q.gpus).field("candidates", uint64_t{r.candidates});
-    w.field("invalid", uint64_t{r.invalid}).field("too_big", uint64_t{r.too_big});
-    w.field("too_large", uint64_t{r.too_large});
-    w.field("estimated", uint64_t{r.rows.size()}).key("layouts").begin_array();
-    for (size_t i = 0; i < shown; ++i) {
-      const ParallelConfig& c = r.rows[i].cfg;
-      const Estimate& e = r.rows[i].estimate;
-      w.begin_object().field("tp", c.tp).field("cp", c.cp).field("pp", c.pp).field("dp", c.dp);
-      w.field("mbs", c.mbs).field("interleave", c.interleave);
-      w.field("recompute", to_string(c.recompute));
-      w.field("split_embedding", c.split_counts_embedding);
-      w.field("step_time_s", e.step_time_us * 1e-6).field("tokens_per_s", e.tokens_per_s);
-      w.field("model_tflops_per_gpu", e.model_tflops_per_gpu).field("mfu", e.mfu);
-      w.field("memory_bytes",
-              e.stages[static_cast<size_t>(e.worst_memory_stage)].memory.total_bytes());
-      w.end_object();
-    }
-    w.end_array().end_object();
-    os << '\n';
+  common::JsonWriter w(os);
+  w.begin_object().field("gpus", q.gpus).field("candidates", uint64_t{r.candidates});
+  w.field("invalid", uint64_t{r.invalid}).field("too_big", uint64_t{r.too_big});
+  w.field("too_large", uint64_t{r.too_large});
+  w.field("estimated", uint64_t{r.rows.size()}).key("layouts").begin_array();
+  for (size_t i = 0; i < shown; ++i) {
+    const ParallelConfig& c = r.rows[i].cfg;
+    const Estimate& e = r.rows[i].estimate;
+    w.begin_object().field("tp", c.tp).field("cp", c.cp).field("pp", c.pp).field("dp", c.dp);
+    w.field("mbs", c.mbs).field("interleave", c.interleave);
+    w.field("recompute", to_string(c.recompute));
+    w.field("split_embedding", c.split_counts_embedding);
+    w.field("step_time_s", e.step_time_us * 1e-6).field("tokens_per_s", e.tokens_per_s);
+    w.field("model_tflops_per_gpu", e.model_tflops_per_gpu).field("mfu", e.mfu);
+    w.field("memory_bytes",
+            e.stages[static_cast<size_t>(e.worst_memory_stage)].memory.total_bytes());
+    w.end_object();
+  }
+  w.end_array().end_object();
+  os << '\n';
 }
 
 void search_text(std::ostream& os, const SearchRequest& q, const SearchResult& r, size_t shown) {
@@ -204,11 +204,11 @@ void search_text(std::ostream& os, const SearchRequest& q, const SearchResult& r
     const ParallelConfig& c = r.rows[i].cfg;
     const Estimate& e = r.rows[i].estimate;
     os << strprintf("  %4zu %4d %3d %3d %3d %4lld %3d  %-9s %9.3f %11.0f %12.1f %5.1f%% %11.1f%s\n",
-                i + 1, c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs), c.interleave,
-                to_string(c.recompute), e.step_time_us * 1e-6, e.tokens_per_s,
-                e.model_tflops_per_gpu, 100 * e.mfu,
-                gib(e.stages[static_cast<size_t>(e.worst_memory_stage)].memory.total_bytes()),
-                c.split_counts_embedding ? "  (split-embedding)" : "");
+                    i + 1, c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs), c.interleave,
+                    to_string(c.recompute), e.step_time_us * 1e-6, e.tokens_per_s,
+                    e.model_tflops_per_gpu, 100 * e.mfu,
+                    gib(e.stages[static_cast<size_t>(e.worst_memory_stage)].memory.total_bytes()),
+                    c.split_counts_embedding ? "  (split-embedding)" : "");
   }
 }
 

@@ -13,8 +13,9 @@ void KinetoWriter::add(const std::string& cat, const std::string& name, int64_t 
   events_.push_back({cat, name, pid, tid, ts_us, dur_us, std::move(args)});
 }
 
-void KinetoWriter::cpu_op(int64_t tid, const std::string& name, double ts, double dur) {
-  add("cpu_op", name, kPid, tid, ts, dur);
+void KinetoWriter::cpu_op(int64_t tid, const std::string& name, double ts, double dur,
+                          std::vector<std::pair<std::string, ArgValue>> args) {
+  add("cpu_op", name, kPid, tid, ts, dur, std::move(args));
 }
 
 void KinetoWriter::annotation(int64_t tid, const std::string& name, double ts, double dur) {
@@ -85,10 +86,28 @@ std::string KinetoWriter::json() const {
     if (!e.args.empty()) {
       w.key("args").begin_object();
       for (const auto& [k, v] : e.args) {
-        if (v.type == ArgValue::Type::kInt)
-          w.field(k, v.i);
-        else
-          w.field(k, v.s);
+        switch (v.type) {
+          case ArgValue::Type::kInt:
+            w.field(k, v.i);
+            break;
+          case ArgValue::Type::kString:
+            w.field(k, v.s);
+            break;
+          case ArgValue::Type::kDims:
+            w.key(k).begin_array();
+            for (const auto& d : v.dims) {
+              w.begin_array();
+              for (int64_t x : d) w.value(x);
+              w.end_array();
+            }
+            w.end_array();
+            break;
+          case ArgValue::Type::kStrings:
+            w.key(k).begin_array();
+            for (const auto& x : v.strings) w.value(x);
+            w.end_array();
+            break;
+        }
       }
       w.end_object();
     }

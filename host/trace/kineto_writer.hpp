@@ -9,13 +9,18 @@
 namespace lumos::trace {
 
 struct ArgValue {
-  enum class Type { kInt, kString } type = Type::kInt;
+  enum class Type { kInt, kString, kDims, kStrings } type = Type::kInt;
   int64_t i = 0;
   std::string s;
+  std::vector<std::vector<int64_t>> dims;                            // "Input Dims" of an operator
+  std::vector<std::string> strings;                                  // "Input type" of an operator
   ArgValue(int64_t v) : type(Type::kInt), i(v) {}                    // NOLINT: implicit by design
   ArgValue(int v) : type(Type::kInt), i(v) {}                        // NOLINT
   ArgValue(const char* v) : type(Type::kString), s(v) {}             // NOLINT
   ArgValue(std::string v) : type(Type::kString), s(std::move(v)) {}  // NOLINT
+  ArgValue(std::vector<std::vector<int64_t>> v)                      // NOLINT
+      : type(Type::kDims), dims(std::move(v)) {}
+  ArgValue(std::vector<std::string> v) : type(Type::kStrings), strings(std::move(v)) {}  // NOLINT
 };
 
 class KinetoWriter {
@@ -27,7 +32,8 @@ class KinetoWriter {
   void add(const std::string& cat, const std::string& name, int64_t pid, int64_t tid, double ts_us,
            double dur_us, std::vector<std::pair<std::string, ArgValue>> args = {});
 
-  void cpu_op(int64_t tid, const std::string& name, double ts, double dur);
+  void cpu_op(int64_t tid, const std::string& name, double ts, double dur,
+              std::vector<std::pair<std::string, ArgValue>> args = {});
   void annotation(int64_t tid, const std::string& name, double ts, double dur);
   // A launch call on a CPU thread and the GPU op it enqueues (correlation allocated here).
   // Returns the correlation id.

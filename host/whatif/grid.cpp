@@ -26,8 +26,7 @@ Grid build_grid(const cost::KernelsDb& db, const std::string& traced_gpu,
       for (size_t f = 0; f < axis.factors.size(); ++f) {
         const uint32_t w =
             v * static_cast<uint32_t>(axis.factors.size()) + static_cast<uint32_t>(f);
-        for (int k = 0; k < replay::kNumNodeClasses; ++k)
-          next.speed[k][w] = grid.batch.speed[k][v];
+        for (int k = 0; k < replay::kNumNodeClasses; ++k) next.speed[k][w] = grid.batch.speed[k][v];
         next.speed[c][w] *= axis.factors[f];
         std::ostringstream label;
         label << grid.batch.labels[v] << " " << axis.name << "x" << axis.factors[f];

@@ -13,8 +13,7 @@ namespace {
 using lumos::testing::run_lumos;
 
 TEST(BatchCli, BenchPrintsThroughputAndTheReferenceRatio) {
-  const auto r =
-      run_lumos("bench batch --nodes 3000 --variants 64 --backend cpu --json");
+  const auto r = run_lumos("bench batch --nodes 3000 --variants 64 --backend cpu --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   for (const char* k : {"\"node_variants_per_s\"", "\"bytes_per_s\"", "\"vs_reference\""})
     EXPECT_NE(r.out.find(k), std::string::npos) << k;
@@ -28,8 +27,8 @@ TEST(BatchCli, BenchPrintsThroughputAndTheReferenceRatio) {
 
 TEST(WhatifCli, GridOfGpusAndSpeedUpsWithAParetoFront) {
   lumos::testing::TempDir tmp;
-  const auto r = run_lumos(
-      "whatif --gpus a100,h100,b200 --speed 'comm=1,2' --backend cpu --csv " + tmp.file("w.csv"));
+  const auto r = run_lumos("whatif --gpus a100,h100,b200 --speed 'comm=1,2' --backend cpu --csv " +
+                           tmp.file("w.csv"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("6 variants"), std::string::npos) << r.out;
   std::ifstream in(tmp.file("w.csv"));
@@ -68,6 +67,26 @@ TEST(WhatifCli, BackendsAgreeWithGemmsRepriced) {
     for (size_t v = 0; v < 6; ++v)
       EXPECT_NEAR(per_backend[b][v], per_backend[0][v], 1e-6 * per_backend[0][v])
           << "backend " << b << " variant " << v;
+}
+
+// A trace written by `lumos generate` records each GEMM's operator shapes, so a what-if on it
+// reprices its GEMMs like on a profiled trace.
+TEST(WhatifCli, GeneratedTraceRepricesItsGemms) {
+  lumos::testing::TempDir tmp;
+  const auto g = run_lumos("generate --layers 4 --pp 1 --tp 2 --dp 1 --gbs 2 -o " + tmp.path());
+  ASSERT_EQ(g.exit_code, 0) << g.out;
+  const auto r = run_lumos("whatif " + tmp.path() + "/stage0.rank0.json --gpus h100,b200 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  simdjson::dom::parser parser;
+  const simdjson::dom::element d = parser.parse(r.out);
+  int64_t priced = 0;
+  ASSERT_FALSE(d["gemm_kernels_priced"].get(priced));
+  // 4 layers x 2 micro-batches x (4 forward + 8 backward GEMMs) plus the logits GEMMs.
+  EXPECT_GE(priced, 4 * 2 * 12) << r.out;
+  std::vector<double> t;
+  for (auto v : d["variants"].get_array()) t.push_back(v["replayed_us"].get_double().value());
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_LT(t[1], t[0]);  // a B200 is faster
 }
 
 }  // namespace

@@ -56,10 +56,10 @@ TEST(EngineDispatch, BackendNamesParseAndUnknownOnesAreBadInput) {
   EXPECT_STREQ(lumos::engine::to_string(Backend::kCuda), "cuda");
   EXPECT_THROW(lumos::engine::parse_backend("gpu"), lumos::InputError);
   if (!lumos::engine::cuda_built())
-    EXPECT_THROW(lumos::engine::batch_replay(lumos::graph::Graph{},
-                                             lumos::replay::VariantBatch::identity(1),
-                                             Backend::kCuda),
-                 lumos::InputError);
+    EXPECT_THROW(
+        lumos::engine::batch_replay(lumos::graph::Graph{}, lumos::replay::VariantBatch::identity(1),
+                                    Backend::kCuda),
+        lumos::InputError);
 }
 
 }  // namespace
