@@ -2,201 +2,238 @@
 // warp reads 32 consecutive variants of the same node (coalesced) and no barrier is ever needed
 // (variants are independent). The per-node update is replay/batch_update.hpp, shared with the
 // CPU backend. Run by tests/cuda/batch_replay_test.cpp and `lumos bench batch --backend cuda`.
+//
+// Three parts: DeviceProblem uploads the graph, the speed factors and the GEMM pricing tables
+// once; replay::batch_tile_variants (host arithmetic, tested without a GPU) chooses how many
+// variants a tile holds; run_tile launches one tile and downloads its results.
 #include <algorithm>
-#include <limits>
+#include <string>
 #include <vector>
 
 #include "batch_replay_cuda.hpp"
 #include "common.cuh"
+#include "common/error.hpp"
 #include "cost/dtype.hpp"
 #include "replay/batch_update.hpp"
 
 namespace lumos::cuda {
 namespace {
 
-template <typename T>
-struct DeviceBuffer {
-  T* ptr = nullptr;
-  explicit DeviceBuffer(size_t n) {
-    LUMOS_CUDA_CHECK(cudaMalloc(&ptr, std::max<size_t>(1, n) * sizeof(T)));
-  }
-  ~DeviceBuffer() { cudaFree(ptr); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
+// Below every finish time: the end of a step no node of which has finished yet.
+constexpr double kNoFinish = -1e300;
 
-template <typename T>
-void upload(DeviceBuffer<T>& d, const std::vector<T>& h, cudaStream_t s) {
-  if (!h.empty())
-    LUMOS_CUDA_CHECK(
-        cudaMemcpyAsync(d.ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, s));
-}
-
-// Walks every node for the variants of one tile; also tracks the makespan, the node that ends
-// it and the end of each step.
+// Walks every node for the variants [v0, v0 + width) of one tile (thread v is variant v0 + v),
+// tracking the makespan, the node that ends it and the end of each step; then writes each
+// step's duration (from its marker, which lasts 0) in place of its end.
 __global__ void batch_replay_kernel(replay::BatchGraphView g, replay::BatchState s,
                                     replay::BatchGemmView gemm, bool priced, const float* speed,
                                     uint32_t speed_stride, uint32_t v0, uint32_t width,
-                                    const int32_t* step_of, uint32_t steps, double* step_end,
-                                    double* makespan, float* cp_compute, float* cp_comm) {
+                                    const int32_t* step_of, const uint32_t* step_marker,
+                                    uint32_t steps, double* step_us, double* makespan,
+                                    float* cp_compute, float* cp_comm) {
   const uint32_t v = blockIdx.x * blockDim.x + threadIdx.x;
   if (v >= width) return;
-  double end = -1e300;
-  uint32_t arg = 0;
+  for (uint32_t k = 0; k < steps; ++k) step_us[static_cast<uint64_t>(k) * s.stride + v] = kNoFinish;
+  double end = kNoFinish;
+  uint32_t last = 0;
   for (uint32_t n = 0; n < g.nodes; ++n) {
     // The factors of this thread's variant sit at index v of the pointer passed.
     replay::batch_node_update(g, s, n, v, v + 1,
                               speed + static_cast<uint64_t>(g.cls[n]) * speed_stride + v0,
                               priced ? &gemm : nullptr, v0);
     const double f = s.finish_us[static_cast<uint64_t>(n) * s.stride + v];
-    if (f > end) end = f, arg = n;
+    if (f > end) end = f, last = n;
     const int32_t k = step_of[n];
     if (k >= 0) {
-      double* se = step_end + static_cast<uint64_t>(k) * s.stride + v;
+      double* se = step_us + static_cast<uint64_t>(k) * s.stride + v;
       *se = fmax(*se, f);
     }
   }
   makespan[v] = end;
   // The path composition of the node that ends the replay, so the host copies one row.
-  cp_compute[v] = s.cp_compute_us[static_cast<uint64_t>(arg) * s.stride + v];
-  cp_comm[v] = s.cp_comm_us[static_cast<uint64_t>(arg) * s.stride + v];
-  (void)steps;
+  cp_compute[v] = s.cp_compute_us[static_cast<uint64_t>(last) * s.stride + v];
+  cp_comm[v] = s.cp_comm_us[static_cast<uint64_t>(last) * s.stride + v];
+  for (uint32_t k = 0; k < steps; ++k) {
+    double* se = step_us + static_cast<uint64_t>(k) * s.stride + v;
+    const double begin = s.finish_us[static_cast<uint64_t>(step_marker[k]) * s.stride + v];
+    *se = *se <= kNoFinish ? 0.0 : *se - begin;
+  }
 }
 
-__global__ void fill_kernel(double* p, uint64_t n, double value) {
-  const uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) p[i] = value;
+std::vector<uint32_t> step_markers(const graph::Graph& g) {
+  std::vector<uint32_t> out(g.steps.size());
+  for (size_t k = 0; k < g.steps.size(); ++k) out[k] = g.steps[k].marker;
+  return out;
 }
 
-uint32_t ceil_div(uint64_t a, uint32_t b) {
-  return static_cast<uint32_t>((a + b - 1) / b);
+// Speed factors as one [class][variant] array.
+std::vector<float> speed_table(const replay::VariantBatch& b) {
+  std::vector<float> out(static_cast<size_t>(replay::kNumNodeClasses) * b.count);
+  for (int c = 0; c < replay::kNumNodeClasses; ++c)
+    std::copy(b.speed[c].begin(), b.speed[c].end(), out.begin() + static_cast<size_t>(c) * b.count);
+  return out;
+}
+
+// 1. The graph, the speed factors and (when given) the GEMM pricing tables on the device,
+// uploaded once per call on `stream`.
+struct DeviceProblem {
+  uint32_t nodes, steps, variants;
+  bool priced;
+  DeviceBuffer<uint32_t> pred_offset, pred_index;
+  DeviceBuffer<double> pred_lag_us, dur_us;
+  DeviceBuffer<graph::NodeClass> cls;  // one byte each, read as uint8_t
+  DeviceBuffer<int32_t> step_of;       // per node: its step, -1 outside every step
+  DeviceBuffer<uint32_t> step_marker;  // per step: the node whose start is the step's start
+  DeviceBuffer<float> speed;           // [class][variant]
+  // GEMM pricing; empty without it.
+  DeviceBuffer<int32_t> gemm_key;
+  DeviceBuffer<int64_t> gemm_shape;
+  DeviceBuffer<uint8_t> gemm_dtype;
+  DeviceBuffer<double> gemm_traced_us;
+  DeviceBuffer<cost::GemmCoreParams> gemm_params;
+  DeviceBuffer<uint16_t> variant_gpu;
+
+  DeviceProblem(const graph::Graph& g, const replay::VariantBatch& b, const replay::GemmPricing* p,
+                cudaStream_t stream)
+      : nodes(g.num_nodes()),
+        steps(static_cast<uint32_t>(g.steps.size())),
+        variants(b.count),
+        priced(p != nullptr),
+        pred_offset(to_device(g.pred_offset, stream)),
+        pred_index(to_device(g.pred_index, stream)),
+        pred_lag_us(to_device(g.pred_lag_us, stream)),
+        dur_us(to_device(g.dur_us, stream)),
+        cls(to_device(g.cls, stream)),
+        step_of(to_device(g.step, stream)),
+        step_marker(to_device(step_markers(g), stream)),
+        speed(to_device(speed_table(b), stream)),
+        gemm_key(p ? to_device(p->node_key, stream) : DeviceBuffer<int32_t>()),
+        gemm_shape(p ? to_device(p->shape, stream) : DeviceBuffer<int64_t>()),
+        gemm_dtype(p ? to_device(p->dtype, stream) : DeviceBuffer<uint8_t>()),
+        gemm_traced_us(p ? to_device(p->traced_us, stream) : DeviceBuffer<double>()),
+        gemm_params(p ? to_device(p->params, stream) : DeviceBuffer<cost::GemmCoreParams>()),
+        variant_gpu(p ? to_device(p->variant_gpu, stream) : DeviceBuffer<uint16_t>()) {
+    LUMOS_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host copies may go now
+  }
+
+  replay::BatchGraphView graph_view() const {
+    return {nodes,
+            pred_offset.get(),
+            pred_index.get(),
+            pred_lag_us.get(),
+            dur_us.get(),
+            reinterpret_cast<const uint8_t*>(cls.get())};
+  }
+  replay::BatchGemmView gemm_view() const {
+    if (!priced) return {};
+    return {gemm_key.get(),
+            gemm_shape.get(),
+            gemm_dtype.get(),
+            gemm_traced_us.get(),
+            gemm_params.get(),
+            variant_gpu.get(),
+            static_cast<uint32_t>(cost::kNumDtypes)};
+  }
+};
+
+// The state and outputs of one tile on the device, `width` variants wide, reused by every tile.
+struct DeviceTile {
+  uint32_t width;
+  DeviceBuffer<double> finish_us;  // [node][width], and the two path planes beside it
+  DeviceBuffer<float> path_compute_us, path_comm_us;
+  DeviceBuffer<double> step_us;  // [step][width]
+  DeviceBuffer<double> makespan_us;
+  DeviceBuffer<float> cp_compute_us, cp_comm_us;
+
+  DeviceTile(uint32_t nodes, uint32_t steps, uint32_t width)
+      : width(width),
+        finish_us(static_cast<size_t>(nodes) * width),
+        path_compute_us(static_cast<size_t>(nodes) * width),
+        path_comm_us(static_cast<size_t>(nodes) * width),
+        step_us(static_cast<size_t>(steps) * width),
+        makespan_us(width),
+        cp_compute_us(width),
+        cp_comm_us(width) {}
+
+  replay::BatchState state() const {
+    return {width, finish_us.get(), path_compute_us.get(), path_comm_us.get()};
+  }
+};
+
+// Host copies of a tile's outputs that need converting or scattering into the result.
+struct HostTile {
+  std::vector<double> step_us;  // [step][width]
+  std::vector<float> cp_compute_us, cp_comm_us;
+  HostTile(uint32_t steps, uint32_t width)
+      : step_us(static_cast<size_t>(steps) * width), cp_compute_us(width), cp_comm_us(width) {}
+};
+
+// The launcher: replays the variants [v0, v0 + count) into `t` on `stream`, one thread each.
+void launch_batch_replay(const DeviceProblem& p, const DeviceTile& t, uint32_t v0, uint32_t count,
+                         cudaStream_t stream) {
+  NvtxRange range("lumos::cuda::launch_batch_replay");
+  LUMOS_CUDA_REQUIRE(p.nodes > 0, "the graph has no nodes");
+  LUMOS_CUDA_REQUIRE(count > 0 && count <= t.width, "a tile holds 1 to width variants");
+  LUMOS_CUDA_REQUIRE(v0 < p.variants && count <= p.variants - v0, "variants past the batch");
+  constexpr uint32_t kBlock = 128;
+  const uint32_t blocks = ceil_div(count, kBlock);
+  batch_replay_kernel<<<blocks, kBlock, 0, stream>>>(
+      p.graph_view(), t.state(), p.gemm_view(), p.priced, p.speed.get(), p.variants, v0, count,
+      p.step_of.get(), p.step_marker.get(), p.steps, t.step_us.get(), t.makespan_us.get(),
+      t.cp_compute_us.get(), t.cp_comm_us.get());
+  LUMOS_CUDA_CHECK(cudaGetLastError());
+}
+
+// 3. One tile: launch, download, and write variants [v0, v0 + count) of the result.
+void run_tile(const DeviceProblem& p, const DeviceTile& t, HostTile& h, uint32_t v0, uint32_t count,
+              cudaStream_t stream, replay::BatchResult* r) {
+  launch_batch_replay(p, t, v0, count, stream);
+  t.makespan_us.download(r->makespan_us.data() + v0, count, stream);
+  t.cp_compute_us.download(h.cp_compute_us.data(), count, stream);
+  t.cp_comm_us.download(h.cp_comm_us.data(), count, stream);
+  t.step_us.download(h.step_us.data(), h.step_us.size(), stream);
+  LUMOS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (uint32_t v = 0; v < count; ++v) {
+    r->cp_compute_us[v0 + v] = h.cp_compute_us[v];
+    r->cp_comm_us[v0 + v] = h.cp_comm_us[v];
+  }
+  for (uint32_t k = 0; k < p.steps; ++k)
+    std::copy_n(h.step_us.begin() + static_cast<size_t>(k) * t.width, count,
+                r->step_us[k].begin() + v0);
 }
 
 }  // namespace
 
-bool gpu_present() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return n > 0;
-}
-
 replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::VariantBatch& b,
-                                      const replay::GemmPricing* pricing) {
+                                      const replay::GemmPricing* pricing,
+                                      uint32_t max_tile_variants) {
   NvtxRange range("lumos::cuda::batch_replay");
-  b.validate();
-  // Busy time per class (and the GEMM repricing of it) is computed on the host, as the CPU
-  // backend does; the device walks the graph.
-  const replay::BatchResult host_busy = replay::batch_replay_cpu_busy(g, b, pricing);
-  replay::BatchResult r;
+  // Validation of the batch and the pricing, and the busy time per class (with its GEMM
+  // repricing), are the CPU backend's; the device walks the graph.
+  replay::BatchResult r = replay::batch_replay_cpu_busy(g, b, pricing);
   r.backend = "cuda";
-  r.variants = b.count;
-  r.makespan_us.assign(b.count, 0.0);
-  r.step_us.assign(g.steps.size(), std::vector<double>(b.count, 0.0));
-  r.cp_compute_us.assign(b.count, 0.0);
-  r.cp_comm_us.assign(b.count, 0.0);
-  r.busy_us = host_busy.busy_us;
-  r.resource_busy_us = host_busy.resource_busy_us;
-  const uint32_t n = g.num_nodes();
-  const uint32_t steps = static_cast<uint32_t>(g.steps.size());
-  cudaStream_t stream;
-  LUMOS_CUDA_CHECK(cudaStreamCreate(&stream));
-  // 1. The graph, once.
-  DeviceBuffer<uint32_t> d_off(g.pred_offset.size()), d_idx(g.pred_index.size());
-  DeviceBuffer<double> d_lag(g.pred_lag_us.size()), d_dur(n);
-  DeviceBuffer<graph::NodeClass> d_cls(n);  // one byte each, read as uint8_t
-  DeviceBuffer<int32_t> d_step(n);
-  upload(d_off, g.pred_offset, stream);
-  upload(d_idx, g.pred_index, stream);
-  upload(d_lag, g.pred_lag_us, stream);
-  upload(d_dur, g.dur_us, stream);
-  upload(d_cls, g.cls, stream);
-  upload(d_step, g.step, stream);
-  // 2. Speed factors, [class][variant].
-  std::vector<float> speed(static_cast<size_t>(replay::kNumNodeClasses) * b.count);
-  for (int c = 0; c < replay::kNumNodeClasses; ++c)
-    std::copy(b.speed[c].begin(), b.speed[c].end(),
-              speed.begin() + static_cast<size_t>(c) * b.count);
-  DeviceBuffer<float> d_speed(speed.size());
-  upload(d_speed, speed, stream);
-  // 3. Tile the variants so that the [node][tile] state fits in free memory.
+  LUMOS_EXPECT(g.num_nodes() > 0, "batch replay: the graph has no nodes");
+  const uint32_t nodes = g.num_nodes(), steps = static_cast<uint32_t>(g.steps.size());
+  // Declared first, so destroyed last: it outlives every buffer its work touches.
+  const Stream stream;
+  const DeviceProblem problem(g, b, pricing, stream.get());
+  // 2. Tile width from the memory left once the problem is on the device.
   size_t free_bytes = 0, total_bytes = 0;
   LUMOS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const size_t per_variant = static_cast<size_t>(n) * (sizeof(double) + 2 * sizeof(float)) +
-                             (steps + 1) * sizeof(double) + 16;
-  const uint32_t tile = static_cast<uint32_t>(
-      std::max<size_t>(1, std::min<size_t>(b.count, (free_bytes * 8 / 10) / per_variant)));
-  DeviceBuffer<double> d_finish(static_cast<size_t>(n) * tile),
-      d_step_end(static_cast<size_t>(std::max(1u, steps)) * tile), d_makespan(tile);
-  DeviceBuffer<float> d_cpc(static_cast<size_t>(n) * tile), d_cpm(static_cast<size_t>(n) * tile);
-  DeviceBuffer<float> d_cp_compute(tile), d_cp_comm(tile);
-  replay::BatchGraphView view{n,         d_off.ptr, d_idx.ptr,
-                              d_lag.ptr, d_dur.ptr, reinterpret_cast<const uint8_t*>(d_cls.ptr)};
-  // GEMM pricing tables, when given.
-  const size_t keys = pricing ? pricing->keys() : 0;
-  DeviceBuffer<int32_t> d_key(pricing ? n : 0);
-  DeviceBuffer<int64_t> d_shape(4 * keys);
-  DeviceBuffer<uint8_t> d_dtype(keys);
-  DeviceBuffer<double> d_traced(keys);
-  DeviceBuffer<cost::GemmCoreParams> d_params(pricing ? pricing->params.size() : 0);
-  DeviceBuffer<uint16_t> d_vgpu(pricing ? b.count : 0);
-  replay::BatchGemmView gemm{};
-  if (pricing) {
-    upload(d_key, pricing->node_key, stream);
-    upload(d_shape, pricing->shape, stream);
-    upload(d_dtype, pricing->dtype, stream);
-    upload(d_traced, pricing->traced_us, stream);
-    upload(d_params, pricing->params, stream);
-    upload(d_vgpu, pricing->variant_gpu, stream);
-    gemm = {d_key.ptr,
-            d_shape.ptr,
-            d_dtype.ptr,
-            d_traced.ptr,
-            d_params.ptr,
-            d_vgpu.ptr,
-            static_cast<uint32_t>(cost::kNumDtypes)};
+  uint32_t width = replay::batch_tile_variants(free_bytes, nodes, steps, b.count);
+  if (width == 0)
+    throw std::runtime_error(
+        "CUDA batch replay: one variant of this " + std::to_string(nodes) + "-node graph needs " +
+        std::to_string(replay::batch_tile_bytes_per_variant(nodes, steps)) +
+        " bytes of device memory; " + std::to_string(free_bytes) + " are free");
+  if (max_tile_variants > 0) width = std::min(width, max_tile_variants);
+  const DeviceTile tile(nodes, steps, width);
+  HostTile host(steps, width);
+  for (uint32_t v0 = 0; v0 < b.count;) {
+    const uint32_t count = std::min(width, b.count - v0);
+    run_tile(problem, tile, host, v0, count, stream.get(), &r);
+    v0 += count;
   }
-  replay::BatchState state{tile, d_finish.ptr, d_cpc.ptr, d_cpm.ptr};
-  std::vector<double> h_step_end(static_cast<size_t>(std::max(1u, steps)) * tile), h_makespan(tile),
-      h_marker(tile);
-  std::vector<float> h_cp_compute(tile), h_cp_comm(tile);
-  constexpr uint32_t kBlock = 128;
-  for (uint32_t v0 = 0; v0 < b.count; v0 += tile) {
-    const uint32_t w = std::min(tile, b.count - v0);
-    const uint64_t se_n = static_cast<uint64_t>(std::max(1u, steps)) * tile;
-    fill_kernel<<<ceil_div(se_n, 256), 256, 0, stream>>>(d_step_end.ptr, se_n, -1e300);
-    LUMOS_CUDA_CHECK(cudaGetLastError());
-    batch_replay_kernel<<<ceil_div(w, kBlock), kBlock, 0, stream>>>(
-        view, state, gemm, pricing != nullptr, d_speed.ptr, b.count, v0, w, d_step.ptr, steps,
-        d_step_end.ptr, d_makespan.ptr, d_cp_compute.ptr, d_cp_comm.ptr);
-    LUMOS_CUDA_CHECK(cudaGetLastError());
-    LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_makespan.data(), d_makespan.ptr, w * sizeof(double),
-                                     cudaMemcpyDeviceToHost, stream));
-    LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_cp_compute.data(), d_cp_compute.ptr, w * sizeof(float),
-                                     cudaMemcpyDeviceToHost, stream));
-    LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_cp_comm.data(), d_cp_comm.ptr, w * sizeof(float),
-                                     cudaMemcpyDeviceToHost, stream));
-    LUMOS_CUDA_CHECK(cudaMemcpyAsync(h_step_end.data(), d_step_end.ptr, se_n * sizeof(double),
-                                     cudaMemcpyDeviceToHost, stream));
-    LUMOS_CUDA_CHECK(cudaStreamSynchronize(stream));
-    for (uint32_t v = 0; v < w; ++v) {
-      r.makespan_us[v0 + v] = h_makespan[v];
-      r.cp_compute_us[v0 + v] = h_cp_compute[v];
-      r.cp_comm_us[v0 + v] = h_cp_comm[v];
-    }
-    for (uint32_t k = 0; k < steps; ++k) {
-      LUMOS_CUDA_CHECK(cudaMemcpy(h_marker.data(),
-                                  d_finish.ptr + static_cast<size_t>(g.steps[k].marker) * tile,
-                                  w * sizeof(double), cudaMemcpyDeviceToHost));
-      for (uint32_t v = 0; v < w; ++v) {
-        const double e = h_step_end[static_cast<size_t>(k) * tile + v];
-        r.step_us[k][v0 + v] = e <= -1e299 ? 0.0 : e - h_marker[v];
-      }
-    }
-  }
-  LUMOS_CUDA_CHECK(cudaStreamDestroy(stream));
   return r;
 }
 

@@ -4,10 +4,14 @@
 
 namespace lumos::cuda {
 
-void cuda_fail(cudaError_t err, const char* stmt, const char* func, const char* file, int line) {
-  throw std::runtime_error(std::string("CUDA error ") + cudaGetErrorName(err) + " (" +
-                           cudaGetErrorString(err) + ") in " + func + " at " + file + ":" +
-                           std::to_string(line) + ": " + stmt);
+bool gpu_present() {
+  int n = 0;
+  // No driver or no device is an answer here, not an error.
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return n > 0;
 }
 
 std::vector<DeviceInfo> visible_devices() {

@@ -14,7 +14,11 @@ struct DeviceInfo {
   size_t memory_bytes = 0;
 };
 
-// Devices visible to the CUDA runtime; empty when there is no GPU or no driver (never throws).
+// True when the CUDA runtime sees at least one GPU (never throws).
+bool gpu_present();
+
+// Devices visible to the CUDA runtime; empty when there is no GPU or no driver. Throws
+// std::runtime_error only when a device that is visible cannot be queried.
 std::vector<DeviceInfo> visible_devices();
 
 // Runtime version the library was built against, e.g. 13000.

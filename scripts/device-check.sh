@@ -4,6 +4,7 @@
 # V = 1, 64, 1024, 16384 on a 100K-node graph for both backends, and (with --calibrate) the quick
 # PyTorch calibration sweep; prints a short table and leaves logs in OUTDIR.
 # Without a GPU it builds and runs everything up to the point where a GPU is needed.
+# Exits 1 when a GPU test fails (after the benchmark table), and on a failed build.
 # Usage: scripts/device-check.sh [--calibrate] [OUTDIR]   (default OUTDIR: $OUT or build-device/results)
 # On a lent machine with no registry: run scripts/fetch-device-deps.sh here first and carry .devdeps
 # (the device tool's `carry`); the shared traces do not travel, so trace-based tests skip there.
@@ -33,7 +34,10 @@ elif command -v dpkg-query >/dev/null; then
     else echo "device-check: missing ${missing[*]}: run scripts/fetch-device-deps.sh where a registry is reachable and carry .devdeps" >&2; exit 1; fi
   fi
 fi
+# The block runs in a pipeline's subshell under set -e; with pipefail its exit status (a failed
+# build, or GPU tests that failed) is the script's.
 {
+  gpu_tests_failed=0
   echo "== build (sm_90)"
   cmake -S . -B build-device -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DLUMOS_TRACE_DIR="${LUMOS_TRACE_DIR:-$PWD/../shared/traces}" "${extra[@]}" >/dev/null
@@ -42,7 +46,7 @@ fi
   build-device/lumos info
   echo "== GPU tests"
   if [[ -x build-device/tests/lumos_cuda_tests ]]; then
-    build-device/tests/lumos_cuda_tests --gtest_brief=1 || echo "GPU TESTS FAILED"
+    build-device/tests/lumos_cuda_tests --gtest_brief=1 || { echo "GPU TESTS FAILED"; gpu_tests_failed=1; }
   else
     echo "no CUDA build (nvcc missing): GPU tests not built"
   fi
@@ -52,7 +56,8 @@ fi
     for v in 1 64 1024 16384; do
       if json=$(timeout 120 build-device/lumos bench batch --nodes 100000 --variants "$v" --backend "$backend" --json 2>&1); then
         echo "$json" >> "$out/bench_batch.jsonl"
-        python3 -c "import json,sys; d=json.loads(sys.argv[1]); print('%-8s %9d %16.3g %14.3g %12.1f' % (d['backend'], d['variants'], d['node_variants_per_s'], d['bytes_per_s'], d['vs_reference']))" "$json"
+        python3 -c "import json,sys; d=json.loads(sys.argv[1]); print('%-8s %9d %16.3g %14.3g %12.1f' % (d['backend'], d['variants'], d['node_variants_per_s'], d['bytes_per_s'], d['vs_reference']))" "$json" \
+          || echo "$backend V=$v: unreadable result"
       else
         echo "$backend V=$v: $json"
       fi
@@ -61,5 +66,9 @@ fi
   if ((calibrate)); then
     echo "== calibration (quick)"
     timeout 240 python3 scripts/calibrate/calibrate.py --quick --out "$out/calib" --budget-s 200 || echo "calibration ended early"
+  fi
+  if ((gpu_tests_failed)); then
+    echo "device-check: GPU tests failed (see \"== GPU tests\" above)"
+    exit 1
   fi
 } 2>&1 | tee "$out/device-check.txt"

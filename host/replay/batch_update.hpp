@@ -1,11 +1,14 @@
 // The per-node update of the batch replay, shared by the CPU backend (host/replay/) and the CUDA
 // backend (cuda/): one function, so both compute exactly the same thing. Plain C++ for a host
-// compiler; __host__ __device__ when nvcc compiles it.
+// compiler; __host__ __device__ when nvcc compiles it. Also the GPU backend's tile choice, plain
+// host arithmetic so that it is tested without a GPU (tests/host/replay/tile_choice_test.cpp).
 #pragma once
 #include <cstdint>
 
 #include "common/hd.hpp"
 #include "cost/gemm_core.hpp"
+#include "graph/graph.hpp"
+#include "replay/variant_batch.hpp"
 
 namespace lumos::replay {
 
@@ -40,7 +43,14 @@ struct BatchGemmView {
   uint32_t num_dtypes = 5;
 };
 
-constexpr uint8_t kClassCompute = 2, kClassComm = 3, kClassMemory = 4;  // graph::NodeClass values
+// graph::NodeClass values as the kernels compare them (the class array is read as bytes).
+constexpr uint8_t kClassCompute = 2, kClassComm = 3, kClassMemory = 4;
+static_assert(sizeof(graph::NodeClass) == sizeof(uint8_t), "the class array is read as uint8_t");
+static_assert(kClassCompute == static_cast<uint8_t>(graph::NodeClass::kCompute));
+static_assert(kClassComm == static_cast<uint8_t>(graph::NodeClass::kComm));
+static_assert(kClassMemory == static_cast<uint8_t>(graph::NodeClass::kMemory));
+// Speed factors are indexed by class: kMemory is the last graph::NodeClass.
+static_assert(kNumNodeClasses == static_cast<int>(graph::NodeClass::kMemory) + 1);
 
 // Duration of node n in the variant whose speed factor for n's class is `speed`.
 LUMOS_HD double batch_duration(double base_us, float speed) {
@@ -125,6 +135,30 @@ LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, ui
   } else {
     for (uint32_t v = v_begin; v < v_end; ++v) fn[v] += batch_duration(base, speed[v]);
   }
+}
+
+// ---- Tiles of the GPU backend (host arithmetic; cuda/batch_replay_cuda.cu) ------------------
+
+// Device bytes one variant of a tile takes: its three [node] state planes (finish, compute and
+// communication time on the path), its [step] durations (at least one row) and its outputs
+// (makespan and the path's composition).
+constexpr uint64_t batch_tile_bytes_per_variant(uint32_t nodes, uint32_t steps) {
+  return static_cast<uint64_t>(nodes) * (sizeof(double) + 2 * sizeof(float)) +
+         static_cast<uint64_t>(steps > 0 ? steps : 1) * sizeof(double) + sizeof(double) +
+         2 * sizeof(float);
+}
+
+// Variants per tile, given the device memory still free once the graph and the tables are
+// uploaded: as many as fit in 80% of it (the rest is headroom for the runtime and the allocator's
+// rounding), never more than the batch, and whole warps (multiples of 32, so state rows stay
+// aligned) when the batch needs several tiles and one holds a warp. 0 when no variant fits.
+constexpr uint32_t batch_tile_variants(uint64_t free_bytes, uint32_t nodes, uint32_t steps,
+                                       uint32_t variants) {
+  constexpr uint32_t kWarp = 32;
+  const uint64_t fit = free_bytes / 10 * 8 / batch_tile_bytes_per_variant(nodes, steps);
+  if (fit >= variants) return variants;
+  const uint32_t tile = static_cast<uint32_t>(fit);  // below `variants`, so it fits
+  return tile >= kWarp ? tile - tile % kWarp : tile;
 }
 
 }  // namespace lumos::replay

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "batch_replay_cuda.hpp"
 #include "cost/gemm_model.hpp"
@@ -73,8 +74,41 @@ TEST(CudaBatchReplay, PricedGemmsMatchTheCpuBackend) {
     p.node_key[v] = static_cast<int32_t>(v % 4 == 1);
   replay::VariantBatch b = replay::VariantBatch::identity(300);
   for (uint32_t v = 0; v < b.count; ++v) p.variant_gpu.push_back(static_cast<uint16_t>(v % 3));
-  const auto gpu = cuda::batch_replay_cuda(g, b, &p);
   const auto cpu = replay::batch_replay_cpu(g, b, 64, 0, &p);
-  for (uint32_t v = 0; v < b.count; ++v)
-    ASSERT_NEAR(gpu.makespan_us[v], cpu.makespan_us[v], 1e-6 * cpu.makespan_us[v]) << v;
+  // One tile, then tiles of 64 and of 7 (variant_gpu is read at absolute variant indices).
+  for (const uint32_t width : {0u, 64u, 7u}) {
+    const auto gpu = cuda::batch_replay_cuda(g, b, &p, width);
+    for (uint32_t v = 0; v < b.count; ++v)
+      ASSERT_NEAR(gpu.makespan_us[v], cpu.makespan_us[v], 1e-6 * cpu.makespan_us[v])
+          << "tile width " << width << " variant " << v;
+  }
+}
+
+TEST(CudaBatchReplay, ManyTilesMatchTheCpuBackend) {
+  if (!cuda::gpu_present()) GTEST_SKIP() << "no GPU visible to the CUDA runtime";
+  // Two steps, so step rows other than the first are read; the second starts at a node midway.
+  auto g = graph::synthetic_graph(4000, 5);
+  const graph::NodeId mid = g.num_nodes() / 2;
+  g.steps.push_back({"second", 0, mid, 0.0});
+  for (graph::NodeId n = mid; n < g.num_nodes(); ++n)
+    if (g.step[n] >= 0) g.step[n] = 1;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> f(0.25f, 4.0f);
+  replay::VariantBatch b = replay::VariantBatch::identity(333);
+  for (auto& s : b.speed)
+    for (auto& x : s) x = f(rng);
+  const auto cpu = replay::batch_replay_cpu(g, b);
+  // Widths of one variant, a warp, rows that are not whole warps, and a last tile of one.
+  for (const uint32_t width : {1u, 32u, 37u, 128u, 332u}) {
+    const auto gpu = cuda::batch_replay_cuda(g, b, nullptr, width);
+    for (uint32_t v = 0; v < b.count; ++v) {
+      SCOPED_TRACE("tile width " + std::to_string(width) + " variant " + std::to_string(v));
+      const double scale = std::max(1.0, cpu.makespan_us[v]);
+      ASSERT_NEAR(gpu.makespan_us[v], cpu.makespan_us[v], 1e-6 * scale);
+      for (size_t k = 0; k < g.steps.size(); ++k)
+        ASSERT_NEAR(gpu.step_us[k][v], cpu.step_us[k][v], 1e-6 * scale) << "step " << k;
+      ASSERT_NEAR(gpu.cp_compute_us[v], cpu.cp_compute_us[v], 1e-5 * scale);
+      ASSERT_NEAR(gpu.cp_comm_us[v], cpu.cp_comm_us[v], 1e-5 * scale);
+    }
+  }
 }
