@@ -1,0 +1,67 @@
+// The options every `lumos cost` kind shares (GPU, kernels_db, JSON, help) and the checks its
+// flags need; the kinds themselves are in cmd_cost.cpp.
+#pragma once
+#include <cxxopts.hpp>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "cost/kernels_db.hpp"
+
+namespace lumos::cli {
+
+// An option's value of type T, with a default when one is given.
+template <typename T>
+std::shared_ptr<cxxopts::Value> arg(const char* default_value = nullptr) {
+  auto p = cxxopts::value<T>();
+  return default_value ? p->default_value(default_value) : p;
+}
+
+// One kind's options, with those every kind shares; once parsed, the kernels_db they name.
+struct CostOptions {
+  cxxopts::Options o;
+  cxxopts::ParseResult a;
+  cost::KernelsDb own;
+  const cost::KernelsDb* db = nullptr;
+
+  CostOptions(const std::string& name, const std::string& about) : o(name, about) {}
+  bool parse(int argc, char** argv) {  // false once --help is answered
+    // cxxopts takes one-letter names as short options: accept gemm's documented --m/--n/--k too.
+    std::vector<std::string> args(argv, argv + argc);
+    std::vector<char*> fixed;
+    for (auto& s : args)
+      fixed.push_back((s == "--m" || s == "--n" || s == "--k" ? s.erase(0, 1) : s).data());
+    o.add_options()("gpu", "GPU (a100, h100, h200, b200, h800 or an alias)",
+                    arg<std::string>("h100"))(
+        "db", "read kernels_db from this folder instead of the embedded copy", arg<std::string>())(
+        "json", "print JSON")("h,help", "show this help");
+    a = o.parse(static_cast<int>(fixed.size()), fixed.data());
+    if (has("help")) return std::cout << o.help() << '\n', false;
+    db = has("db") ? &(own = cost::load_db(str("db"))) : &cost::embedded_db();
+    return true;
+  }
+  bool has(const char* key) const { return a.count(key) > 0; }
+  std::string str(const char* key) const { return a[key].as<std::string>(); }
+  template <typename T>
+  std::optional<T> opt(const char* key) const {
+    return has(key) ? std::optional<T>(a[key].as<T>()) : std::nullopt;
+  }
+  const cost::GpuSpec& gpu() const { return db->gpu(str("gpu")); }
+  template <typename T = int64_t>
+  T positive(const char* key) const {  // present, or defaulted
+    LUMOS_EXPECT(has(key) || a[key].has_default(), std::string("lumos cost: missing --") + key);
+    const int64_t n = a[key].as<int64_t>();
+    LUMOS_EXPECT(n > 0, std::string("lumos cost: --") + key + " must be positive");
+    return static_cast<T>(n);
+  }
+  template <typename Json, typename Text, typename... Result>
+  int render(Json json, Text text, const Result&... r) const {  // the exit code
+    return (has("json") ? json(std::cout, r...) : text(std::cout, r...)), 0;
+  }
+};
+
+}  // namespace lumos::cli

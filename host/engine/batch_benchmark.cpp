@@ -1,0 +1,81 @@
+#include "engine/batch_benchmark.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "common/error.hpp"
+#include "graph/synthetic_graph.hpp"
+#include "replay/reference_replay.hpp"
+
+namespace lumos::engine {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
+  LUMOS_EXPECT(req.nodes >= 2 && req.variants >= 1,
+               "batch benchmark: at least 2 nodes and 1 variant");
+  LUMOS_EXPECT(req.backend != Backend::kReference,
+               "batch benchmark: the reference is what the backend is compared with");
+  const Backend backend = req.backend != Backend::kAuto ? req.backend
+                          : cuda_available()            ? Backend::kCuda
+                                                        : Backend::kCpu;
+  const graph::Graph g = graph::synthetic_graph(req.nodes, req.seed);
+  // Random speed factors between 0.5x and 2x per class and variant.
+  replay::VariantBatch b = replay::VariantBatch::identity(req.variants);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> f(0.5f, 2.0f);
+  for (auto& s : b.speed)
+    for (auto& x : s) x = f(rng);
+  BatchBenchmark r;
+  r.backend = to_string(backend);
+  r.nodes = g.num_nodes();
+  r.edges = g.num_edges();
+  r.variants = req.variants;
+  // Reference: one variant at a time; repeat until the timing is long enough to trust.
+  const graph::Successors succ = graph::successors_of(g);
+  int ref_runs = 0;
+  auto t0 = std::chrono::steady_clock::now();
+  do {
+    replay::reference_replay(g, succ);
+    ++ref_runs;
+  } while (seconds_since(t0) < 0.3);
+  r.reference_nodes_per_s = static_cast<double>(g.num_nodes()) * ref_runs / seconds_since(t0);
+  // The batch, warm once, then timed.
+  batch_replay(g, b, backend);
+  int runs = 0;
+  t0 = std::chrono::steady_clock::now();
+  do {
+    batch_replay(g, b, backend);
+    ++runs;
+  } while (seconds_since(t0) < 1.0);
+  r.seconds_per_launch = seconds_since(t0) / runs;
+  r.node_variants_per_s = static_cast<double>(g.num_nodes()) * req.variants / r.seconds_per_launch;
+  r.vs_reference = r.node_variants_per_s / r.reference_nodes_per_s;
+  // State traffic per node-variant: predecessor finishes read, the winner's two path sums, the
+  // node's finish and sums written, its speed factor read.
+  const double bytes_per_update = 8.0 * g.num_edges() / g.num_nodes() + 8 + 16 + 4;
+  r.bytes_per_s = r.node_variants_per_s * bytes_per_update;
+  // The machine's own copy bandwidth in the same run (256 MiB, read + write counted), for the
+  // CPU backend's fraction of what memory allows.
+  if (backend == Backend::kCpu) {
+    std::vector<char> src(256u << 20, 1), dst(256u << 20, 0);
+    int copies = 0;
+    t0 = std::chrono::steady_clock::now();
+    do {
+      std::memcpy(dst.data(), src.data(), src.size());
+      ++copies;
+    } while (seconds_since(t0) < 0.3);
+    r.machine_copy_bytes_per_s = 2.0 * src.size() * copies / seconds_since(t0);
+    r.fraction_of_copy_bandwidth = r.bytes_per_s / r.machine_copy_bytes_per_s;
+  }
+  return r;
+}
+
+}  // namespace lumos::engine

@@ -1,0 +1,37 @@
+// The batch replay's throughput on a synthetic graph shaped like the traces, against the
+// reference replay of the same graph in the same run (what `lumos bench batch` measures).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "engine/engine.hpp"
+
+namespace lumos::engine {
+
+struct BatchBenchmarkRequest {
+  uint32_t nodes = 100000;           // at least 2
+  uint32_t variants = 1024;          // per launch, at least 1
+  Backend backend = Backend::kAuto;  // auto: the GPU when present; not the reference
+  uint64_t seed = 1;                 // of the synthetic graph
+};
+
+struct BatchBenchmark {
+  std::string backend;  // the backend that ran
+  uint32_t nodes = 0, edges = 0, variants = 0;
+  double seconds_per_launch = 0;
+  double node_variants_per_s = 0;
+  double bytes_per_s = 0;  // state traffic of the replay
+  double reference_nodes_per_s = 0;
+  double vs_reference = 0;  // node-variants/s over the reference's nodes/s
+  // The machine's own memcpy bandwidth (read + write) and the replay's fraction of it; measured
+  // for the CPU backend only, 0 otherwise.
+  double machine_copy_bytes_per_s = 0;
+  double fraction_of_copy_bandwidth = 0;
+};
+
+// Times the reference for at least 0.3 s, the batch (after one warm-up launch) for at least 1 s
+// and, on the CPU backend, a 256 MiB memcpy for at least 0.3 s. Throws InputError for a request
+// outside the bounds above.
+BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req);
+
+}  // namespace lumos::engine

@@ -1,0 +1,39 @@
+// The model-driven estimate against published DGX-H100 throughputs (the calibration check), and
+// how long an estimate of the largest preset at 1024 GPUs takes (what `lumos bench estimate`
+// measures).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cost/kernels_db.hpp"
+#include "estimate/published_runs.hpp"
+
+namespace lumos::estimate {
+
+struct CalibrationRow {
+  const PublishedRun* run = nullptr;  // into published_runs()
+  double lumos_tflops_per_gpu = 0;    // model TFLOP/s per GPU
+  double step_time_s = 0;
+  double error_pct = 0;  // lumos against published, in percent of published
+  bool fits = false;
+};
+
+// Wall time of `lumos estimate` for llama3-405b on 1024 GPUs in Megatron-Bridge's layout.
+struct EstimateLatency {
+  std::string options;  // the run's `lumos estimate` flags
+  int runs = 0;
+  double median_s = 0, min_s = 0, max_s = 0;  // median: the upper one
+  uint64_t nodes = 0, edges = 0;              // of the estimated graph
+};
+
+struct CalibrationCheck {
+  std::vector<CalibrationRow> rows;  // one per published run, in their order
+  EstimateLatency latency;
+};
+
+// Estimates every published run once, then times `latency_runs` (at least 1) estimates of the
+// largest preset.
+CalibrationCheck check_calibration(const cost::KernelsDb& db, int latency_runs);
+
+}  // namespace lumos::estimate

@@ -1,0 +1,80 @@
+#include "report/bench_report.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "common/format.hpp"
+#include "common/json_writer.hpp"
+
+namespace lumos::report {
+
+void batch_benchmark_text(std::ostream& os, const engine::BatchBenchmark& b) {
+  os << strprintf(
+      "batch %s: %u nodes x %u variants in %.4f s: %.3g node-variants/s, %.3g B/s; reference "
+      "%.3g nodes/s; %.1fx the reference per variant\n",
+      b.backend.c_str(), b.nodes, b.variants, b.seconds_per_launch, b.node_variants_per_s,
+      b.bytes_per_s, b.reference_nodes_per_s, b.vs_reference);
+  if (b.machine_copy_bytes_per_s > 0)
+    os << strprintf("machine memcpy %.3g B/s; the replay moves %.0f%% of that\n",
+                    b.machine_copy_bytes_per_s, 100.0 * b.fraction_of_copy_bandwidth);
+}
+
+void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
+  common::JsonWriter w(os);
+  w.begin_object().field("backend", b.backend).field("nodes", b.nodes).field("edges", b.edges);
+  w.field("variants", b.variants)
+      .field("seconds_per_launch", b.seconds_per_launch)
+      .field("node_variants_per_s", b.node_variants_per_s);
+  w.field("bytes_per_s", b.bytes_per_s).field("reference_nodes_per_s", b.reference_nodes_per_s);
+  w.field("vs_reference", b.vs_reference);
+  if (b.machine_copy_bytes_per_s > 0)
+    w.field("machine_copy_bytes_per_s", b.machine_copy_bytes_per_s)
+        .field("fraction_of_copy_bandwidth", b.fraction_of_copy_bandwidth);
+  w.end_object();
+  os << '\n';
+}
+
+void calibration_text(std::ostream& os, const estimate::CalibrationCheck& c) {
+  os << "calibration: model TFLOP/s per GPU, lumos vs published (DGX-H100, FP8)\n";
+  os << strprintf("  %-34s %10s %8s %8s %9s\n", "run", "published", "lumos", "error", "step (s)");
+  for (const estimate::CalibrationRow& r : c.rows)
+    os << strprintf("  %-34s %10.0f %8.1f %+7.1f%% %9.3f%s\n", r.run->label.c_str(),
+                    r.run->model_tflops_per_gpu, r.lumos_tflops_per_gpu, r.error_pct, r.step_time_s,
+                    r.run->note.empty() ? "" : "  *");
+  for (const estimate::CalibrationRow& r : c.rows)
+    if (!r.run->note.empty())
+      os << strprintf("  * %s: %s\n", r.run->label.c_str(), r.run->note.c_str());
+  const estimate::EstimateLatency& l = c.latency;
+  os << strprintf(
+      "latency: lumos estimate %s\n  %d runs: median %.3f s (min %.3f, max %.3f); %llu "
+      "nodes, %llu edges\n",
+      l.options.c_str(), l.runs, l.median_s, l.min_s, l.max_s,
+      static_cast<unsigned long long>(l.nodes), static_cast<unsigned long long>(l.edges));
+}
+
+void calibration_json(std::ostream& os, const estimate::CalibrationCheck& c) {
+  common::JsonWriter w(os);
+  w.begin_object().key("calibration").begin_array();
+  for (const estimate::CalibrationRow& r : c.rows)
+    w.begin_object()
+        .field("label", r.run->label)
+        .field("options", r.run->options)
+        .field("published_tflops_per_gpu", r.run->model_tflops_per_gpu)
+        .field("lumos_tflops_per_gpu", r.lumos_tflops_per_gpu)
+        .field("error_pct", r.error_pct)
+        .field("step_time_s", r.step_time_s)
+        .field("fits", r.fits)
+        .field("source", r.run->source)
+        .field("note", r.run->note)
+        .end_object();
+  w.end_array();
+  const estimate::EstimateLatency& l = c.latency;
+  w.key("latency").begin_object();
+  w.field("options", l.options).field("runs", l.runs).field("median_s", l.median_s);
+  w.field("min_s", l.min_s).field("max_s", l.max_s);
+  w.field("nodes", l.nodes).field("edges", l.edges).end_object();
+  w.end_object();
+  os << '\n';
+}
+
+}  // namespace lumos::report

@@ -1,0 +1,17 @@
+// Renders `lumos bench` answers as text or JSON: the batch replay's throughput, and the
+// calibration check against published runs with the estimate's latency.
+#pragma once
+#include <ostream>
+
+#include "engine/batch_benchmark.hpp"
+#include "estimate/calibration_check.hpp"
+
+namespace lumos::report {
+
+void batch_benchmark_text(std::ostream& os, const engine::BatchBenchmark& b);
+void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b);
+
+void calibration_text(std::ostream& os, const estimate::CalibrationCheck& c);
+void calibration_json(std::ostream& os, const estimate::CalibrationCheck& c);
+
+}  // namespace lumos::report

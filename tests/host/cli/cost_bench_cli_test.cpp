@@ -1,0 +1,135 @@
+// `lumos cost` and `lumos bench` end to end: the text lines and JSON fields their renderers
+// write, the kinds' errors, and the benchmarks' JSON shape.
+#include <gtest/gtest.h>
+
+#include <simdjson.h>
+
+#include <string>
+
+#include "support/test_util.hpp"
+
+using lumos::testing::run_lumos;
+using lumos::testing::TempDir;
+
+namespace {
+
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+}  // namespace
+
+TEST(CostCli, TextLinesNameTheQueryAndTheGpu) {
+  auto r = run_lumos("cost gemm --m 8192 --n 8192 --k 8192");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(starts_with(r.out, "gemm 8192x8192x8192 x1 bf16 on h100: ")) << r.out;
+  r = run_lumos("cost attention --batch 2 --heads 32 --seq 4096 --causal --pass bwd");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(starts_with(r.out, "attention bwd b=2 h=32 s=4096 d=128 causal on h100: ")) << r.out;
+  r = run_lumos("cost collective --op allreduce --bytes 1GiB --ranks 64");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(starts_with(r.out, "allreduce 1073741824 B over 64 ranks (8 per node) on h100 ["))
+      << r.out;
+  for (const char* kind :
+       {"memory --bytes 64MiB", "optimizer --params 1e9", "memcpy --bytes 1GiB"}) {
+    r = run_lumos(std::string("cost ") + kind + " --gpu h200");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const std::string what = std::string(kind).substr(0, std::string(kind).find(' '));
+    EXPECT_TRUE(starts_with(r.out, what + " on h200: ")) << r.out;
+  }
+  r = run_lumos("cost gpus");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(starts_with(r.out, "gpu    arch        SMs   bf16 TF")) << r.out;
+  EXPECT_NE(r.out.find("\nh100 "), std::string::npos);
+}
+
+TEST(CostCli, JsonHasTheDocumentedFields) {
+  simdjson::dom::parser p;
+  auto r = run_lumos("cost gemm --m 4096 --n 1024 --k 512 --batch 3 --dtype fp8 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  simdjson::dom::element d = p.parse(r.out);
+  EXPECT_EQ(std::string_view(d["dtype"].get_string().value()), "fp8");
+  EXPECT_EQ(d["batch"].get_int64().value(), 3);
+  for (const char* k : {"time_us", "tflops"}) EXPECT_GT(d[k].get_double().value(), 0.0) << k;
+  r = run_lumos("cost collective --op allgather --bytes 64MiB --ranks 16 --algo ring --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  d = p.parse(r.out);
+  EXPECT_EQ(std::string_view(d["algorithm"].get_string().value()), "ring");
+  for (const char* k : {"time_us", "latency_us", "algbw_gbps", "busbw_gbps"})
+    EXPECT_GT(d[k].get_double().value(), 0.0) << k;
+  r = run_lumos("cost memcpy --bytes 1MiB --direction d2d --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  d = p.parse(r.out);
+  EXPECT_EQ(std::string_view(d["kind"].get_string().value()), "memcpy");
+  EXPECT_GT(d["time_us"].get_double().value(), 0.0);
+}
+
+TEST(CostCli, ClassifyReportsClassesAsTextAndJson) {
+  TempDir tmp;
+  ASSERT_EQ(run_lumos("demo-trace -o " + tmp.file("demo.json")).exit_code, 0);
+  auto r = run_lumos("cost classify " + tmp.file("demo.json") + " --verbose");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("classified (GPU: not in kernels_db, no predictions)"), std::string::npos);
+  EXPECT_NE(r.out.find("\n  gemm "), std::string::npos) << r.out;
+  r = run_lumos("cost classify " + tmp.file("demo.json") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  simdjson::dom::parser p;
+  const simdjson::dom::element d = p.parse(r.out);
+  EXPECT_EQ(std::string_view(d["gpu"].get_string().value()), "");
+  EXPECT_GT(d["time_by_class_us"]["gemm"].get_double().value(), 0.0);
+  EXPECT_DOUBLE_EQ(d["classified_fraction"].get_double().value(), 1.0);
+  EXPECT_EQ(d["model_vs_measured"].get_object().size(), 0u);
+}
+
+TEST(CostCli, BadKindsAndFlagsAreInputErrors) {
+  for (const char* args :
+       {"cost", "cost bogus", "cost gemm --m 0 --n 1 --k 1", "cost gemm --n 1 --k 1",
+        "cost attention --batch 1 --heads 1 --seq 1 "
+        "--pass sideways",
+        "cost collective --ranks 4",
+        "cost collective --bytes 1 --ranks 4 "
+        "--nic-efficiency 2",
+        "cost optimizer", "cost memory", "cost classify"}) {
+    const auto r = run_lumos(args);
+    EXPECT_EQ(r.exit_code, 1) << args << ": " << r.out;
+  }
+  EXPECT_NE(run_lumos("cost gemm --n 1 --k 1").out.find("lumos cost: missing --m"),
+            std::string::npos);
+}
+
+TEST(BenchCli, BatchJsonHasTheDocumentedShape) {
+  const auto r = run_lumos("bench batch --nodes 2000 --variants 8 --backend cpu --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  simdjson::dom::parser p;
+  const simdjson::dom::element d = p.parse(r.out);
+  EXPECT_EQ(std::string_view(d["backend"].get_string().value()), "cpu");
+  EXPECT_EQ(d["nodes"].get_uint64().value(), 2000u);
+  EXPECT_EQ(d["variants"].get_uint64().value(), 8u);
+  for (const char* k :
+       {"seconds_per_launch", "node_variants_per_s", "bytes_per_s", "reference_nodes_per_s",
+        "vs_reference", "machine_copy_bytes_per_s", "fraction_of_copy_bandwidth"})
+    EXPECT_GT(d[k].get_double().value(), 0.0) << k;
+  EXPECT_EQ(run_lumos("bench batch --backend reference").exit_code, 1);
+}
+
+TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
+  const auto r = run_lumos("bench estimate --runs 1 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  simdjson::dom::parser p;
+  const simdjson::dom::element d = p.parse(r.out);
+  size_t rows = 0;
+  for (auto row : d["calibration"].get_array()) {
+    ++rows;
+    EXPECT_GT(row["published_tflops_per_gpu"].get_double().value(), 0.0);
+    EXPECT_GT(row["lumos_tflops_per_gpu"].get_double().value(), 0.0);
+    EXPECT_TRUE(row["fits"].is_bool());
+    for (const char* k : {"label", "options", "source", "note"}) EXPECT_TRUE(row[k].is_string());
+  }
+  EXPECT_GT(rows, 0u);
+  const auto l = d["latency"];
+  EXPECT_EQ(l["runs"].get_int64().value(), 1);
+  EXPECT_LE(l["min_s"].get_double().value(), l["median_s"].get_double().value());
+  EXPECT_LE(l["median_s"].get_double().value(), l["max_s"].get_double().value());
+  EXPECT_GT(l["nodes"].get_uint64().value(), 0u);
+  EXPECT_EQ(run_lumos("bench estimate --runs 0").exit_code, 1);
+}
