@@ -78,7 +78,7 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
         r.cfg = fitting[i];
         const Layout l = check_layout(m, r.cfg);
         const StepCosts costs = price_step(m, r.cfg, l, db, gpu, topo, r.options);
-        if (step_graph_size(r.cfg, l, costs) > kMaxStepGraphNodes) {
+        if (step_graph_size(m, r.cfg, l, costs, kMaxStepGraphNodes) > kMaxStepGraphNodes) {
           outcome[i] = 1;
           continue;
         }

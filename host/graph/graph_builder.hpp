@@ -37,6 +37,9 @@ struct BuildOptions {
   // GPU ops ending at most this much after a sync call returns are still its dependencies
   // (CPU and GPU timestamps are rounded to 1 µs in older traces).
   double sync_tolerance_us = 1;
+  // Also build what whatif::transplant needs (BuildResult::keys, free_edges, resource_free);
+  // other builds skip the work and the memory.
+  bool transplant_data = false;
 };
 
 // Identifies a node across two builds of one trace (for transplanting step N onto step M).
@@ -83,10 +86,11 @@ struct ResourceFree {
 
 struct BuildResult {
   Graph graph;
+  BuildStats stats;
+  // With BuildOptions::transplant_data only (empty otherwise):
   std::vector<ResourceFree> resource_free;  // one-step builds only
   std::vector<MatchKey> keys;  // per node of graph (origin included, with a default key)
   std::vector<FreeEdge> free_edges;
-  BuildStats stats;
 };
 
 // Throws InputError for a trace whose dependencies form a cycle or that has no nodes in the

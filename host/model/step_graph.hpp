@@ -9,6 +9,7 @@
 // per-stage traces.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -78,7 +79,10 @@ constexpr uint64_t kMaxStepGraphNodes = 20'000'000;
 StepGraph build_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
                            const StepCosts& costs, uint64_t max_nodes = kMaxStepGraphNodes);
 
-// Nodes the graph of this layout would have (for size checks before building).
-uint64_t step_graph_size(const ParallelConfig& c, const Layout& l, const StepCosts& costs);
+// Nodes the graph of this layout has, counted by a dry run of the code that builds it (no graph
+// is allocated). Counting stops once it passes `stop_above` and returns stop_above + 1.
+uint64_t step_graph_size(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
+                         const StepCosts& costs,
+                         uint64_t stop_above = std::numeric_limits<uint64_t>::max() - 1);
 
 }  // namespace lumos::model

@@ -51,6 +51,7 @@ TransplantResult transplant(const trace::EventTable& t, int64_t from_step, int64
                             const BuildOptions& opt) {
   const auto steps = graph::find_steps(t);
   BuildOptions om = opt, on = opt;
+  om.transplant_data = on.transplant_data = true;  // match keys and resource-free edges
   om.window_step = step_index(steps, from_step, t.path);
   on.window_step = step_index(steps, to_step, t.path);
   BuildResult bm = graph::build_graph(t, om);
