@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <exception>
+#include <mutex>
 #include <thread>
 
 #include "common/error.hpp"
@@ -14,6 +16,44 @@
 namespace lumos::estimate {
 
 using namespace lumos::model;
+
+namespace {
+
+// Bytes of graphs being built at once: a worker waits until its graph fits beside the others'
+// (one graph always runs, so the search cannot stall).
+class MemoryBudget {
+ public:
+  explicit MemoryBudget(double bytes) : limit_(bytes) {}
+  class Hold {
+   public:
+    Hold(MemoryBudget& b, double bytes) : b_(b), bytes_(bytes) {
+      std::unique_lock<std::mutex> lock(b_.m_);
+      b_.cv_.wait(lock, [&] { return b_.used_ == 0 || b_.used_ + bytes_ <= b_.limit_; });
+      b_.used_ += bytes_;
+    }
+    ~Hold() {
+      {
+        std::lock_guard<std::mutex> lock(b_.m_);
+        b_.used_ -= bytes_;
+      }
+      b_.cv_.notify_all();
+    }
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+
+   private:
+    MemoryBudget& b_;
+    double bytes_;
+  };
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  double used_ = 0;
+  double limit_;
+};
+
+}  // namespace
 
 SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db) {
   LUMOS_EXPECT(req.gpus >= 1 && req.gpus <= (int64_t{1} << 20),
@@ -67,6 +107,7 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
               }
       }
   out.rows.resize(fitting.size());
+  MemoryBudget budget(req.memory_budget_bytes);
   std::atomic<size_t> next{0};
   // Per layout: 0 estimated, 1 graph too large, 2 failed (the first failure is rethrown).
   std::vector<int> outcome(fitting.size(), 0);
@@ -78,10 +119,13 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
         r.cfg = fitting[i];
         const Layout l = check_layout(m, r.cfg);
         const StepCosts costs = price_step(m, r.cfg, l, db, gpu, topo, r.options);
-        if (step_graph_size(m, r.cfg, l, costs, kMaxStepGraphNodes) > kMaxStepGraphNodes) {
+        const uint64_t nodes = step_graph_size(m, r.cfg, l, costs, kMaxStepGraphNodes);
+        const double need = static_cast<double>(nodes) * kEstimateBytesPerNode;
+        if (nodes > kMaxStepGraphNodes || need > req.memory_budget_bytes) {
           outcome[i] = 1;
           continue;
         }
+        const MemoryBudget::Hold hold(budget, need);
         out.rows[i] = {fitting[i], run_estimate(r, db).estimate};
       } catch (...) {
         outcome[i] = 2;

@@ -10,6 +10,11 @@
 
 namespace lumos::estimate {
 
+// What an estimate holds per graph node at its peak (graph, edges, metadata, replay), measured on
+// GPT-3 175B layouts of 1.2 M and 2.1 M nodes: 246-249 bytes per node (BENCHMARKS.md).
+constexpr double kEstimateBytesPerNode = 256;
+constexpr double kDefaultSearchMemoryBytes = 1024.0 * 1024.0 * 1024.0;
+
 struct SearchRequest {
   EstimateRequest base;  // model, GPU, topology, dtype, gbs; degrees are searched
   int64_t gpus = 0;
@@ -18,6 +23,9 @@ struct SearchRequest {
   int max_interleave = 8;
   std::vector<int64_t> mbs = {1, 2, 4};
   int threads = 0;  // 0: all cores
+  // Graphs built at once stay within this many bytes (estimated from each layout's exact node
+  // count); a layout whose graph alone needs more counts as too large to model.
+  double memory_budget_bytes = kDefaultSearchMemoryBytes;
 };
 
 struct SearchRow {
@@ -30,7 +38,8 @@ struct SearchResult {
   size_t candidates = 0;        // layouts enumerated
   size_t invalid = 0;           // broke a layout rule
   size_t too_big = 0;           // did not fit in memory
-  size_t too_large = 0;         // graph above kMaxStepGraphNodes (too many micro-batches x layers)
+  size_t too_large = 0;         // graph above kMaxStepGraphNodes or the memory budget (too many
+                                // micro-batches x layers)
 };
 
 // Throws InputError when gpus < 1, for an unknown GPU or topology, or a dtype the GPU lacks; an

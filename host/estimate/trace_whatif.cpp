@@ -34,7 +34,7 @@ WhatifAnswer run_whatif(const graph::LoadedInput& in, const WhatifRequest& req,
   const std::vector<whatif::SpeedAxis> axes =
       req.speed.empty() ? std::vector<whatif::SpeedAxis>{}
                         : whatif::parse_speed_axes(req.speed, "lumos whatif: --speed");
-  a.grid = whatif::build_grid(db, a.traced_gpu, gpus, axes);
+  a.grid = whatif::build_grid(db, a.traced_gpu, gpus, axes, in.graph.num_nodes());
   // GEMMs with known shapes are priced per GPU by the cost model (the trace gives the shapes).
   replay::GemmPricing pricing;
   if (in.table)

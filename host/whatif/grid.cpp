@@ -3,21 +3,32 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "cost/kernels_db.hpp"
 #include "whatif/gpu_variants.hpp"
 
 namespace lumos::whatif {
 
 Grid build_grid(const cost::KernelsDb& db, const std::string& traced_gpu,
-                const std::vector<std::string>& gpus, const std::vector<SpeedAxis>& axes) {
+                const std::vector<std::string>& gpus, const std::vector<SpeedAxis>& axes,
+                uint64_t graph_nodes) {
   LUMOS_EXPECT(!gpus.empty(), "lumos whatif: --gpus names no GPU");
+  double variants = static_cast<double>(gpus.size());
+  for (const SpeedAxis& axis : axes) variants *= static_cast<double>(axis.factors.size());
+  LUMOS_EXPECT(variants <= static_cast<double>(kMaxGridVariants),
+               "lumos whatif: the grid has " + std::to_string(static_cast<uint64_t>(variants)) +
+                   " variants; at most 10,000,000 per run");
+  const double updates = variants * static_cast<double>(graph_nodes);
+  LUMOS_EXPECT(updates <= kMaxGridNodeVariants,
+               "lumos whatif: " + std::to_string(static_cast<uint64_t>(variants)) +
+                   " variants of a " + std::to_string(graph_nodes) + "-node graph are " +
+                   strprintf("%.3g", updates) +
+                   " node updates; at most 1e11 per run (fewer variants, or split the grid)");
   Grid grid;
   grid.batch = variants_from_gpus(db, traced_gpu, gpus);
   for (const std::string& name : gpus) grid.variant_gpu.push_back(db.gpu(name).name);
   for (const SpeedAxis& axis : axes) {
     const uint64_t total = static_cast<uint64_t>(grid.batch.count) * axis.factors.size();
-    LUMOS_EXPECT(total <= kMaxGridVariants, "lumos whatif: the grid has " + std::to_string(total) +
-                                                " variants; at most 10,000,000 per run");
     const int c = static_cast<int>(axis.cls);
     replay::VariantBatch next = replay::VariantBatch::identity(static_cast<uint32_t>(total));
     next.labels.clear();

@@ -14,16 +14,21 @@ struct KernelsDb;
 
 namespace lumos::whatif {
 
-// A grid is evaluated in one launch: at most this many variants.
+// A grid is evaluated in one launch: at most this many variants, and at most this many node
+// updates (variants x graph nodes; about a minute on two cores at the CPU backend's measured
+// 1.4e9 node-variants/s, BENCHMARKS.md).
 constexpr uint64_t kMaxGridVariants = 10'000'000;
+constexpr double kMaxGridNodeVariants = 1e11;
 
 struct Grid {
   replay::VariantBatch batch;            // labels say "gpu axis x factor ..."
   std::vector<std::string> variant_gpu;  // kernels_db name of each variant's GPU
 };
 
-// Throws InputError for an unknown GPU, an empty GPU list or a grid above kMaxGridVariants.
+// Throws InputError for an unknown GPU, an empty GPU list, or a grid above kMaxGridVariants or
+// (over a graph of `graph_nodes` nodes) kMaxGridNodeVariants, before building anything.
 Grid build_grid(const cost::KernelsDb& db, const std::string& traced_gpu,
-                const std::vector<std::string>& gpus, const std::vector<SpeedAxis>& axes);
+                const std::vector<std::string>& gpus, const std::vector<SpeedAxis>& axes,
+                uint64_t graph_nodes);
 
 }  // namespace lumos::whatif
