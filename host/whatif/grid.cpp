@@ -23,7 +23,7 @@ Grid build_grid(const cost::KernelsDb& db, const std::string& traced_gpu,
                "lumos whatif: " + std::to_string(static_cast<uint64_t>(variants)) +
                    " variants of a " + std::to_string(graph_nodes) + "-node graph are " +
                    strprintf("%.3g", updates) +
-                   " node updates; at most 1e11 per run (fewer variants, or split the grid)");
+                   " node updates; at most 2e10 per run (fewer variants, or split the grid)");
   Grid grid;
   grid.batch = variants_from_gpus(db, traced_gpu, gpus);
   for (const std::string& name : gpus) grid.variant_gpu.push_back(db.gpu(name).name);
