@@ -2,7 +2,9 @@
 // collective cost model from the command line, as text or JSON.
 #include <cxxopts.hpp>
 
+#include <cmath>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "cli/commands.hpp"
@@ -63,17 +65,28 @@ int cost_collective(int argc, char** argv) {
                                                      arg<int64_t>("8"))(
       "algo", "auto, ring, tree, nvls or nvlstree", arg<std::string>("auto"))(
       "topology", "a topology of kernels_db/nccl.json (default: the GPU's)", arg<std::string>())(
-      "nic-gbps", "override: NIC line rate, GB/s", arg<double>())(
-      "nics-per-gpu", "override: NICs per GPU", arg<int>())(
+      "nic-bandwidth", "override: NIC line rate with its unit (400Gbps, 400Gb/s, 50GB/s)",
+      arg<std::string>())("nic-gbps", "deprecated: NIC line rate in gigabits per second",
+                          arg<double>())("nics-per-gpu", "override: NICs per GPU", arg<int64_t>())(
       "nic-efficiency", "override: achieved fraction of NIC line rate", arg<double>());
   if (!c.parse(argc, argv)) return 0;
   const GpuSpec& gpu = c.gpu();
-  const Topology topo = collective_topology(
-      *c.db, gpu, c.opt<std::string>("topology"),
-      {c.opt<double>("nic-gbps"), c.opt<int>("nics-per-gpu"), c.opt<double>("nic-efficiency")});
+  LUMOS_EXPECT(!(c.has("nic-bandwidth") && c.has("nic-gbps")),
+               "lumos cost collective: give --nic-bandwidth or --nic-gbps, not both");
+  std::optional<double> nic_gbytes;
+  if (c.has("nic-bandwidth"))
+    nic_gbytes = parse_bandwidth_gbytes_per_s(c.str("nic-bandwidth"), "--nic-bandwidth");
+  if (c.has("nic-gbps"))  // gigabits, as the name says and NICs are sold
+    nic_gbytes = c.a["nic-gbps"].as<double>() / 8;
+  std::optional<int> nics;
+  if (c.has("nics-per-gpu")) nics = c.positive<int>("nics-per-gpu", 1024);
+  const Topology topo = collective_topology(*c.db, gpu, c.opt<std::string>("topology"),
+                                            {nic_gbytes, nics, c.opt<double>("nic-efficiency")});
   LUMOS_EXPECT(c.has("bytes"), "lumos cost collective: missing --bytes");
+  // 2^20 ranks: the most any layout of `lumos estimate` spans.
   const CollectiveQuery q{parse_collective(c.str("op")), parse_bytes(c.str("bytes"), "--bytes"),
-                          c.positive<int>("ranks"), c.positive<int>("ranks-per-node"),
+                          c.positive<int>("ranks", int64_t{1} << 20),
+                          c.positive<int>("ranks-per-node", int64_t{1} << 20),
                           parse_coll_algo(c.str("algo"))};
   return c.render(report::collective_json, report::collective_text, gpu, topo, q,
                   collective_time(*c.db, gpu, topo, q));
@@ -94,6 +107,8 @@ int cost_memory(int argc, char** argv) {  // memory, optimizer or memcpy, as arg
   const double params = c.opt<double>("params").value_or(0);
   LUMOS_EXPECT(what != "optimizer" || params > 0,
                "lumos cost optimizer: missing or non-positive --params");
+  LUMOS_EXPECT(std::isfinite(params) && params <= 1e15,
+               "lumos cost optimizer: --params must be at most 1e15 (the largest modelled size)");
   LUMOS_EXPECT(what == "optimizer" || c.has("bytes"), "lumos cost " + what + ": missing --bytes");
   const double bytes = what == "optimizer" ? 0 : parse_bytes(c.str("bytes"), "--bytes");
   const double us = what == "optimizer" ? optimizer_time_us(*c.db, gpu, params)

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "estimate/trace_replay.hpp"
+#include "report/build_warnings.hpp"
 #include "report/replay_report.hpp"
 #include "report/timeline_writer.hpp"
 
@@ -89,6 +90,7 @@ int cmd_replay(int argc, char** argv) {
   if (want_transplant)
     req.transplant = {args["from-step"].as<int64_t>(), args["predict-step"].as<int64_t>()};
   const graph::LoadedInput in = graph::load_input(path);
+  report::build_warnings(std::cerr, in.stats);
   const estimate::ReplayAnswer a = estimate::replay_trace(in, req);
   if (args.count("timeline"))
     report::write_timeline(in.graph, a.replay, args["timeline"].as<std::string>());

@@ -11,6 +11,7 @@
 #include "cost/kernels_db.hpp"
 #include "estimate/trace_whatif.hpp"
 #include "graph/load_input.hpp"
+#include "report/build_warnings.hpp"
 #include "report/whatif_report.hpp"
 
 namespace lumos::cli {
@@ -56,6 +57,7 @@ int cmd_whatif(int argc, char** argv) {
   req.backend = engine::parse_backend(a["backend"].as<std::string>());
   const graph::LoadedInput in =
       graph::load_input(a.count("input") ? a["input"].as<std::string>() : "");
+  report::build_warnings(std::cerr, in.stats);
   const estimate::WhatifAnswer ans = estimate::run_whatif(in, req, cost::embedded_db());
   if (a.count("csv"))
     write_file_atomically(a["csv"].as<std::string>(),

@@ -3,7 +3,9 @@
 #pragma once
 #include <cxxopts.hpp>
 
+#include <algorithm>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,13 +53,20 @@ struct CostOptions {
     return has(key) ? std::optional<T>(a[key].as<T>()) : std::nullopt;
   }
   const cost::GpuSpec& gpu() const { return db->gpu(str("gpu")); }
+  // A positive count, present or defaulted, read as 64 bits and refused above `max` (and above
+  // what T holds) rather than truncated: --ranks 4294967304 is not 8 ranks.
   template <typename T = int64_t>
-  T positive(const char* key) const {  // present, or defaulted
+  T positive(const char* key, int64_t max = kMaxCount) const {
     LUMOS_EXPECT(has(key) || a[key].has_default(), std::string("lumos cost: missing --") + key);
     const int64_t n = a[key].as<int64_t>();
-    LUMOS_EXPECT(n > 0, std::string("lumos cost: --") + key + " must be positive");
+    const int64_t cap = std::min<int64_t>(max, std::numeric_limits<T>::max());
+    LUMOS_EXPECT(n > 0 && n <= cap, std::string("lumos cost: --") + key +
+                                        " must be between 1 and " + std::to_string(cap) + " (got " +
+                                        std::to_string(n) + ")");
     return static_cast<T>(n);
   }
+  // Shapes up to 2^40 elements along one dimension: their products stay finite in a double.
+  static constexpr int64_t kMaxCount = int64_t{1} << 40;
   template <typename Json, typename Text, typename... Result>
   int render(Json json, Text text, const Result&... r) const {  // the exit code
     return (has("json") ? json(std::cout, r...) : text(std::cout, r...)), 0;

@@ -9,8 +9,18 @@
 namespace lumos::cost {
 
 AttentionEstimate attention_time(const KernelsDb& db, const GpuSpec& gpu, const AttentionQuery& q) {
-  LUMOS_EXPECT(q.batch > 0 && q.heads > 0 && q.seq > 0 && q.head_dim > 0,
-               "attention: batch, heads, seq and head dim must be positive");
+  // 2^24, the model's own limit on every size (model_spec.cpp): FLOPs stay far inside a double.
+  constexpr int64_t kMax = int64_t{1} << 24;
+  LUMOS_EXPECT(q.batch > 0 && q.heads > 0 && q.seq > 0 && q.head_dim > 0 && q.batch <= kMax &&
+                   q.heads <= kMax && q.seq <= kMax && q.head_dim <= kMax,
+               "attention: batch, heads, seq and head dim must be in 1..2^24 (got " +
+                   std::to_string(q.batch) + ", " + std::to_string(q.heads) + ", " +
+                   std::to_string(q.seq) + ", " + std::to_string(q.head_dim) + ")");
+  // The FlashAttention tables are 16-bit (and fp8); an fp32 or tf32 attention runs on other
+  // kernels at other rates, which nothing here models.
+  LUMOS_EXPECT(q.dtype == Dtype::kBf16 || q.dtype == Dtype::kFp16 || q.dtype == Dtype::kFp8,
+               std::string("attention: dtype ") + to_string(q.dtype) +
+                   " is not modelled (expected bf16, fp16 or fp8)");
   const bool fp8 = q.dtype == Dtype::kFp8;
   // Pick the table: same pass; fp8 tables only for fp8; then causal match, then nearest head dim.
   const AttentionTable* best = nullptr;

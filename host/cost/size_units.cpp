@@ -35,7 +35,43 @@ double parse_bytes(const std::string& text, const std::string& what) {
   else
     throw InputError(what + ": unknown unit '" + unit +
                      "' (use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB)");
-  return v * scale;
+  const double bytes = v * scale;
+  // 2^53 bytes (8 PiB): every size below it is an exact integer in a double, and no message,
+  // buffer or tensor comes near it.
+  LUMOS_EXPECT(bytes <= kMaxBytes,
+               what + ": size '" + text + "' is out of range (at most 2^53 bytes, about 8 PiB)");
+  return bytes;
+}
+
+double parse_bandwidth_gbytes_per_s(const std::string& text, const std::string& what) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  const std::string expected = ": expected a bandwidth with its unit such as 400Gbps, 400Gb/s or " +
+                               std::string("50GB/s, got '") + text + "'";
+  LUMOS_EXPECT(end != text.c_str() && std::isfinite(v) && v > 0, what + expected);
+  const std::string unit(end);
+  // Bits (b) as network links are sold, or bytes (B); decimal prefixes as vendors use them.
+  double to_gbytes = 0;
+  if (unit == "Gbps" || unit == "Gb/s" || unit == "Gbit/s")
+    to_gbytes = 1.0 / 8;
+  else if (unit == "Tbps" || unit == "Tb/s" || unit == "Tbit/s")
+    to_gbytes = 1e3 / 8;
+  else if (unit == "Mbps" || unit == "Mb/s" || unit == "Mbit/s")
+    to_gbytes = 1e-3 / 8;
+  else if (unit == "GB/s" || unit == "GBps")
+    to_gbytes = 1;
+  else if (unit == "TB/s" || unit == "TBps")
+    to_gbytes = 1e3;
+  else if (unit == "MB/s" || unit == "MBps")
+    to_gbytes = 1e-3;
+  else
+    throw InputError(what +
+                     (unit.empty() ? ": the unit is missing" : ": unknown unit '" + unit + "'") +
+                     expected);
+  const double gbytes = v * to_gbytes;
+  LUMOS_EXPECT(gbytes >= kMinGbytesPerS && gbytes <= kMaxGbytesPerS,
+               what + ": bandwidth '" + text + "' is out of range (1 Mb/s to 10 TB/s)");
+  return gbytes;
 }
 
 }  // namespace lumos::cost

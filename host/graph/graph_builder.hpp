@@ -69,8 +69,16 @@ struct FreeEdge {
   double chain_lag_us = 0;
 };
 
+// How far a GPU op may start before its launch call before the clocks are called inconsistent:
+// CUPTI's GPU timestamps are converted to the CPU clock with a few microseconds of error.
+constexpr int64_t kClockToleranceNs = 50'000;
+
 struct BuildStats {
   uint64_t gpu_ops_without_launch = 0;  // launched before profiling began
+  // GPU ops that start more than kClockToleranceNs before their launch call starts (the CPU and
+  // GPU clocks of the trace disagree), and the largest such lead.
+  uint64_t gpu_ops_before_launch = 0;
+  double max_before_launch_us = 0;
   uint64_t edges_by_kind[kNumEdgeKinds] = {};
   double launch_latency_us = 0;  // expected lag of a launch edge (median when the stream was idle)
   double kernel_gap_us = 0;      // expected lag between busy-stream kernels (median)

@@ -164,6 +164,14 @@ void Builder::build_gpu_nodes() {
       if (it != corr_node_.end()) {
         n.launcher = it->second;
         n.launch_ts = nodes_[it->second].s;
+        // A GPU op cannot start before the call that launched it: where the trace says so, the
+        // CPU and GPU clocks disagree and every launch lag measured from it is wrong.
+        const int64_t early_ns = n.launch_ts - e.ts_ns;
+        if (early_ns > kClockToleranceNs) {
+          ++stats_.gpu_ops_before_launch;
+          stats_.max_before_launch_us =
+              std::max(stats_.max_before_launch_us, static_cast<double>(early_ns) / 1000);
+        }
         n.step = nodes_[it->second].step;
       } else {
         ++stats_.gpu_ops_without_launch;

@@ -1,5 +1,7 @@
 #include "model/parallel_config.hpp"
 
+#include <algorithm>
+
 #include "common/error.hpp"
 
 namespace lumos::model {
@@ -34,7 +36,11 @@ Layout check_layout(const ModelSpec& m, const ParallelConfig& c) {
   validate(m);
   auto fail = [&](const std::string& why) { throw InputError("invalid layout: " + why); };
   auto n = [](int64_t v) { return std::to_string(v); };
-  const int64_t kMaxDegree = 1 << 20;
+  // Caps that keep every count the step graph derives (GPUs, micro-batches, tokens, activation
+  // elements) exact in int64 and far from what a planning question needs: the largest published
+  // runs use ~2^15 GPUs and batches of a few thousand sequences.
+  const int64_t kMaxDegree = int64_t{1} << 16, kMaxGpus = int64_t{1} << 20,
+                kMaxBatch = int64_t{1} << 24;
   for (auto [v, name] : {std::pair<int64_t, const char*>{c.tp, "--tp"},
                          {c.cp, "--cp"},
                          {c.pp, "--pp"},
@@ -43,9 +49,15 @@ Layout check_layout(const ModelSpec& m, const ParallelConfig& c) {
                          {c.gpus_per_node, "gpus per node"}})
     if (v < 1 || v > kMaxDegree)
       fail(std::string(name) + " must be between 1 and " + n(kMaxDegree) + " (got " + n(v) + ")");
+  // Each degree is below 2^16, so the product of four fits int64 exactly.
+  const int64_t gpus = int64_t{c.tp} * c.cp * c.pp * c.dp;
+  if (gpus > kMaxGpus)
+    fail("--tp x --cp x --pp x --dp is " + n(gpus) + " GPUs; at most " + n(kMaxGpus) +
+         " are supported");
   if (c.mbs < 1) fail("--mbs must be positive (got " + n(c.mbs) + ")");
   if (c.gbs < 1) fail("--gbs must be positive (got " + n(c.gbs) + ")");
-  if (c.gbs > (int64_t{1} << 32)) fail("--gbs above 2^32 is not supported");
+  if (c.gbs > kMaxBatch)
+    fail("--gbs " + n(c.gbs) + " is above the supported " + n(kMaxBatch) + " sequences");
   if (c.mbs > c.gbs) fail("--mbs " + n(c.mbs) + " is larger than --gbs " + n(c.gbs));
   if (m.heads % c.tp) fail("heads (" + n(m.heads) + ") not divisible by --tp " + n(c.tp));
   if (m.kv_heads % c.tp) fail("KV heads (" + n(m.kv_heads) + ") not divisible by --tp " + n(c.tp));
@@ -101,7 +113,16 @@ Layout check_layout(const ModelSpec& m, const ParallelConfig& c) {
   }
   const int64_t pad = 128 * int64_t{c.tp};
   l.padded_vocab = (m.vocab + pad - 1) / pad * pad;
-  l.tokens_per_microbatch = c.mbs * m.seq / c.cp;
+  // Element counts of the widest activation of a micro-batch (tokens x hidden, FFN, vocabulary
+  // shard, gathered KV) must stay exact in int64 with room for the byte factors applied to them.
+  int64_t tokens = 0, elements = 0;
+  const int64_t widest = std::max(
+      {m.hidden, 2 * m.ffn, l.padded_vocab, m.q_size() + 2 * m.kv_size(), 2 * m.kv_size() * c.cp});
+  if (__builtin_mul_overflow(c.mbs, m.seq, &tokens) ||
+      __builtin_mul_overflow(tokens, widest, &elements) || elements > (int64_t{1} << 56))
+    fail("--mbs " + n(c.mbs) + " x seq " + n(m.seq) + " tokens per micro-batch times the widest " +
+         "activation (" + n(widest) + " elements per token) overflows the modelled sizes");
+  l.tokens_per_microbatch = tokens / c.cp;
   return l;
 }
 

@@ -48,7 +48,9 @@ struct Layout {
   int64_t tokens_per_microbatch = 0;  // mbs * seq / cp, per GPU
 };
 
-// Throws InputError with the first violated rule: degrees positive, heads, KV heads, FFN and
+// Throws InputError with the first violated rule: degrees in [1, 2^16] and their product (GPUs)
+// at most 2^20, gbs in [1, 2^24], mbs x seq x the widest activation per token within 2^56
+// elements (so no derived count overflows), heads, KV heads, FFN and
 // layers divisible by the degrees, gbs divisible by dp * mbs, interleaving only with pp > 1 and
 // micro-batches a multiple of pp, sequence parallel only with tp > 1, seq divisible by 2 * cp,
 // fp8 only on GPUs that have it (checked by the cost model).

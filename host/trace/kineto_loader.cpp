@@ -18,6 +18,10 @@ using simdjson::ondemand::json_type;
 using simdjson::ondemand::object;
 using simdjson::ondemand::value;
 
+// Trace times (ts, dur, ts + dur) are at most 2^62 ns, written in microseconds: year 2116 for
+// times since the epoch, and twice that still fits int64 nanoseconds.
+constexpr int64_t kMaxTraceUs = (int64_t{1} << 62) / 1000;
+
 struct StringHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
@@ -41,6 +45,7 @@ class Loader {
   uint32_t intern(std::string_view s);
   int64_t id_of(value v, std::string_view field);
   int64_t int_of(value v, std::string_view field);
+  int32_t rank_field(int64_t v, std::string_view field) const;
   TimeNs time_of(value v, std::string_view field);
 
   const char* json_;
@@ -107,6 +112,15 @@ int64_t Loader::id_of(value v, std::string_view field) {
   fail_event(field, "an integer or a string");
 }
 
+// Ranks (and world sizes) are int32 indices >= 0: a larger value would be truncated into
+// another rank and change the joined graph.
+int32_t Loader::rank_field(int64_t v, std::string_view field) const {
+  if (v < 0 || v > INT32_MAX)
+    throw InputError(label_ + ": field '" + std::string(field) +
+                     "': expected an integer between 0 and 2^31 - 1, got " + std::to_string(v));
+  return static_cast<int32_t>(v);
+}
+
 int64_t Loader::int_of(value v, std::string_view field) {
   int64_t i;
   if (!v.get_int64().get(i)) return i;
@@ -132,7 +146,13 @@ TimeNs Loader::time_of(value v, std::string_view field) {
   if (v.type().get(t) || t != json_type::number) fail_event(field, "a number (microseconds)");
   std::string_view tok = v.raw_json_token();
   int64_t ns;
-  if (!parse_us_token_to_ns(tok, &ns)) fail_event(field, "a number (microseconds)");
+  if (!parse_us_token_to_ns(tok, &ns)) {
+    double us = 0;
+    if (!v.get_double().get(us) && std::fabs(us) >= static_cast<double>(kMaxTraceUs))
+      fail_event(field, "a time within +-" + std::to_string(kMaxTraceUs) +
+                            " us (2^62 ns); this one is too large");
+    fail_event(field, "a number (microseconds)");
+  }
   return ns;
 }
 
@@ -146,9 +166,15 @@ void Loader::parse_distributed_info(value v) {
     int64_t i;
     std::string_view s;
     if (k == "rank") {
-      if (!fv.get_int64().get(i)) table_.rank = static_cast<int32_t>(i);
+      if (!fv.get_int64().get(i)) table_.rank = rank_field(i, "distributedInfo.rank");
     } else if (k == "world_size") {
-      if (!fv.get_int64().get(i)) table_.world_size = static_cast<int32_t>(i);
+      if (!fv.get_int64().get(i)) {
+        table_.world_size = rank_field(i, "distributedInfo.world_size");
+        LUMOS_EXPECT(i > 0, label_ +
+                                ": field 'distributedInfo.world_size': expected a positive "
+                                "integer, got " +
+                                std::to_string(i));
+      }
     } else if (k == "backend") {
       if (!fv.get_string().get(s)) table_.backend = std::string(s);
     }
@@ -318,8 +344,11 @@ void Loader::parse_event(object obj) {
   if (!has_ts) fail_event("ts", "a number (microseconds)");
   if (!has_dur) fail_event("dur", "a number (microseconds)");
   if (dur < 0) fail_event("dur", "a non-negative number (microseconds)");
-  if (ts > INT64_MAX - dur || ts < -INT64_MAX / 2)
-    fail_event("ts", "a time that ts + dur can represent");
+  // ts and dur are each within +-2^62 ns (parse_us_token_to_ns), so ts + dur cannot overflow;
+  // the end of an event must still be a representable trace time.
+  if (ts + dur > kMaxTraceUs * 1000)
+    fail_event("ts", "ts + dur within " + std::to_string(kMaxTraceUs) +
+                         " us (2^62 ns); this event ends too late");
   if (!has_pid) fail_event("pid", "an integer or a string");
   if (!has_tid) fail_event("tid", "an integer or a string");
 
@@ -335,6 +364,10 @@ void Loader::parse_event(object obj) {
     e.correlation = a.correlation;
     e.external_id = a.external_id;
     e.stream = a.stream;
+    // A device id is an index below 2^31; a larger one would silently alias another device.
+    if (a.device < -1 || a.device > INT32_MAX)
+      fail_event("args.device",
+                 "a device index between 0 and 2^31 - 1, got " + std::to_string(a.device));
     e.device = static_cast<int32_t>(a.device);
     e.wait_on_stream = a.wait_on_stream;
     e.wait_on_record_corr = a.wait_on_record_corr;
@@ -352,7 +385,10 @@ void Loader::parse_event(object obj) {
   }
   if (e.is_gpu_op()) {
     // GPU events: pid is the device and tid the stream when args lack them.
-    if (e.device < 0) e.device = static_cast<int32_t>(pid);
+    if (e.device < 0) {
+      if (pid > INT32_MAX) fail_event("pid", "a device index below 2^31 on a GPU event");
+      e.device = static_cast<int32_t>(pid);
+    }
     if (e.stream < 0) e.stream = tid;
     if (e.correlation < 0 && kind != EventKind::kKernel) e.correlation = -1;
   }
@@ -370,7 +406,10 @@ void Loader::parse_event(object obj) {
       fail_event("args.cuda_sync_kind",
                  "one of Context Sync, Stream Sync, Event Sync, Stream Wait Event");
     if (e.correlation < 0) fail_event("args.correlation", "an integer on a cuda_sync event");
-    if (e.device < 0) e.device = static_cast<int32_t>(pid);
+    if (e.device < 0) {
+      if (pid > INT32_MAX) fail_event("pid", "a device index below 2^31 on a cuda_sync event");
+      e.device = static_cast<int32_t>(pid);
+    }
   }
   if (kind == EventKind::kRuntime && have_args && a.correlation < 0 &&
       runtime_role(name) == RuntimeRole::kLaunch) {
@@ -382,6 +421,8 @@ void Loader::parse_event(object obj) {
     if (!a.dtype.empty()) ci.dtype = std::string(a.dtype);
     ci.in_nelems = a.in_nelems;
     ci.out_nelems = a.out_nelems;
+    if (a.group_size > INT32_MAX)
+      fail_event("args.Group size", "a group size below 2^31, got " + std::to_string(a.group_size));
     ci.group_size = static_cast<int32_t>(a.group_size);
     ci.seq = a.seq;
     ci.process_group = std::string(a.pg_name);
@@ -492,8 +533,10 @@ bool parse_us_token_to_ns(std::string_view tok, int64_t* out_ns) {
   int64_t whole = 0;
   size_t digits = 0;
   while (i < tok.size() && tok[i] >= '0' && tok[i] <= '9') {
-    if (whole > (INT64_MAX - 1000) / 10000) return false;  // beyond ±9e14 s: not a trace time
+    // Beyond kMaxTraceUs (2^62 ns): not a trace time; stopping here keeps whole * 1000 exact.
+    if (whole > kMaxTraceUs / 10) return false;
     whole = whole * 10 + (tok[i] - '0');
+    if (whole > kMaxTraceUs) return false;
     ++i;
     ++digits;
   }
@@ -522,7 +565,9 @@ bool parse_us_token_to_ns(std::string_view tok, int64_t* out_ns) {
     std::string s(tok);
     char* end = nullptr;
     const double us = std::strtod(s.c_str(), &end);
-    if (end != s.c_str() + s.size() || !std::isfinite(us) || std::fabs(us) > 9e15) return false;
+    if (end != s.c_str() + s.size() || !std::isfinite(us) ||
+        std::fabs(us) > static_cast<double>(kMaxTraceUs))
+      return false;
     *out_ns = static_cast<int64_t>(std::llround(us * 1000.0));
     return true;
   }

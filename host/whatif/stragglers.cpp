@@ -16,6 +16,21 @@ void expect_rank(const graph::MultiRankResult& m, int32_t rank) {
                      std::to_string(m.ranks.size()) + " traces");
 }
 
+// A straggler is a few times slower, not 10^300 times: beyond a factor of 1000 either way the
+// replayed times lose meaning (and an infinite one prints as null). A skew beyond 10^9 us (about
+// 17 minutes) is a clock problem, not a late start.
+constexpr double kMinSlowFactor = 1e-3, kMaxSlowFactor = 1e3, kMaxSkewUs = 1e9;
+
+void check_range(const RankValue& v, const std::string& option) {
+  if (option == "--slow-rank")
+    LUMOS_EXPECT(v.value >= kMinSlowFactor && v.value <= kMaxSlowFactor,
+                 "lumos replay: --slow-rank: the factor must be between 0.001 and 1000 (got " +
+                     std::to_string(v.value) + ")");
+  else if (option == "--skew")
+    LUMOS_EXPECT(std::fabs(v.value) <= kMaxSkewUs,
+                 "lumos replay: --skew: the skew must be within +-1e9 us (about 17 minutes)");
+}
+
 bool on_rank(const graph::Graph& g, graph::NodeId v, int32_t rank) {
   return g.resource[v] != graph::kNoResource && g.resources[g.resource[v]].rank == rank;
 }
@@ -33,7 +48,9 @@ RankValue parse_rank_value(const std::string& text, const std::string& option) {
   const double v = std::strtod(text.c_str() + colon + 1, &end);
   LUMOS_EXPECT(*end == '\0' && std::isfinite(v),
                "lumos replay: " + option + ": bad value in '" + text + "'");
-  return {static_cast<int32_t>(r), v};
+  const RankValue rv{static_cast<int32_t>(r), v};
+  check_range(rv, option);
+  return rv;
 }
 
 std::vector<double> apply_stragglers(graph::MultiRankResult* m, const StragglerEdits& edits) {
@@ -41,7 +58,7 @@ std::vector<double> apply_stragglers(graph::MultiRankResult* m, const StragglerE
   std::vector<double> dur = g.dur_us;
   for (const RankValue& s : edits.slow) {
     expect_rank(*m, s.rank);
-    LUMOS_EXPECT(s.value > 0, "lumos replay: --slow-rank: the factor must be positive");
+    check_range(s, "--slow-rank");
     for (graph::NodeId v = 1; v < g.num_nodes(); ++v)
       if (on_rank(g, v, s.rank) &&
           (g.cls[v] == graph::NodeClass::kCompute || g.cls[v] == graph::NodeClass::kMemory))
@@ -49,6 +66,7 @@ std::vector<double> apply_stragglers(graph::MultiRankResult* m, const StragglerE
   }
   for (const RankValue& s : edits.skew) {
     expect_rank(*m, s.rank);
+    check_range(s, "--skew");
     for (graph::NodeId v = 1; v < g.num_nodes(); ++v)
       if (on_rank(g, v, s.rank))
         for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e)

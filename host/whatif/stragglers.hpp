@@ -19,12 +19,13 @@ struct StragglerEdits {
   std::vector<RankValue> skew;  // rank R starts US microseconds late
 };
 
-// "R:FACTOR" / "R:US" as given to --slow-rank / --skew; throws InputError naming the option.
+// "R:FACTOR" / "R:US" as given to --slow-rank / --skew; throws InputError naming the option,
+// also for a factor outside [0.001, 1000] or a skew beyond +-1e9 us.
 RankValue parse_rank_value(const std::string& text, const std::string& option);
 
 // Applies the edits to `m.graph` (skews shift the rank's origin lags) and returns the node
 // durations to replay with (slow ranks scaled). Throws InputError for a rank the job lacks or a
-// factor that is not positive.
+// value outside the ranges above.
 std::vector<double> apply_stragglers(graph::MultiRankResult* m, const StragglerEdits& edits);
 
 }  // namespace lumos::whatif

@@ -44,8 +44,9 @@ TEST(WhatifGrid, TooManyNodeUpdatesAreRefusedBeforeBuilding) {
   const auto& db = lumos::cost::embedded_db();
   const auto axes = parse_speed_axes("compute=1,2,3,4,5,6,7,8,9,10", "--speed");
   // 20 variants of a 2e9-node graph: 4e10 node updates.
-  const std::string e =
-      error_of([&] { build_grid(db, "h100", {"a100", "b200"}, axes, 2'000'000'000ull); });
+  const std::string e = error_of([&] {
+    build_grid(db, "h100", {"a100", "b200"}, axes, 2'000'000'000ull);
+  });
   EXPECT_NE(e.find("node updates"), std::string::npos) << e;
   EXPECT_NO_THROW(build_grid(db, "h100", {"a100", "b200"}, axes, 1'000'000));
 }
