@@ -51,8 +51,7 @@ TEST(InputFiles, FolderGivenToACommandThatTakesOneTraceIsOneLine) {
   const std::string want = tmp.path() + " is a folder; expected a trace file";
   expect_one_line_exit_1(run_bounded("cost classify " + tmp.path()), want);
   expect_one_line_exit_1(run_bounded("whatif " + tmp.path()), want);
-  expect_one_line_exit_1(run_bounded("ingest " + tmp.path() + " -o " + tmp.file("g.lgraph")),
-                         want);
+  expect_one_line_exit_1(run_bounded("ingest " + tmp.path() + " -o " + tmp.file("g.lgraph")), want);
   EXPECT_FALSE(std::filesystem::exists(tmp.file("g.lgraph")));
 }
 

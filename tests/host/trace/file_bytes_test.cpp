@@ -87,9 +87,9 @@ TEST(FileBytes, TextAfterTheStreamIsNamedWithoutAGuessedBuffer) {
   size_t peak = 0;
   // The last four bytes, "xt!\n", read as a size trailer would claim 170 MB.
   const std::string msg = inflate_error(gz + "trailing text!\n", uint64_t{1} << 40, &peak);
-  EXPECT_NE(msg.find("data after the gzip stream at byte " + std::to_string(gz.size()) +
-                     " is not gzip"),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find("data after the gzip stream at byte " + std::to_string(gz.size()) + " is not gzip"),
+      std::string::npos)
       << msg;
   EXPECT_LE(peak, 2 * json.size() + kPad);
 }
