@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/cost_options.hpp"
+#include "cli/input_options.hpp"
 #include "common/error.hpp"
 #include "cost/collective_topology.hpp"
 #include "cost/memory_model.hpp"
@@ -124,8 +125,10 @@ int cost_classify(int argc, char** argv) {
                 "measured GEMM and NCCL kernels (on the traced GPU, when kernels_db knows it).");
   c.o.positional_help("TRACE").add_options()("input", "trace", arg<std::string>())(
       "verbose", "list every priced kernel");
+  add_input_options(c.o);
   c.o.parse_positional({"input"});
   if (!c.parse(argc, argv)) return 0;
+  apply_input_options(c.a);
   LUMOS_EXPECT(c.has("input"), "lumos cost classify: missing TRACE");
   const TraceClassification r = classify_trace(*c.db, trace::load_trace(c.str("input")));
   if (c.has("json")) return report::classification_json(std::cout, r), 0;

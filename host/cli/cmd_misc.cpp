@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/input_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "engine/engine.hpp"
@@ -21,12 +22,14 @@ int cmd_ingest(int argc, char** argv) {
   opts.positional_help("TRACE.json[.gz] -o FILE.lgraph");
   opts.add_options()("input", "trace file", cxxopts::value<std::string>())(
       "o,output", "graph file to write", cxxopts::value<std::string>())("h,help", "show this help");
+  add_input_options(opts);
   opts.parse_positional({"input"});
   const auto args = opts.parse(argc, argv);
   if (args.count("help")) {
     std::cout << opts.help() << '\n';
     return 0;
   }
+  apply_input_options(args);
   LUMOS_EXPECT(args.count("input"), "lumos ingest: missing TRACE (see --help)");
   LUMOS_EXPECT(args.count("output"), "lumos ingest: missing -o FILE.lgraph");
   const graph::LoadedInput in = graph::load_input(args["input"].as<std::string>());

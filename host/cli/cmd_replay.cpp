@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/input_options.hpp"
 #include "common/error.hpp"
 #include "estimate/trace_replay.hpp"
 #include "report/build_warnings.hpp"
@@ -62,12 +63,14 @@ int cmd_replay(int argc, char** argv) {
       cxxopts::value<std::vector<std::string>>())(
       "skew", "multi-rank what-if: delay rank R's start by US microseconds, R:US (repeatable)",
       cxxopts::value<std::vector<std::string>>())("h,help", "show this help");
+  add_input_options(opts);
   opts.parse_positional({"input"});
   const auto args = opts.parse(argc, argv);
   if (args.count("help")) {
     std::cout << opts.help() << '\n';
     return 0;
   }
+  apply_input_options(args);
   const bool want_transplant = args.count("from-step") || args.count("predict-step");
   LUMOS_EXPECT(!want_transplant || (args.count("from-step") && args.count("predict-step")),
                "lumos replay: --from-step and --predict-step go together");

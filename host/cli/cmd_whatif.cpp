@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/input_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
@@ -44,9 +45,11 @@ int cmd_whatif(int argc, char** argv) {
                                      cxxopts::value<std::string>()->default_value("auto"))(
       "csv", "write the table as CSV", cxxopts::value<std::string>())("json", "print JSON")(
       "h,help", "show this help");
+  add_input_options(o);
   o.parse_positional({"input"});
   const auto a = o.parse(argc, argv);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  apply_input_options(a);
   estimate::WhatifRequest req;
   if (a.count("traced-gpu")) req.traced_gpu = a["traced-gpu"].as<std::string>();
   if (a.count("gpus")) {

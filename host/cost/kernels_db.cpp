@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <sstream>
+#include <filesystem>
 
 #include "common/error.hpp"
+#include "trace/file_bytes.hpp"
 
 namespace lumos::cost {
 
@@ -462,11 +462,12 @@ const KernelsDb& embedded_db() {
 KernelsDb load_db(const std::string& dir) {
   std::map<std::string, std::string> files;
   for (const char* f : kFiles) {
-    std::ifstream in(dir + "/" + f, std::ios::binary);
-    if (!in) continue;  // reported by parse_db as missing
-    std::stringstream ss;
-    ss << in.rdbuf();
-    files[f] = ss.str();
+    const std::string path = dir + "/" + f;
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) continue;  // reported by parse_db as missing
+    const trace::FileBytes b =
+        trace::read_regular_file(path, 0, trace::max_trace_bytes(), "a kernels_db JSON file");
+    files[f].assign(b.data.data(), b.size);
   }
   return parse_db(files, dir);
 }

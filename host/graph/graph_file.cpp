@@ -1,11 +1,13 @@
 #include "graph/graph_file.hpp"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <string_view>
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "trace/file_bytes.hpp"
 
 namespace lumos::graph {
 namespace {
@@ -164,6 +166,8 @@ void write_graph_file(const Graph& g, const std::string& path) {
 }
 
 bool is_graph_file(const std::string& path) {
+  std::error_code ec;  // opening a FIFO would wait for a writer
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
   std::ifstream in(path, std::ios::binary);
   char m[8] = {};
   in.read(m, 8);
@@ -171,11 +175,9 @@ bool is_graph_file(const std::string& path) {
 }
 
 Graph read_graph_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  LUMOS_EXPECT(in.good(), path + ": cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string bytes = ss.str();
+  const trace::FileBytes file =
+      trace::read_regular_file(path, 0, trace::max_trace_bytes(), "a .lgraph file");
+  const std::string_view bytes(file.data.data(), file.size);
   In head(bytes.data(), bytes.size(), path);
   char m[8];
   for (char& c : m) c = head.pod<char>();

@@ -12,12 +12,12 @@ LoadedInput load_input(const std::string& path) {
     in.label = "<embedded demo trace>";
     const std::string json = trace::demo_trace_json();
     in.table = trace::parse_trace_bytes(json.data(), json.size(), in.label);
-  } else if (is_graph_file(path)) {
+  } else if (path != "-" && is_graph_file(path)) {  // false for anything but a regular file
     in.label = path;
     in.graph = read_graph_file(path);
     return in;
-  } else {
-    in.label = path;
+  } else {  // load_trace refuses folders, FIFOs and devices; "-" is standard input
+    in.label = path == "-" ? "<stdin>" : path;
     in.table = trace::load_trace(path);
   }
   BuildResult b = build_graph(*in.table);

@@ -16,7 +16,8 @@ struct LoadedInput {
   BuildStats stats;
 };
 
-// path empty = the embedded demo trace.
+// path empty = the embedded demo trace; "-" = a trace (JSON or gzip, not .lgraph) on standard
+// input. Throws InputError for a folder, FIFO or device, and for input over max_trace_bytes().
 LoadedInput load_input(const std::string& path);
 
 }  // namespace lumos::graph

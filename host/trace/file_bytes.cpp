@@ -1,76 +1,229 @@
 #include "trace/file_bytes.hpp"
 
+#include <fcntl.h>
 #include <libdeflate.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include <cstdint>
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
+#include <new>
 
 #include "common/error.hpp"
 
 namespace lumos::trace {
+namespace {
+
+std::atomic<uint64_t> g_max_trace_bytes{kDefaultMaxTraceBytes};
+thread_local size_t t_peak_buffer_bytes = 0;
+
+std::string over_limit(const std::string& what, const std::string& amount, uint64_t max_bytes) {
+  return what + ": " + amount + " more than the " + describe_bytes(max_bytes) +
+         " limit of --max-trace-bytes (raise it to read this input)";
+}
+
+// Why `st` is not a regular file, in words for "PATH is ...; expected ...".
+std::string kind_of(const struct stat& st) {
+  if (S_ISDIR(st.st_mode)) return "a folder";
+  if (S_ISFIFO(st.st_mode)) return "a named pipe (FIFO)";
+  if (S_ISCHR(st.st_mode)) return "a character device";
+  if (S_ISBLK(st.st_mode)) return "a block device";
+  if (S_ISSOCK(st.st_mode)) return "a socket";
+  return "not a regular file";
+}
+
+void expect_regular(const std::string& path, const struct stat& st, const std::string& expected) {
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path + " is " + kind_of(st) + "; expected " + expected);
+}
+
+// Appends the rest of `fd` (standard input) to `out`, growing it geometrically up to the limit.
+void read_stream(int fd, const std::string& what, size_t padding, uint64_t max_bytes,
+                 FileBytes& out) {
+  // One byte past the limit tells a stream of exactly the limit from a longer one.
+  const uint64_t most = max_bytes == UINT64_MAX ? max_bytes : max_bytes + 1;
+  size_t cap = static_cast<size_t>(std::min<uint64_t>(1 << 16, most));
+  for (;;) {
+    if (out.size == cap) {
+      LUMOS_EXPECT(cap < most, over_limit(what, "holds", max_bytes));
+      cap = static_cast<size_t>(std::min<uint64_t>(uint64_t{cap} * 2, most));
+    }
+    if (out.data.size() < cap + padding) out.data.resize(cap + padding);
+    const ssize_t n = ::read(fd, out.data.data() + out.size, cap - out.size);
+    if (n < 0 && errno == EINTR) continue;
+    LUMOS_EXPECT(n >= 0, what + ": cannot read (" + std::strerror(errno) + ")");
+    if (n == 0) break;
+    out.size += static_cast<size_t>(n);
+  }
+  LUMOS_EXPECT(out.size <= max_bytes, over_limit(what, "holds", max_bytes));
+}
+
+struct FdCloser {
+  int fd;
+  ~FdCloser() { ::close(fd); }
+};
+
+void finish(FileBytes& out, size_t padding) {
+  out.data.resize(out.size + padding);
+  std::memset(out.data.data() + out.size, 0, padding);
+}
+
+}  // namespace
+
+uint64_t max_trace_bytes() {
+  return g_max_trace_bytes.load(std::memory_order_relaxed);
+}
+
+void set_max_trace_bytes(uint64_t max_bytes) {
+  g_max_trace_bytes.store(max_bytes, std::memory_order_relaxed);
+}
+
+ByteBuffer::ByteBuffer(ByteBuffer&& o) noexcept : p_(o.p_), n_(o.n_) {
+  o.p_ = nullptr;
+  o.n_ = 0;
+}
+
+ByteBuffer& ByteBuffer::operator=(ByteBuffer&& o) noexcept {
+  if (this != &o) {
+    std::free(p_);
+    p_ = o.p_;
+    n_ = o.n_;
+    o.p_ = nullptr;
+    o.n_ = 0;
+  }
+  return *this;
+}
+
+ByteBuffer::~ByteBuffer() {
+  std::free(p_);
+}
+
+void ByteBuffer::resize(size_t n) {
+  if (n == n_) return;
+  // realloc(p, 0) may free and return null: keep one byte so data() stays valid.
+  void* q = std::realloc(p_, std::max<size_t>(n, 1));
+  if (q == nullptr) throw std::bad_alloc();
+  p_ = static_cast<char*>(q);
+  n_ = n;
+  t_peak_buffer_bytes = std::max(t_peak_buffer_bytes, n);
+}
+
+size_t ByteBuffer::thread_peak_bytes() {
+  return t_peak_buffer_bytes;
+}
+
+void ByteBuffer::reset_thread_peak() {
+  t_peak_buffer_bytes = 0;
+}
+
+std::string describe_bytes(uint64_t n) {
+  static const char* kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  double v = static_cast<double>(n);
+  while (v >= 1024 && u < 6) v /= 1024, ++u;
+  char buf[32];
+  if (u == 0 || v == static_cast<double>(static_cast<uint64_t>(v)))
+    std::snprintf(buf, sizeof(buf), "%.0f %s", v, kUnits[u]);
+  else
+    std::snprintf(buf, sizeof(buf), "%.1f %s", v, kUnits[u]);
+  return buf;
+}
 
 bool looks_gzip(const char* data, size_t size) {
   return size >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
          static_cast<unsigned char>(data[1]) == 0x8b;
 }
 
-FileBytes gunzip_bytes(const char* data, size_t size, size_t padding, const std::string& what) {
+FileBytes gunzip_bytes(const char* data, size_t size, size_t padding, const std::string& what,
+                       uint64_t max_bytes) {
   std::unique_ptr<libdeflate_decompressor, decltype(&libdeflate_free_decompressor)> d(
       libdeflate_alloc_decompressor(), &libdeflate_free_decompressor);
   LUMOS_EXPECT(d != nullptr, what + ": out of memory creating the gzip decompressor");
   FileBytes out;
   out.was_gzip = true;
+  // Each member's size trailer (ISIZE) is not trusted: forged or misread (text after the stream,
+  // a truncated file) it would size the buffer at up to 4 GiB. libdeflate inflates a member in
+  // one call, so the buffer (for all members so far) starts at a few times the compressed size
+  // and doubles while a member does not fit; a member that did not fit is inflated again.
+  const uint64_t first = std::max<uint64_t>(uint64_t{size} * 8, uint64_t{1} << 16);
+  size_t cap = static_cast<size_t>(std::min(first, max_bytes));
   size_t in_pos = 0;
-  // Each member's trailer holds its size mod 2^32: a hint, grown when the member is larger.
   while (in_pos < size) {
-    LUMOS_EXPECT(size - in_pos >= 18, what + ": truncated gzip stream at byte " +
-                                          std::to_string(in_pos) +
-                                          " (member shorter than a header)");
-    uint32_t isize = 0;
-    std::memcpy(&isize, data + size - 4, 4);  // last member's ISIZE: a hint only
-    size_t cap = std::max<size_t>(isize, (size - in_pos) * 4) + 1024;
+    const std::string at = " at byte " + std::to_string(in_pos);
+    LUMOS_EXPECT(in_pos == 0 || looks_gzip(data + in_pos, size - in_pos),
+                 what + ": data after the gzip stream" + at + " is not gzip");
+    LUMOS_EXPECT(size - in_pos >= 18,
+                 what + ": truncated gzip stream" + at + " (member shorter than a header)");
     for (;;) {
-      out.data.resize(out.size + cap + padding);
+      if (out.data.size() < cap + padding) out.data.resize(cap + padding);
       size_t in_used = 0, out_used = 0;
-      libdeflate_result r =
-          libdeflate_gzip_decompress_ex(d.get(), data + in_pos, size - in_pos,
-                                        out.data.data() + out.size, cap, &in_used, &out_used);
+      const libdeflate_result r = libdeflate_gzip_decompress_ex(
+          d.get(), data + in_pos, size - in_pos, out.data.data() + out.size, cap - out.size,
+          &in_used, &out_used);
       if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
-        cap *= 2;
+        LUMOS_EXPECT(cap < max_bytes, over_limit(what, "inflates to", max_bytes));
+        cap = static_cast<size_t>(std::min<uint64_t>(uint64_t{cap} * 2, max_bytes));
         continue;
       }
       LUMOS_EXPECT(r == LIBDEFLATE_SUCCESS,
-                   what + ": truncated or corrupt gzip stream (member starting at byte " +
-                       std::to_string(in_pos) + ")");
+                   what + ": truncated or corrupt gzip stream (member starting" + at + ")");
       in_pos += in_used;
       out.size += out_used;
       break;
     }
   }
-  out.data.resize(out.size + padding);
-  std::memset(out.data.data() + out.size, 0, padding);
+  finish(out, padding);
   return out;
 }
 
-FileBytes read_file_bytes(const std::string& path, size_t padding) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  LUMOS_EXPECT(in.good(), path + ": cannot open file");
-  const std::streamoff n = in.tellg();
-  LUMOS_EXPECT(n >= 0, path + ": cannot read file");
-  std::vector<char> raw(static_cast<size_t>(n) + padding);
-  in.seekg(0);
-  in.read(raw.data(), n);
-  LUMOS_EXPECT(in.gcount() == n, path + ": short read");
-  if (looks_gzip(raw.data(), static_cast<size_t>(n))) {
-    return gunzip_bytes(raw.data(), static_cast<size_t>(n), padding, path);
-  }
+void expect_regular_file(const std::string& path, const std::string& expected) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw InputError(path + ": cannot open file (" + std::strerror(errno) + ")");
+  expect_regular(path, st, expected);
+}
+
+FileBytes read_regular_file(const std::string& path, size_t padding, uint64_t max_bytes,
+                            const std::string& expected) {
   FileBytes out;
-  out.size = static_cast<size_t>(n);
-  std::memset(raw.data() + n, 0, padding);
-  out.data = std::move(raw);
+  if (path == "-") {
+    read_stream(STDIN_FILENO, "<stdin>", padding, max_bytes, out);
+    finish(out, padding);
+    return out;
+  }
+  // Checked before opening, since opening a FIFO waits for a writer and opening a device may act
+  // on it; checked again on what was opened, in case the path changed in between.
+  expect_regular_file(path, expected);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError(path + ": cannot open file (" + std::strerror(errno) + ")");
+  const FdCloser closer{fd};
+  struct stat st {};
+  LUMOS_EXPECT(::fstat(fd, &st) == 0, path + ": cannot read file (" + std::strerror(errno) + ")");
+  expect_regular(path, st, expected);
+  const uint64_t n = static_cast<uint64_t>(st.st_size);
+  LUMOS_EXPECT(n <= max_bytes, over_limit(path, "holds " + describe_bytes(n) + ",", max_bytes));
+  out.data.resize(static_cast<size_t>(n) + padding);
+  while (out.size < n) {
+    const ssize_t got = ::read(fd, out.data.data() + out.size, static_cast<size_t>(n) - out.size);
+    if (got < 0 && errno == EINTR) continue;
+    LUMOS_EXPECT(got >= 0, path + ": cannot read file (" + std::strerror(errno) + ")");
+    if (got == 0) break;  // the file shrank while it was read: take what is there
+    out.size += static_cast<size_t>(got);
+  }
+  finish(out, padding);
   return out;
+}
+
+FileBytes read_file_bytes(const std::string& path, size_t padding, uint64_t max_bytes) {
+  FileBytes raw = read_regular_file(path, padding, max_bytes);
+  if (!looks_gzip(raw.data.data(), raw.size)) return raw;
+  const std::string what = path == "-" ? "<stdin>" : path;
+  return gunzip_bytes(raw.data.data(), raw.size, padding, what, max_bytes);
 }
 
 }  // namespace lumos::trace

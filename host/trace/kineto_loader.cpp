@@ -582,9 +582,10 @@ EventTable parse_trace_json(const char* json, size_t size, const std::string& la
   return loader.run();
 }
 
-EventTable parse_trace_bytes(const char* data, size_t size, const std::string& label) {
+EventTable parse_trace_bytes(const char* data, size_t size, const std::string& label,
+                             uint64_t max_bytes) {
   if (looks_gzip(data, size)) {
-    FileBytes fb = gunzip_bytes(data, size, simdjson::SIMDJSON_PADDING, label);
+    FileBytes fb = gunzip_bytes(data, size, simdjson::SIMDJSON_PADDING, label, max_bytes);
     return parse_trace_json(fb.data.data(), fb.size, label);
   }
   std::vector<char> padded(size + simdjson::SIMDJSON_PADDING, 0);
@@ -592,9 +593,9 @@ EventTable parse_trace_bytes(const char* data, size_t size, const std::string& l
   return parse_trace_json(padded.data(), size, label);
 }
 
-EventTable load_trace(const std::string& path) {
-  FileBytes fb = read_file_bytes(path, simdjson::SIMDJSON_PADDING);
-  return parse_trace_json(fb.data.data(), fb.size, path);
+EventTable load_trace(const std::string& path, uint64_t max_bytes) {
+  FileBytes fb = read_file_bytes(path, simdjson::SIMDJSON_PADDING, max_bytes);
+  return parse_trace_json(fb.data.data(), fb.size, path == "-" ? "<stdin>" : path);
 }
 
 }  // namespace lumos::trace
