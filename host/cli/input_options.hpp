@@ -21,7 +21,7 @@ inline void apply_input_options(const cxxopts::ParseResult& a) {
   const std::string text = a["max-trace-bytes"].as<std::string>();
   const double v = cost::parse_bytes(text, "--max-trace-bytes");
   LUMOS_EXPECT(v >= 1 && v < 0x1p64,
-               "--max-trace-bytes: expected a size from 1 byte to 16 EiB, got '" + text + "'");
+               "--max-trace-bytes: expected a size from 1 byte to 8 PiB, got '" + text + "'");
   trace::set_max_trace_bytes(static_cast<uint64_t>(v));
 }
 

@@ -107,9 +107,9 @@ TEST(InputFiles, MaxTraceBytesAppliesToEveryRankOfAFolder) {
 TEST(InputFiles, MaxTraceBytesTakesSizesWithUnits) {
   EXPECT_EQ(run_bounded("replay --max-trace-bytes 512MiB").exit_code, 0);
   expect_one_line_exit_1(run_bounded("replay --max-trace-bytes 0 /dev/null"),
-                         "--max-trace-bytes: expected a size from 1 byte to 16 EiB, got '0'");
+                         "--max-trace-bytes: expected a size from 1 byte to 8 PiB, got '0'");
   expect_one_line_exit_1(run_bounded("replay --max-trace-bytes 1e300TiB /dev/null"),
-                         "--max-trace-bytes: expected a size from 1 byte to 16 EiB");
+                         "--max-trace-bytes: size '1e300TiB' is out of range");
   expect_one_line_exit_1(run_bounded("replay --max-trace-bytes lots /dev/null"),
                          "--max-trace-bytes: expected a size such as");
 }
