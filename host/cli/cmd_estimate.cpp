@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -113,10 +112,9 @@ int run_search(const cxxopts::ParseResult& a, const cost::KernelsDb& db) {
       throw InputError(std::string("lumos estimate --search: --") + k +
                        " is searched; leave it out");
   if (a.count("csv")) {  // before the search: a bad path should not cost its minutes
-    const auto parent = std::filesystem::path(a["csv"].as<std::string>()).parent_path();
-    std::error_code ec;
-    if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-      throw InputError(a["csv"].as<std::string>() + ": the folder does not exist");
+    LUMOS_EXPECT(!is_stdout(a["csv"].as<std::string>()) || !a.count("json"),
+                 "lumos estimate: --csv - and --json both write to standard output");
+    if (!is_stdout(a["csv"].as<std::string>())) check_output_path(a["csv"].as<std::string>());
   }
   SearchRequest q;
   q.base = request_from(a);
@@ -124,9 +122,10 @@ int run_search(const cxxopts::ParseResult& a, const cost::KernelsDb& db) {
   const int top = a["top"].as<int>();
   LUMOS_EXPECT(top >= 0, "lumos estimate --search: --top must be >= 0");
   const SearchResult r = search_layouts(q, db);
-  if (a.count("csv"))
-    write_file_atomically(a["csv"].as<std::string>(),
-                          [&](std::ostream& os) { report::search_csv(os, r); });
+  if (a.count("csv")) {
+    write_output(a["csv"].as<std::string>(), [&](std::ostream& os) { report::search_csv(os, r); });
+    if (is_stdout(a["csv"].as<std::string>())) return 0;  // the table is the output
+  }
   const size_t shown = std::min(r.rows.size(), static_cast<size_t>(top));
   if (a.count("json")) {
     report::search_json(std::cout, q, r, shown);
@@ -151,7 +150,9 @@ int run(int argc, char** argv, bool generate) {
                     "interleaving, recomputation) and rank those that fit")(
         "gpus", "GPUs for --search", cxxopts::value<int64_t>())(
         "top", "layouts to print with --search", cxxopts::value<int>()->default_value("10"))(
-        "csv", "with --search, write every layout that fits to this CSV file",
+        "csv",
+        "with --search, write every layout that fits to this CSV file (- prints it in place of "
+        "the report)",
         cxxopts::value<std::string>());
   const auto a = o.parse(argc, argv);
   if (a.count("help")) {

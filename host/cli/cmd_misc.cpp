@@ -32,6 +32,9 @@ int cmd_ingest(int argc, char** argv) {
   apply_input_options(args);
   LUMOS_EXPECT(args.count("input"), "lumos ingest: missing TRACE (see --help)");
   LUMOS_EXPECT(args.count("output"), "lumos ingest: missing -o FILE.lgraph");
+  LUMOS_EXPECT(!is_stdout(args["output"].as<std::string>()),
+               "lumos ingest: -o -: a .lgraph file is binary; give a file name");
+  check_output_path(args["output"].as<std::string>());  // before the parse: fail fast
   const graph::LoadedInput in = graph::load_input(args["input"].as<std::string>());
   graph::write_graph_file(in.graph, args["output"].as<std::string>());
   std::cout << "wrote " << args["output"].as<std::string>() << ": " << in.graph.num_nodes()
@@ -42,7 +45,8 @@ int cmd_ingest(int argc, char** argv) {
 
 int cmd_demo_trace(int argc, char** argv) {
   cxxopts::Options opts("lumos demo-trace", "Write the embedded demo trace (Kineto JSON).");
-  opts.add_options()("o,output", "file to write", cxxopts::value<std::string>())(
+  opts.add_options()("o,output", "file to write (- for standard output)",
+                     cxxopts::value<std::string>())(
       "steps", "ProfilerSteps", cxxopts::value<int>()->default_value("3"))("h,help",
                                                                            "show this help");
   const auto args = opts.parse(argc, argv);
@@ -55,7 +59,7 @@ int cmd_demo_trace(int argc, char** argv) {
   o.steps = args["steps"].as<int>();
   LUMOS_EXPECT(o.steps >= 1 && o.steps <= 100000, "lumos demo-trace: --steps must be in 1..100000");
   const std::string json = trace::demo_trace_json(o);
-  write_file_atomically(args["output"].as<std::string>(), [&](std::ostream& os) { os << json; });
+  write_output(args["output"].as<std::string>(), [&](std::ostream& os) { os << json; });
   return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/input_options.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "estimate/trace_replay.hpp"
 #include "report/build_warnings.hpp"
@@ -26,9 +27,12 @@ int replay_folder(const std::string& dir, const cxxopts::ParseResult& a) {
     edits.slow.push_back(whatif::parse_rank_value(s, "--slow-rank"));
   for (const std::string& s : all_of(a, "skew"))
     edits.skew.push_back(whatif::parse_rank_value(s, "--skew"));
-  const estimate::JobReplay j = estimate::replay_job(dir, edits);
-  if (a.count("timeline"))
+  const estimate::JobReplay j = estimate::replay_job(dir, edits, a.count("allow-partial") > 0);
+  for (const std::string& w : j.job.warnings) std::cerr << "lumos replay: warning: " << w << '\n';
+  if (a.count("timeline")) {
     report::write_timeline(j.job.graph, j.replay, a["timeline"].as<std::string>());
+    if (is_stdout(a["timeline"].as<std::string>())) return 0;  // the timeline is the output
+  }
   if (a.count("json"))
     report::job_json(std::cout, dir, j);
   else
@@ -47,7 +51,9 @@ int cmd_replay(int argc, char** argv) {
   opts.positional_help("[TRACE.json[.gz] | GRAPH.lgraph | DIR of per-rank traces]");
   opts.add_options()("input", "trace or graph file", cxxopts::value<std::string>())(
       "json", "print the report as JSON")(
-      "timeline", "write the replayed timeline as Chrome-trace JSON (opens in Perfetto)",
+      "timeline",
+      "write the replayed timeline as Chrome-trace JSON (opens in Perfetto); - prints it "
+      "in place of the report",
       cxxopts::value<std::string>())("from-step", "transplant: build the graph of ProfilerStep#M",
                                      cxxopts::value<int64_t>())(
       "predict-step", "transplant: predict ProfilerStep#N from it", cxxopts::value<int64_t>())(
@@ -62,7 +68,10 @@ int cmd_replay(int argc, char** argv) {
       "slow-rank", "multi-rank what-if: scale rank R's compute, R:FACTOR (repeatable)",
       cxxopts::value<std::vector<std::string>>())(
       "skew", "multi-rank what-if: delay rank R's start by US microseconds, R:US (repeatable)",
-      cxxopts::value<std::vector<std::string>>())("h,help", "show this help");
+      cxxopts::value<std::vector<std::string>>())(
+      "allow-partial",
+      "replay a folder that lacks some ranks of its world size (a warning names them)")(
+      "h,help", "show this help");
   add_input_options(opts);
   opts.parse_positional({"input"});
   const auto args = opts.parse(argc, argv);
@@ -74,12 +83,20 @@ int cmd_replay(int argc, char** argv) {
   const bool want_transplant = args.count("from-step") || args.count("predict-step");
   LUMOS_EXPECT(!want_transplant || (args.count("from-step") && args.count("predict-step")),
                "lumos replay: --from-step and --predict-step go together");
+  if (args.count("timeline")) {  // before the replay: a bad path should not cost its time
+    const std::string timeline = args["timeline"].as<std::string>();
+    LUMOS_EXPECT(!is_stdout(timeline) || !args.count("json"),
+                 "lumos replay: --timeline - and --json both write to standard output");
+    if (!is_stdout(timeline)) check_output_path(timeline);
+  }
   const std::string path = args.count("input") ? args["input"].as<std::string>() : "";
   if (!path.empty() && std::filesystem::is_directory(path)) {
     LUMOS_EXPECT(!want_transplant,
                  "lumos replay: transplant works on one rank's trace, not a folder");
     return replay_folder(path, args);
   }
+  LUMOS_EXPECT(!args.count("allow-partial"),
+               "lumos replay: --allow-partial goes with a folder of per-rank traces");
   LUMOS_EXPECT(!args.count("slow-rank") && !args.count("skew"),
                "lumos replay: --slow-rank and --skew need a folder of per-rank traces");
   estimate::ReplayRequest req;
@@ -95,8 +112,10 @@ int cmd_replay(int argc, char** argv) {
   const graph::LoadedInput in = graph::load_input(path);
   report::build_warnings(std::cerr, in.stats);
   const estimate::ReplayAnswer a = estimate::replay_trace(in, req);
-  if (args.count("timeline"))
+  if (args.count("timeline")) {
     report::write_timeline(in.graph, a.replay, args["timeline"].as<std::string>());
+    if (is_stdout(args["timeline"].as<std::string>())) return 0;  // the timeline is the output
+  }
   if (args.count("json"))
     report::replay_json(std::cout, in, a);
   else

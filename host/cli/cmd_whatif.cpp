@@ -43,13 +43,18 @@ int cmd_whatif(int argc, char** argv) {
       "speed", "speed-up axes, ';'-separated, e.g. 'compute=1,2;comm=0.5,1,2'",
       cxxopts::value<std::string>())("backend", "auto, reference, cpu or cuda",
                                      cxxopts::value<std::string>()->default_value("auto"))(
-      "csv", "write the table as CSV", cxxopts::value<std::string>())("json", "print JSON")(
-      "h,help", "show this help");
+      "csv", "write the table as CSV (- prints it in place of the report)",
+      cxxopts::value<std::string>())("json", "print JSON")("h,help", "show this help");
   add_input_options(o);
   o.parse_positional({"input"});
   const auto a = o.parse(argc, argv);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
   apply_input_options(a);
+  if (a.count("csv")) {  // before the variants: a bad path should not cost their time
+    LUMOS_EXPECT(!is_stdout(a["csv"].as<std::string>()) || !a.count("json"),
+                 "lumos whatif: --csv - and --json both write to standard output");
+    if (!is_stdout(a["csv"].as<std::string>())) check_output_path(a["csv"].as<std::string>());
+  }
   estimate::WhatifRequest req;
   if (a.count("traced-gpu")) req.traced_gpu = a["traced-gpu"].as<std::string>();
   if (a.count("gpus")) {
@@ -62,9 +67,11 @@ int cmd_whatif(int argc, char** argv) {
       graph::load_input(a.count("input") ? a["input"].as<std::string>() : "");
   report::build_warnings(std::cerr, in.stats);
   const estimate::WhatifAnswer ans = estimate::run_whatif(in, req, cost::embedded_db());
-  if (a.count("csv"))
-    write_file_atomically(a["csv"].as<std::string>(),
-                          [&](std::ostream& os) { report::whatif_csv(os, ans); });
+  if (a.count("csv")) {
+    write_output(a["csv"].as<std::string>(),
+                 [&](std::ostream& os) { report::whatif_csv(os, ans); });
+    if (is_stdout(a["csv"].as<std::string>())) return 0;  // the table is the output
+  }
   if (a.count("json"))
     report::whatif_json(std::cout, in.label, ans);
   else

@@ -2,6 +2,8 @@
 // (0 success, 1 bad input or options, 2 internal error).
 #include <cxxopts.hpp>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -28,9 +30,7 @@ void usage(std::ostream& os) {
         "`lumos <command> --help` describes each command.\n";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
     usage(argc < 2 ? std::cerr : std::cout);
     return argc < 2 ? 1 : 0;
@@ -58,4 +58,26 @@ int main(int argc, char** argv) {
     std::cerr << "lumos: internal error: " << e.what() << '\n';
     return 2;
   }
+}
+
+// Whether everything written to standard output reached it. A report sent to a full disk or a
+// closed pipe is lost; exit 0 would claim it was delivered.
+bool stdout_delivered() {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  return flushed && !std::cout.fail() && !std::ferror(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rc = run(argc, argv);
+  if (!stdout_delivered()) {
+    const int err = errno;
+    std::cerr << "lumos: cannot write to standard output"
+              << (err ? std::string(" (") + std::strerror(err) + ")" : std::string()) << '\n';
+    if (rc == 0) rc = 1;
+  }
+  return rc;
 }

@@ -1,5 +1,7 @@
 #include "estimate/generated_trace.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -36,6 +38,9 @@ std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r,
   const graph::Graph& g = sg.graph;
   trace::KinetoWriter w;
   w.set_rank(sg.stage_rank[static_cast<size_t>(stage)], sg.world_size);
+  // One GPU per stage stands for the stage's data/tensor/context-parallel peers, which run the
+  // same kernels: the folder is complete with these ranks (`lumos replay DIR` checks it).
+  w.set_traced_ranks(std::vector<int>(sg.stage_rank.begin(), sg.stage_rank.end()));
   w.set_base_time_ns(int64_t{1700000000} * 1000000000);
   w.set_device_name(gpu_name);
   const int64_t device = sg.stage_rank[static_cast<size_t>(stage)] % std::max(1, sg.gpus_per_node);
@@ -127,22 +132,53 @@ std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r,
 std::vector<std::string> write_stage_traces(const StepGraph& sg, const replay::ReplayResult& r,
                                             const std::string& out, const std::string& gpu_name) {
   namespace fs = std::filesystem;
+  LUMOS_EXPECT(!out.empty(), "output folder: empty name");
+  // "a/b/" names the folder b: without the trailing separator, parent and name are a and b.
+  fs::path target = fs::path(out).lexically_normal();
+  if (!target.has_filename() && target.has_parent_path()) target = target.parent_path();
   std::error_code ec;
-  fs::create_directories(out, ec);
-  LUMOS_EXPECT(!ec && fs::is_directory(out),
-               out + ": cannot create the output folder (" + ec.message() + ")");
+  const fs::file_status st = fs::status(target, ec);
+  if (fs::exists(st)) {
+    LUMOS_EXPECT(fs::is_directory(st), out + ": exists and is not a folder");
+    // Refused rather than replaced: the folder may hold other work (or be `-o ~`), and a rename
+    // cannot swap a full folder atomically.
+    LUMOS_EXPECT(fs::is_empty(target, ec) && !ec,
+                 out + ": the folder exists and is not empty (remove it or choose another)");
+  } else {
+    LUMOS_EXPECT(!fs::is_symlink(fs::symlink_status(target, ec)),
+                 out + ": a link to a missing folder");
+  }
+  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  fs::create_directories(parent, ec);
+  LUMOS_EXPECT(!ec && fs::is_directory(parent),
+               out + ": cannot create the folder " + parent.string() + " (" + ec.message() + ")");
+  // Written beside the target and renamed into place when every stage is written: a failure
+  // part-way (a full disk at stage 2) leaves no folder that replays as a smaller job.
+  std::string tmp_name = target.filename().string();
+  tmp_name.insert(0, 1, '.');  // hidden (appended, not `"." + name`: GCC 12 warns falsely there)
+  tmp_name += ".tmp." + std::to_string(::getpid());
+  const fs::path tmp = parent / tmp_name;
+  fs::remove_all(tmp, ec);
+  LUMOS_EXPECT(fs::create_directory(tmp, ec) && !ec,
+               out + ": cannot create a temporary folder beside it (" + ec.message() + ")");
   std::vector<std::string> paths;
-  const int digits = sg.stages > 1000 ? 4 : sg.stages > 100 ? 3 : sg.stages > 10 ? 2 : 1;
-  for (int s = 0; s < sg.stages; ++s) {
-    std::string idx = std::to_string(s);
-    idx.insert(0, static_cast<size_t>(std::max(0, digits - static_cast<int>(idx.size()))), '0');
-    const std::string path =
-        (fs::path(out) / ("stage" + idx + ".rank" +
-                          std::to_string(sg.stage_rank[static_cast<size_t>(s)]) + ".json"))
-            .string();
-    const std::string text = stage_trace_json(sg, r, s, gpu_name);
-    write_file_atomically(path, [&](std::ostream& os) { os << text; });
-    paths.push_back(path);
+  try {
+    const int digits = sg.stages > 1000 ? 4 : sg.stages > 100 ? 3 : sg.stages > 10 ? 2 : 1;
+    for (int s = 0; s < sg.stages; ++s) {
+      std::string idx = std::to_string(s);
+      idx.insert(0, static_cast<size_t>(std::max(0, digits - static_cast<int>(idx.size()))), '0');
+      const std::string name =
+          "stage" + idx + ".rank" + std::to_string(sg.stage_rank[static_cast<size_t>(s)]) + ".json";
+      const std::string text = stage_trace_json(sg, r, s, gpu_name);
+      write_file_atomically((tmp / name).string(), [&](std::ostream& os) { os << text; });
+      paths.push_back((target / name).string());
+    }
+    // rename(2) replaces an empty folder; a folder filled meanwhile makes it fail.
+    fs::rename(tmp, target, ec);
+    LUMOS_EXPECT(!ec, out + ": cannot move the written traces into place (" + ec.message() + ")");
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
   }
   return paths;
 }

@@ -17,8 +17,10 @@ using model::StepGraph;
 std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r, int stage,
                              const std::string& gpu_name);
 
-// Writes <out>/stage<k>.rank<r>.json for every stage (atomically, each file complete or absent);
-// `out` is created when missing. Returns the paths written.
+// Writes <out>/stage<k>.rank<r>.json for every stage, all at once: into a temporary folder
+// beside `out`, renamed to `out` at the end, so that `out` holds every stage or does not exist.
+// `out` must be missing or an empty folder (InputError otherwise: nothing is replaced). Each
+// trace lists the stage ranks as the job's traced ranks. Returns the paths written.
 std::vector<std::string> write_stage_traces(const StepGraph& sg, const replay::ReplayResult& r,
                                             const std::string& out, const std::string& gpu_name);
 

@@ -50,9 +50,10 @@ ReplayAnswer replay_trace(const graph::LoadedInput& in, const ReplayRequest& req
   return a;
 }
 
-JobReplay replay_job(const std::string& dir, const whatif::StragglerEdits& edits) {
+JobReplay replay_job(const std::string& dir, const whatif::StragglerEdits& edits,
+                     bool allow_partial) {
   JobReplay j;
-  j.job = graph::load_multi_rank(dir);
+  j.job = graph::load_multi_rank(dir, allow_partial);
   const std::vector<double> dur = whatif::apply_stragglers(&j.job, edits);
   j.replay = replay::reference_replay(j.job.graph, &dur);
   j.steps = replay::step_times(j.job.graph, j.replay);

@@ -47,6 +47,8 @@ struct JobReplay {
   replay::CollectiveWaits waits;
 };
 
-JobReplay replay_job(const std::string& dir, const whatif::StragglerEdits& edits);
+// allow_partial: see graph::load_multi_rank (missing ranks become warnings in job.warnings).
+JobReplay replay_job(const std::string& dir, const whatif::StragglerEdits& edits,
+                     bool allow_partial = false);
 
 }  // namespace lumos::estimate

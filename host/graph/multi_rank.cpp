@@ -1,8 +1,13 @@
 #include "graph/multi_rank.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "common/error.hpp"
 #include "common/stats.hpp"
@@ -32,6 +37,78 @@ std::map<std::pair<std::string, int64_t>, int64_t> keyed_comm_ends(const trace::
       if (!c.process_group.empty() && c.seq >= 0) out[{c.process_group, c.seq}] = e.end_ns();
     }
   return out;
+}
+
+// "1, 3, 5" for at most `shown` ranks of a sorted list, then "and N more".
+std::string rank_list(const std::vector<int64_t>& ranks, size_t total) {
+  std::string s;
+  for (size_t i = 0; i < ranks.size(); ++i) s += (i ? ", " : "") + std::to_string(ranks[i]);
+  if (total > ranks.size()) s += " and " + std::to_string(total - ranks.size()) + " more";
+  return s;
+}
+
+// A folder replays as one job only when its traces agree on the job and hold all of its ranks
+// (a missing trace would replay a smaller job with no sign of it).
+void check_one_job(const std::vector<trace::EventTable>& tables, const std::string& dir,
+                   bool allow_partial, std::vector<std::string>* warnings) {
+  const trace::EventTable* first = nullptr;  // the first trace declaring a world size
+  for (const auto& t : tables)
+    if (t.world_size > 0) {
+      first = &t;
+      break;
+    }
+  if (!first) return;  // no trace names its job: the ranks present are the job
+  const int64_t world = first->world_size;
+  for (const auto& t : tables) {
+    LUMOS_EXPECT(t.world_size > 0, dir + ": traces of different jobs: " + first->path +
+                                       " declares world size " + std::to_string(world) + ", " +
+                                       t.path + " none (distributedInfo.world_size)");
+    LUMOS_EXPECT(t.world_size == world, dir + ": traces of different jobs: " + first->path +
+                                            " declares world size " + std::to_string(world) + ", " +
+                                            t.path + " " + std::to_string(t.world_size));
+    LUMOS_EXPECT(t.traced_ranks == first->traced_ranks,
+                 dir + ": traces of different jobs: " + first->path + " and " + t.path +
+                     " list different traced ranks (distributedInfo.lumos_traced_ranks)");
+  }
+  std::set<int64_t> present;
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const int64_t rank = tables[i].rank >= 0 ? tables[i].rank : static_cast<int64_t>(i);
+    LUMOS_EXPECT(rank < world, tables[i].path + ": rank " + std::to_string(rank) +
+                                   " is outside the declared world size " + std::to_string(world));
+    present.insert(rank);
+  }
+  if (present.size() < tables.size()) return;  // two traces of one rank: build_multi_rank says so
+  // Expected: the traced ranks the writer declared, else every rank of the world.
+  const auto& traced = first->traced_ranks;
+  std::vector<int64_t> missing;
+  size_t missing_count = 0;
+  const size_t shown = 16;
+  if (!traced.empty()) {
+    const std::set<int64_t> expected(traced.begin(), traced.end());
+    for (int64_t r : expected) {
+      LUMOS_EXPECT(r < world, first->path + ": traced rank " + std::to_string(r) +
+                                  " is outside the declared world size " + std::to_string(world));
+      if (present.count(r)) continue;
+      ++missing_count;
+      if (missing.size() < shown) missing.push_back(r);
+    }
+    for (int64_t r : present)
+      LUMOS_EXPECT(expected.count(r), dir + ": a trace of rank " + std::to_string(r) +
+                                          ", which is not among the ranks the traces list "
+                                          "(distributedInfo.lumos_traced_ranks)");
+  } else {
+    missing_count = static_cast<size_t>(world) - present.size();  // present ranks are < world
+    for (int64_t r = 0; r < world && missing.size() < std::min(shown, missing_count); ++r)
+      if (!present.count(r)) missing.push_back(r);
+  }
+  if (missing_count == 0) return;
+  const std::string what = dir + ": " + (missing_count == 1 ? "rank " : "ranks ") +
+                           rank_list(missing, missing_count) + " of world size " +
+                           std::to_string(world) + (missing_count == 1 ? " has" : " have") +
+                           " no trace";
+  LUMOS_EXPECT(allow_partial, what + " (--allow-partial replays the ranks present)");
+  warnings->push_back(what + "; replaying the " + std::to_string(present.size()) +
+                      " ranks present");
 }
 
 bool all_keyed(const trace::EventTable& t) {
@@ -257,7 +334,7 @@ MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const Bu
   return out;
 }
 
-MultiRankResult load_multi_rank(const std::string& dir) {
+MultiRankResult load_multi_rank(const std::string& dir, bool allow_partial) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
   std::error_code ec;
@@ -267,16 +344,41 @@ MultiRankResult load_multi_rank(const std::string& dir) {
     return p.size() >= suffix.size() &&
            p.compare(p.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
+  std::vector<std::string> skipped;  // rank files that cannot be read, one line each
   for (const auto& e : it) {
     const std::string p = e.path().string();
-    if (e.is_regular_file(ec) && (ends_with(p, ".json") || ends_with(p, ".json.gz")))
+    if (!ends_with(p, ".json") && !ends_with(p, ".json.gz")) continue;
+    struct stat st = {};
+    struct stat lst = {};
+    if (::stat(p.c_str(), &st) != 0) {
+      const int err = errno;
+      const bool link = ::lstat(p.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode);
+      skipped.push_back(p + (link && err == ENOENT
+                                 ? ": a broken link (its target does not exist)"
+                                 : ": cannot be read: " + std::string(std::strerror(err))));
+    } else if (!S_ISREG(st.st_mode)) {
+      skipped.push_back(p + ": not a regular file");
+    } else {
       files.push_back(p);
+    }
   }
+  std::sort(skipped.begin(), skipped.end());
+  LUMOS_EXPECT(skipped.empty() || allow_partial,
+               skipped.front() +
+                   (skipped.size() > 1 ? " (and " + std::to_string(skipped.size() - 1) +
+                                             " more unreadable rank files)"
+                                       : "") +
+                   "; --allow-partial replays the other ranks");
   std::sort(files.begin(), files.end());
   LUMOS_EXPECT(!files.empty(), dir + ": no *.json or *.json.gz traces in the folder");
   std::vector<trace::EventTable> tables;
   for (const auto& f : files) tables.push_back(trace::load_trace(f));
-  return build_multi_rank(std::move(tables));
+  std::vector<std::string> warnings;
+  for (const auto& s : skipped) warnings.push_back(s + "; skipped");
+  check_one_job(tables, dir, allow_partial, &warnings);
+  MultiRankResult out = build_multi_rank(std::move(tables));
+  out.warnings = std::move(warnings);
+  return out;
 }
 
 }  // namespace lumos::graph

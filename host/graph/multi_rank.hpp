@@ -27,6 +27,9 @@ struct MultiRankResult {
   std::vector<double> clock_shift_us;  // applied to each rank to align collective ends
   std::vector<CollectiveInstance> collectives;
   std::vector<std::string> paths;
+  // Problems accepted with allow_partial (missing ranks, unreadable rank files), one line each,
+  // for the command to print.
+  std::vector<std::string> warnings;
 };
 
 // Traces of one job, one per rank (any order; distributedInfo.rank or the input position names
@@ -37,6 +40,12 @@ MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables,
                                  const BuildOptions& opt = {});
 
 // Loads every *.json / *.json.gz in a folder (sorted by name) and builds the multi-rank graph.
-MultiRankResult load_multi_rank(const std::string& dir);
+// The folder must hold one job, complete: InputError when a rank file is a broken link or not a
+// regular file, when traces declare different jobs (distributedInfo world sizes or traced-rank
+// lists differ, or some declare none), when a rank lies outside the world, or when ranks of the
+// declared world have no trace (all of 0..world_size-1, or the distributedInfo
+// lumos_traced_ranks the traces list). With allow_partial, broken or odd rank files are skipped
+// and missing ranks accepted, each named in `warnings`; different jobs stay an error.
+MultiRankResult load_multi_rank(const std::string& dir, bool allow_partial = false);
 
 }  // namespace lumos::graph

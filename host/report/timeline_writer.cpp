@@ -12,7 +12,7 @@ using graph::NodeId;
 using graph::ResourceKind;
 
 void write_timeline(const Graph& g, const replay::ReplayResult& r, const std::string& path) {
-  write_file_atomically(path, [&](std::ostream& os) {
+  write_output(path, [&](std::ostream& os) {
     common::JsonWriter w(os);
     w.begin_object();
     w.field("displayTimeUnit", "ms");

@@ -8,7 +8,7 @@
 
 namespace lumos::report {
 
-// Writes atomically; times in µs relative to the graph's t0.
+// Writes atomically (or to standard output for "-"); times in µs relative to the graph's t0.
 void write_timeline(const graph::Graph& g, const replay::ReplayResult& r, const std::string& path);
 
 }  // namespace lumos::report

@@ -95,6 +95,10 @@ struct EventTable {
   std::vector<uint32_t> input_type;  // index into names, per input
   int32_t rank = -1;                 // distributedInfo.rank, -1 when absent
   int32_t world_size = -1;
+  // distributedInfo.lumos_traced_ranks: the ranks whose traces stand for the whole job (the
+  // others repeat them; `lumos generate` writes one per pipeline stage). Empty when absent: then
+  // every rank of world_size is expected.
+  std::vector<int32_t> traced_ranks;
   std::string backend;
   std::string gpu_name;         // deviceProperties[0].name
   int64_t base_time_ns = 0;     // baseTimeNanoseconds, 0 when absent

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -41,6 +42,7 @@ class Loader {
   size_t offset_of(const char* p) const { return p ? static_cast<size_t>(p - json_) : 0; }
   void parse_event(object obj);
   void parse_distributed_info(value v);
+  void parse_traced_ranks(value v);
   void parse_device_properties(value v);
   uint32_t intern(std::string_view s);
   int64_t id_of(value v, std::string_view field);
@@ -177,7 +179,23 @@ void Loader::parse_distributed_info(value v) {
       }
     } else if (k == "backend") {
       if (!fv.get_string().get(s)) table_.backend = std::string(s);
+    } else if (k == "lumos_traced_ranks") {
+      parse_traced_ranks(fv);
     }
+  }
+}
+
+// Unlike the informational fields, the list decides which ranks a folder must hold: refused when
+// malformed rather than ignored.
+void Loader::parse_traced_ranks(value v) {
+  const std::string what =
+      label_ + ": field 'distributedInfo.lumos_traced_ranks': expected an array of ranks";
+  simdjson::ondemand::array a;
+  LUMOS_EXPECT(!v.get_array().get(a), what);
+  for (auto x : a) {
+    int64_t r;
+    LUMOS_EXPECT(!x.get_int64().get(r) && r >= 0 && r <= 0x7fffffff, what + " (0 .. 2^31-1)");
+    table_.traced_ranks.push_back(static_cast<int32_t>(r));
   }
 }
 
@@ -457,15 +475,26 @@ EventTable Loader::run() {
       ++event_index_;
     }
   };
+  // simdjson refuses a root whose last token is not its closer without saying where: name the
+  // last byte, which is either text after the document or the cut end of a truncated file.
+  auto fail_root = [&](simdjson::error_code err, char closer) {
+    size_t last = size_;
+    while (last > 0 && std::isspace(static_cast<unsigned char>(json_[last - 1]))) --last;
+    if (err == simdjson::INCOMPLETE_ARRAY_OR_OBJECT && last > 0 && json_[last - 1] != closer)
+      throw InputError(label_ + ": invalid JSON: the document does not end with '" + closer +
+                       "' (byte " + std::to_string(last - 1) +
+                       " is the last): text after the document, or a truncated file");
+    fail_json(err);
+  };
   bool saw_events = false;
   if (t == json_type::array) {
     simdjson::ondemand::array arr;
-    if (auto err = doc.get_array().get(arr)) fail_json(err);
+    if (auto err = doc.get_array().get(arr)) fail_root(err, ']');
     parse_events(arr);
     saw_events = true;
   } else if (t == json_type::object) {
     object top;
-    if (auto err = doc.get_object().get(top)) fail_json(err);
+    if (auto err = doc.get_object().get(top)) fail_root(err, '}');
     for (auto field : top) {
       simdjson::ondemand::raw_json_string key;
       if (auto err = field.key().get(key)) fail_json(err);
@@ -493,6 +522,11 @@ EventTable Loader::run() {
   } else {
     throw InputError(label_ + ": expected a JSON object with 'traceEvents' or an array of events");
   }
+  // Text after the document (a second trace appended to the first) would otherwise be ignored.
+  // (current_location fails with OUT_OF_BOUNDS at the end of the input.)
+  if (const char* pos = nullptr; doc.current_location().get(pos) == simdjson::SUCCESS)
+    throw InputError(label_ + ": unexpected text after the JSON document at byte " +
+                     std::to_string(offset_of(pos)) + " (expected one trace per file)");
   LUMOS_EXPECT(saw_events, label_ + ": field 'traceEvents': missing (expected an array of events)");
   table_.events_in_file = event_index_;
   LUMOS_EXPECT(!table_.events.empty(),

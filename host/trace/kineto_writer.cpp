@@ -60,6 +60,11 @@ std::string KinetoWriter::json() const {
   if (rank_ >= 0) {
     w.key("distributedInfo").begin_object();
     w.field("backend", "nccl").field("rank", rank_).field("world_size", world_);
+    if (!traced_ranks_.empty()) {
+      w.key("lumos_traced_ranks").begin_array();
+      for (int r : traced_ranks_) w.value(r);
+      w.end_array();
+    }
     w.end_object();
   }
   if (base_ns_ >= 0) w.field("baseTimeNanoseconds", base_ns_);

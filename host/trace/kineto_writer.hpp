@@ -48,6 +48,9 @@ class KinetoWriter {
             double dur, int64_t wait_on_stream = -1, int64_t wait_on_record_corr = -1);
 
   void set_rank(int rank, int world_size) { rank_ = rank, world_ = world_size; }
+  // Declares that the job's traces are these ranks only (distributedInfo.lumos_traced_ranks):
+  // the other ranks of the world repeat them, so a folder of these is complete.
+  void set_traced_ranks(std::vector<int> ranks) { traced_ranks_ = std::move(ranks); }
   void set_base_time_ns(int64_t b) { base_ns_ = b; }
   void set_device_name(std::string n) { device_name_ = std::move(n); }
   void set_epoch_us(int64_t e) { epoch_us_ = e; }
@@ -63,6 +66,7 @@ class KinetoWriter {
   std::vector<Ev> events_;
   int64_t next_corr_ = 1;
   int rank_ = -1, world_ = -1;
+  std::vector<int> traced_ranks_;
   int64_t base_ns_ = -1;
   std::string device_name_;
   int64_t epoch_us_ = 1700000000000000;  // absolute µs of time 0 when there is no base time
