@@ -3,8 +3,8 @@
 #include <libdeflate.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
@@ -235,23 +235,19 @@ void reseal_graph_bytes(std::string* bytes) {
 }
 
 Graph read_graph_file(const std::string& path) {
+  // A regular file only, read by its size in one copy: a directory or device has no size to trust.
+  std::error_code ec;
+  LUMOS_EXPECT(std::filesystem::is_regular_file(path, ec),
+               path + ": not a regular file (expected a .lgraph graph file)");
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  LUMOS_EXPECT(!ec, path + ": cannot read file size: " + ec.message());
   std::ifstream in(path, std::ios::binary);
   LUMOS_EXPECT(in.good(), path + ": cannot open file");
-  std::string bytes;
-  // Reads by the size of a regular file (one copy); anything else through the stream.
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (size > 0 && in.good()) {
-    bytes.resize(static_cast<size_t>(size));
-    in.read(bytes.data(), size);
-    LUMOS_EXPECT(in.gcount() == size, path + ": read error");
-  } else {
-    in.clear();
-    std::stringstream ss;
-    ss << in.rdbuf();
-    bytes = ss.str();
-  }
+  std::string bytes(static_cast<size_t>(size), '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  LUMOS_EXPECT(static_cast<uintmax_t>(in.gcount()) == size,
+               path + ": read " + std::to_string(in.gcount()) + " of " + std::to_string(size) +
+                   " bytes (the file changed while it was read)");
   return read_graph_bytes(bytes, path);
 }
 

@@ -73,7 +73,8 @@ inline void estimate_case(const uint8_t* data, size_t size, const std::string& t
     const model::StepCosts costs = model::price_step(spec, c, layout, db, gpu, topo);
     const uint64_t nodes = model::step_graph_size(spec, c, layout, costs, kEstimateCountNodes);
     if (nodes <= kEstimateBuildNodes) {
-      const model::StepGraph sg = model::build_step_graph(spec, c, layout, costs, kEstimateBuildNodes);
+      const model::StepGraph sg =
+          model::build_step_graph(spec, c, layout, costs, kEstimateBuildNodes);
       if (sg.graph.num_nodes() != nodes) __builtin_trap();  // the count must match the build
       replay::reference_replay(sg.graph);
     }

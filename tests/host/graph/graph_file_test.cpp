@@ -288,3 +288,13 @@ TEST(GraphFile, DamagedFileIsOneLineAndExitOneFromTheCommand) {
   EXPECT_MENTIONS(r.out, bad + ": corrupt graph file: checksum mismatch");
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
 }
+
+TEST(GraphFile, DirectoryIsNotReadAsAGraph) {
+  lumos::testing::TempDir tmp;
+  try {
+    lumos::graph::read_graph_file(tmp.path());
+    ADD_FAILURE() << "read a directory as a graph";
+  } catch (const lumos::InputError& e) {
+    EXPECT_MENTIONS(e.what(), tmp.path() + ": not a regular file");
+  }
+}
