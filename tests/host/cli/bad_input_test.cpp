@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "common/error.hpp"
+#include "fuzz/fuzz_cases.hpp"
 #include "graph/graph_builder.hpp"
 #include "support/test_util.hpp"
 #include "trace/kineto_loader.hpp"
@@ -143,6 +144,21 @@ TEST(BadInput, FuzzCorpusNeverCrashesTheLoader) {
     ++files;
   }
   EXPECT_GT(files, 0) << "fuzz corpus is empty: " << LUMOS_FUZZ_CORPUS;
+}
+
+TEST(BadInput, EstimateFuzzCorpusNeverCrashesTheModelPath) {
+  namespace fs = std::filesystem;
+  const fs::path corpus = fs::path(LUMOS_FUZZ_CORPUS).parent_path() / "estimate_corpus";
+  TempDir tmp;
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(corpus)) {
+    std::ifstream in(e.path(), std::ios::binary);
+    const std::string bytes{std::istreambuf_iterator<char>(in), {}};
+    lumos::fuzz::estimate_case(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+                               tmp.file("model.toml"));
+    ++files;
+  }
+  EXPECT_GT(files, 0) << "estimate fuzz corpus is empty: " << corpus;
 }
 
 TEST(BadInput, HugeTimesIdsAndGridsAreRejectedNotUndefined) {
