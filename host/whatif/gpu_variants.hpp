@@ -15,7 +15,7 @@ namespace lumos::whatif {
 // Variants that move the traced step onto other GPUs: compute scales with the dense bf16 peak,
 // memory-bound work with HBM bandwidth, communication with NCCL's NVLink bandwidth (kernels_db).
 replay::VariantBatch variants_from_gpus(const cost::KernelsDb& db, const std::string& traced_gpu,
-                                const std::vector<std::string>& target_gpus);
+                                        const std::vector<std::string>& target_gpus);
 
 // Speed factor of collectives when a group of `traced_ranks` becomes `ranks` (all-reduce of
 // `bytes`, the NCCL model's time ratio; below 1 when the larger group is slower).
