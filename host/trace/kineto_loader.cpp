@@ -491,8 +491,10 @@ bool parse_us_token_to_ns(std::string_view tok, int64_t* out_ns) {
   }
   int64_t whole = 0;
   size_t digits = 0;
+  // whole * 1000 plus up to 1000 ns of (rounded) fraction must fit: |ts| up to ~9.2e15 µs.
+  constexpr int64_t kMaxWholeUs = (INT64_MAX - 1000) / 1000;
   while (i < tok.size() && tok[i] >= '0' && tok[i] <= '9') {
-    if (whole > (INT64_MAX - 1000) / 10000) return false;  // beyond ±9e14 s: not a trace time
+    if (whole > (kMaxWholeUs - (tok[i] - '0')) / 10) return false;  // not a trace time
     whole = whole * 10 + (tok[i] - '0');
     ++i;
     ++digits;

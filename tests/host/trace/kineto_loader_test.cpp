@@ -49,6 +49,17 @@ TEST(TimeTokens, FractionalMicrosecondsKeepNanosecondDigits) {
   EXPECT_FALSE(lumos::trace::parse_us_token_to_ns("abc", &ns));
 }
 
+TEST(TimeTokens, TheLargestTimesFitAndOneMoreIsRejected) {
+  int64_t ns = 0;
+  ASSERT_TRUE(lumos::trace::parse_us_token_to_ns("9223372036854774.9999", &ns));
+  EXPECT_EQ(ns, 9223372036854775000LL);
+  ASSERT_TRUE(lumos::trace::parse_us_token_to_ns("-9223372036854774", &ns));
+  EXPECT_EQ(ns, -9223372036854774000LL);
+  EXPECT_FALSE(lumos::trace::parse_us_token_to_ns("9223372036854775", &ns));
+  EXPECT_FALSE(lumos::trace::parse_us_token_to_ns("9223372036854779", &ns));
+  EXPECT_FALSE(lumos::trace::parse_us_token_to_ns("-99999999999999999999", &ns));
+}
+
 TEST(KinetoLoader, ReadsCoreFieldsOfCpuRuntimeAndKernelEvents) {
   const auto t = parse(R"J({"traceEvents":[
     {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":100,"dur":50,"args":{"External id":7}},
