@@ -61,17 +61,35 @@ struct RunResult {
   std::string out;  // stdout and stderr together
 };
 
-// Runs the lumos binary with a shell command line (arguments must be shell-safe).
+// Whether a lumos run crashed or a sanitizer reported: under scripts/test.sh --sanitize a report
+// exits 99 (ASAN_OPTIONS/UBSAN_OPTIONS exitcode=99; lumos itself exits 0, 1 or 2) and prints
+// one of these markers; a signal shows as -1, or 128+N from the shell.
+inline bool crashed_or_sanitizer_report(const RunResult& r) {
+  return r.exit_code == 99 || r.exit_code < 0 || r.exit_code >= 128 ||
+         r.out.find(": runtime error: ") != std::string::npos ||
+         r.out.find("ERROR: AddressSanitizer") != std::string::npos ||
+         r.out.find("ERROR: LeakSanitizer") != std::string::npos;
+}
+
+// Runs the lumos binary with a shell command line (arguments must be shell-safe). A crash or a
+// sanitizer report fails the calling test, whatever exit code the test expects.
 inline RunResult run_lumos(const std::string& args) {
   const std::string cmd = std::string(LUMOS_BINARY) + " " + args + " 2>&1";
   RunResult r;
   FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
+  if (!p) {
+    ADD_FAILURE() << "popen failed: " << cmd;
+    return r;
+  }
   char buf[4096];
   size_t n;
   while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
   const int status = pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (crashed_or_sanitizer_report(r))
+    ADD_FAILURE() << "lumos " << args << " crashed or a sanitizer reported (exit " << r.exit_code
+                  << "):\n"
+                  << r.out;
   return r;
 }
 

@@ -49,6 +49,18 @@ TEST(TimeTokens, FractionalMicrosecondsKeepNanosecondDigits) {
   EXPECT_FALSE(lumos::trace::parse_us_token_to_ns("abc", &ns));
 }
 
+TEST(TimeTokens, TheLargestTimesFitAndOneMoreIsRejected) {
+  int64_t ns = 0;
+  // Trace times stay within 2^62 ns (4611686018427387 whole µs), so ts + dur cannot overflow.
+  ASSERT_TRUE(lumos::trace::parse_us_token_to_ns("4611686018427387.25", &ns));
+  EXPECT_EQ(ns, 4611686018427387250LL);
+  ASSERT_TRUE(lumos::trace::parse_us_token_to_ns("-4611686018427387", &ns));
+  EXPECT_EQ(ns, -4611686018427387000LL);
+  EXPECT_FALSE(lumos::trace::parse_us_token_to_ns("4611686018427388", &ns));
+  EXPECT_FALSE(lumos::trace::parse_us_token_to_ns("9223372036854779", &ns));
+  EXPECT_FALSE(lumos::trace::parse_us_token_to_ns("-99999999999999999999", &ns));
+}
+
 TEST(KinetoLoader, ReadsCoreFieldsOfCpuRuntimeAndKernelEvents) {
   const auto t = parse(R"J({"traceEvents":[
     {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":100,"dur":50,"args":{"External id":7}},
