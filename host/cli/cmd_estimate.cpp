@@ -12,6 +12,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
+#include "cost/size_units.hpp"
 #include "estimate/estimate.hpp"
 #include "estimate/generated_trace.hpp"
 #include "estimate/layout_search.hpp"
@@ -119,6 +120,10 @@ int run_search(const cxxopts::ParseResult& a, const cost::KernelsDb& db) {
   SearchRequest q;
   q.base = request_from(a);
   q.gpus = a["gpus"].as<int64_t>();
+  q.memory_budget_bytes =
+      cost::parse_bytes(a["search-memory"].as<std::string>(), "--search-memory");
+  LUMOS_EXPECT(q.memory_budget_bytes >= 64.0 * 1024 * 1024,
+               "lumos estimate --search: --search-memory must be at least 64MiB");
   const int top = a["top"].as<int>();
   LUMOS_EXPECT(top >= 0, "lumos estimate --search: --top must be >= 0");
   const SearchResult r = search_layouts(q, db);
@@ -149,6 +154,10 @@ int run(int argc, char** argv, bool generate) {
                     "search layouts of the model on --gpus GPUs (degrees, micro-batch, "
                     "interleaving, recomputation) and rank those that fit")(
         "gpus", "GPUs for --search", cxxopts::value<int64_t>())(
+        "search-memory",
+        "graphs built at once stay within this (units: 768MiB, 4GiB); a layout whose graph "
+        "alone needs more counts as too large",
+        cxxopts::value<std::string>()->default_value("768MiB"))(
         "top", "layouts to print with --search", cxxopts::value<int>()->default_value("10"))(
         "csv",
         "with --search, write every layout that fits to this CSV file (- prints it in place of "
@@ -167,8 +176,9 @@ int run(int argc, char** argv, bool generate) {
   const cost::KernelsDb& db =
       a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
   if (!generate && a.count("search")) return run_search(a, db);
-  if (!generate && (a.count("gpus") || a.count("csv") || a.count("top")))
-    throw InputError("lumos estimate: --gpus, --top and --csv go with --search");
+  if (!generate &&
+      (a.count("gpus") || a.count("csv") || a.count("top") || a.count("search-memory")))
+    throw InputError("lumos estimate: --gpus, --top, --csv and --search-memory go with --search");
   const EstimateRun r = run_estimate(request_from(a), db);
   std::vector<std::string> files;
   if (generate)

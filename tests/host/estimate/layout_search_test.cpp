@@ -32,6 +32,25 @@ TEST(LayoutSearch, RanksLayoutsThatFitFastestFirst) {
   }
 }
 
+// Graphs are built within the memory budget: a layout whose graph alone needs more is counted as
+// too large, and a budget that holds them all changes nothing else.
+TEST(LayoutSearch, LayoutsAboveTheMemoryBudgetCountAsTooLarge) {
+  SearchRequest q;
+  q.base.model = preset("llama3-8b");
+  q.base.model.layers = 4;
+  q.base.cfg.gbs = 16;
+  q.gpus = 8;
+  q.memory_budget_bytes = 1024 * 1024;  // 4,096 nodes at kEstimateBytesPerNode
+  const SearchResult tight = search_layouts(q, lumos::cost::embedded_db());
+  q.memory_budget_bytes = 4.0 * 1024 * 1024 * 1024;
+  const SearchResult roomy = search_layouts(q, lumos::cost::embedded_db());
+  EXPECT_GT(tight.too_large, roomy.too_large);
+  EXPECT_EQ(tight.candidates, tight.invalid + tight.too_big + tight.too_large + tight.rows.size());
+  EXPECT_EQ(tight.too_large + tight.rows.size(), roomy.too_large + roomy.rows.size());
+  for (const auto& row : tight.rows) EXPECT_LE(row.estimate.nodes * kEstimateBytesPerNode, 1 << 20);
+  EXPECT_EQ(run_lumos("estimate --search-memory 1GiB").exit_code, 1);
+}
+
 TEST(LayoutSearch, CliWritesCsvAndRejectsSearchedOptions) {
   TempDir tmp;
   const auto r =
