@@ -6,6 +6,9 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#ifdef __GLIBC__
+#include <malloc.h>  // malloc_trim
+#endif
 
 #include "common/error.hpp"
 #include "common/thread_pool.hpp"
@@ -127,6 +130,11 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
         }
         const MemoryBudget::Hold hold(budget, need);
         out.rows[i] = {fitting[i], run_estimate(r, db).estimate};
+#ifdef __GLIBC__
+        // glibc keeps a freed graph's pages in the thread's arena; give them back, so that the
+        // budget bounds the process and not only the graphs alive at once.
+        malloc_trim(0);
+#endif
       } catch (...) {
         outcome[i] = 2;
         failure[i] = std::current_exception();
