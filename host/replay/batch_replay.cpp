@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "common/thread_pool.hpp"
+#include "cost/dtype.hpp"
 #include "replay/batch_update.hpp"
 #include "replay/critical_path.hpp"
 #include "replay/reference_replay.hpp"
@@ -57,6 +58,18 @@ void check_pricing(const graph::Graph& g, const VariantBatch& b, const GemmPrici
   if (!pricing) return;
   LUMOS_EXPECT(pricing->node_key.size() == g.num_nodes() && pricing->variant_gpu.size() == b.count,
                "batch replay: GEMM pricing does not match the graph and the variants");
+  // Every index the engines follow stays inside its table (the CUDA backend reads them too).
+  const size_t keys = pricing->keys();
+  LUMOS_EXPECT(pricing->shape.size() == 4 * keys && pricing->traced_us.size() == keys &&
+                   pricing->params.size() % cost::kNumDtypes == 0,
+               "batch replay: GEMM pricing tables disagree in size");
+  const size_t gpus = pricing->params.size() / cost::kNumDtypes;
+  for (int32_t k : pricing->node_key)
+    LUMOS_EXPECT(k < static_cast<int64_t>(keys), "batch replay: a GEMM key is out of range");
+  for (uint8_t d : pricing->dtype)
+    LUMOS_EXPECT(d < cost::kNumDtypes, "batch replay: a GEMM dtype is out of range");
+  for (uint16_t gi : pricing->variant_gpu)
+    LUMOS_EXPECT(gi < gpus, "batch replay: a variant's GPU is out of range");
 }
 
 // Busy time of GEMM-priced nodes moves from "traced / class factor" to the model's ratio.

@@ -16,6 +16,7 @@
 #include "replay/reference_replay.hpp"
 #include "replay/step_report.hpp"
 #include "support/test_util.hpp"
+#include "trace/demo_trace.hpp"
 #include "trace/kineto_loader.hpp"
 #include "whatif/gemm_pricing.hpp"
 #include "whatif/gpu_variants.hpp"
@@ -200,4 +201,29 @@ TEST(BatchReplay, GemmNodesArePricedPerGpuByTheCostModel) {
   EXPECT_NEAR(batch_node_duration(gv, &view, node, 2, 0, b.speed[cls[node]].data()),
               g.dur_us[node] * ratio, 1e-9 * g.dur_us[node] * ratio);
   EXPECT_GT(cpu.makespan_us[2], cpu.makespan_us[0]);  // an A100 is slower than the traced B200
+}
+
+// A pricing table whose indices leave their tables is refused before any engine follows them.
+TEST(BatchReplay, GemmPricingWithIndicesOutOfRangeIsRefused) {
+  const std::string json = lumos::trace::demo_trace_json();
+  const auto g =
+      lumos::graph::build_graph(lumos::trace::parse_trace_bytes(json.data(), json.size(), "demo"))
+          .graph;
+  const VariantBatch b = VariantBatch::identity(2);
+  GemmPricing p;
+  p.node_key.assign(g.num_nodes(), -1);
+  p.shape = {1024, 1024, 1024, 1};
+  p.dtype = {static_cast<uint8_t>(lumos::cost::Dtype::kBf16)};
+  p.traced_us = {10.0};
+  p.params.resize(lumos::cost::kNumDtypes);
+  p.variant_gpu = {0, 0};
+  EXPECT_NO_THROW(batch_replay_cpu(g, b, 64, 0, &p));
+  p.node_key[1] = 1;  // one key exists
+  EXPECT_THROW(batch_replay_cpu(g, b, 64, 0, &p), lumos::InputError);
+  p.node_key[1] = 0;
+  p.variant_gpu = {0, 1};  // one GPU's parameters exist
+  EXPECT_THROW(batch_replay_reference(g, b, &p), lumos::InputError);
+  p.variant_gpu = {0, 0};
+  p.dtype = {200};
+  EXPECT_THROW(batch_replay_cpu(g, b, 64, 0, &p), lumos::InputError);
 }
