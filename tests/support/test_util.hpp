@@ -1,6 +1,7 @@
 // Helpers shared by the host tests: temporary files, the shared traces folder, running `lumos`.
 #pragma once
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -71,10 +72,9 @@ inline bool crashed_or_sanitizer_report(const RunResult& r) {
          r.out.find("ERROR: LeakSanitizer") != std::string::npos;
 }
 
-// Runs the lumos binary with a shell command line (arguments must be shell-safe). A crash or a
-// sanitizer report fails the calling test, whatever exit code the test expects.
-inline RunResult run_lumos(const std::string& args) {
-  const std::string cmd = std::string(LUMOS_BINARY) + " " + args + " 2>&1";
+// Runs a shell command line and collects what it prints (stdout and stderr together only where the
+// line redirects them).
+inline RunResult run_shell(const std::string& cmd) {
   RunResult r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) {
@@ -86,11 +86,35 @@ inline RunResult run_lumos(const std::string& args) {
   while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
   const int status = pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// Runs the lumos binary with a shell command line (arguments must be shell-safe); with
+// timeout_s > 0 under timeout(1), so a command that would hang fails (exit 124) instead. A crash
+// or a sanitizer report fails the calling test, whatever exit code the test expects.
+inline RunResult run_lumos(const std::string& args, int timeout_s = 0) {
+  const std::string prefix = timeout_s > 0 ? "timeout " + std::to_string(timeout_s) + " " : "";
+  const RunResult r = run_shell(prefix + std::string(LUMOS_BINARY) + " " + args + " 2>&1");
   if (crashed_or_sanitizer_report(r))
     ADD_FAILURE() << "lumos " << args << " crashed or a sanitizer reported (exit " << r.exit_code
                   << "):\n"
                   << r.out;
   return r;
+}
+
+// `s` gzip-compressed (one member), as traces are stored.
+inline std::string gzip_string(const std::string& s) {
+  z_stream z{};
+  deflateInit2(&z, 6, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY);
+  std::string out(compressBound(static_cast<uLong>(s.size())) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
+  z.avail_in = static_cast<uInt>(s.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
 }
 
 }  // namespace lumos::testing

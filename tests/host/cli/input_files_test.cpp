@@ -15,16 +15,7 @@ namespace {
 
 // `lumos ARGS` under timeout(1), so that a command that would hang fails (exit 124) instead.
 RunResult run_bounded(const std::string& args) {
-  const std::string cmd = "timeout 60 " + std::string(LUMOS_BINARY) + " " + args + " 2>&1";
-  RunResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return lumos::testing::run_lumos(args, 60);
 }
 
 void expect_one_line_exit_1(const RunResult& r, const std::string& needle) {

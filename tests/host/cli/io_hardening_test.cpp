@@ -18,17 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Runs a shell command line (stdout and stderr together, unless the line redirects them).
 RunResult sh(const std::string& cmd) {
-  RunResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return lumos::testing::run_shell(cmd);
 }
 
 // `lumos ARGS` run inside dir (so that a file named "-" would land there, not in the build).

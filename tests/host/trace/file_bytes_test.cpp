@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include <string>
 
@@ -20,22 +19,10 @@ using lumos::trace::read_file_bytes;
 
 namespace {
 
+using lumos::testing::gzip_string;
+
 constexpr size_t kPad = 64;
 constexpr size_t kMiB = size_t{1} << 20;
-
-std::string gzip(const std::string& s) {
-  z_stream z{};
-  deflateInit2(&z, 6, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY);
-  std::string out(compressBound(static_cast<uLong>(s.size())) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
-  z.avail_in = static_cast<uInt>(s.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
 
 // JSON-like text that compresses about as well as a trace does (not a run of one byte).
 std::string trace_like(size_t bytes) {
@@ -73,7 +60,7 @@ std::string error_of(F f) {
 }  // namespace
 
 TEST(FileBytes, ForgedSizeTrailerDoesNotSizeTheBuffer) {
-  std::string gz = gzip(R"({"traceEvents":[]})");
+  std::string gz = gzip_string(R"({"traceEvents":[]})");
   gz.replace(gz.size() - 4, 4, "\xff\xff\xff\xff");  // claims 4 GiB
   size_t peak = 0;
   const std::string msg = inflate_error(gz, uint64_t{1} << 40, &peak);
@@ -83,7 +70,7 @@ TEST(FileBytes, ForgedSizeTrailerDoesNotSizeTheBuffer) {
 
 TEST(FileBytes, TextAfterTheStreamIsNamedWithoutAGuessedBuffer) {
   const std::string json = trace_like(200000);
-  const std::string gz = gzip(json);
+  const std::string gz = gzip_string(json);
   size_t peak = 0;
   // The last four bytes, "xt!\n", read as a size trailer would claim 170 MB.
   const std::string msg = inflate_error(gz + "trailing text!\n", uint64_t{1} << 40, &peak);
@@ -96,7 +83,7 @@ TEST(FileBytes, TextAfterTheStreamIsNamedWithoutAGuessedBuffer) {
 
 TEST(FileBytes, TruncatedStreamTakesNoMoreThanItInflates) {
   const std::string json = trace_like(1000000);
-  const std::string gz = gzip(json);
+  const std::string gz = gzip_string(json);
   for (const size_t cut : {gz.size() / 2, gz.size() - 3}) {
     size_t peak = 0;
     const std::string msg = inflate_error(gz.substr(0, cut), uint64_t{1} << 40, &peak);
@@ -106,7 +93,7 @@ TEST(FileBytes, TruncatedStreamTakesNoMoreThanItInflates) {
 }
 
 TEST(FileBytes, BombStopsAtTheLimitNamingTheOption) {
-  const std::string gz = gzip(std::string(64 * kMiB, ' '));
+  const std::string gz = gzip_string(std::string(64 * kMiB, ' '));
   size_t peak = 0;
   const std::string msg = inflate_error(gz, 8 * kMiB, &peak);
   EXPECT_EQ(msg,
@@ -117,20 +104,21 @@ TEST(FileBytes, BombStopsAtTheLimitNamingTheOption) {
 
 TEST(FileBytes, InflatedSizeEqualToTheLimitIsAccepted) {
   const std::string json = trace_like(300000);
-  const FileBytes fb = gunzip_bytes(gzip(json).data(), gzip(json).size(), kPad, "t", json.size());
+  const std::string gz_json = gzip_string(json);
+  const FileBytes fb = gunzip_bytes(gz_json.data(), gz_json.size(), kPad, "t", json.size());
   ASSERT_EQ(fb.size, json.size());
   EXPECT_EQ(std::string(fb.data.data(), fb.size), json);
   EXPECT_EQ(fb.data.size(), json.size() + kPad);
   EXPECT_EQ(fb.data.data()[fb.size], '\0');
   size_t peak = 0;
-  EXPECT_NE(inflate_error(gzip(json), json.size() - 1, &peak).find("--max-trace-bytes"),
+  EXPECT_NE(inflate_error(gzip_string(json), json.size() - 1, &peak).find("--max-trace-bytes"),
             std::string::npos);
 }
 
 TEST(FileBytes, MultiMemberStreamsAreConcatenated) {
   // The members need the buffer to grow while earlier members' output is kept.
   const std::string a = trace_like(5000), b = trace_like(2000000), c = "tail";
-  const std::string gz = gzip(a) + gzip(b) + gzip(c);
+  const std::string gz = gzip_string(a) + gzip_string(b) + gzip_string(c);
   ByteBuffer::reset_thread_peak();
   const FileBytes fb = gunzip_bytes(gz.data(), gz.size(), kPad, "m.json.gz");
   ASSERT_EQ(fb.size, a.size() + b.size() + c.size());
@@ -153,7 +141,7 @@ TEST(FileBytes, PlainFileOverTheLimitIsRefusedBeforeItIsRead) {
 TEST(FileBytes, GzipFileIsInflatedWithinTheLimit) {
   TempDir tmp;
   const std::string json = trace_like(100000);
-  const std::string p = tmp.write("t.json.gz", gzip(json));
+  const std::string p = tmp.write("t.json.gz", gzip_string(json));
   const FileBytes fb = read_file_bytes(p, kPad, json.size());
   EXPECT_EQ(std::string(fb.data.data(), fb.size), json);
   EXPECT_NE(error_of([&] { read_file_bytes(p, kPad, json.size() / 2); }).find(p + ": inflates to"),

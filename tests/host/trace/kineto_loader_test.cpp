@@ -1,9 +1,8 @@
 // The loader accepts every convention of peers-and-trace-format.md §2.
 #include <gtest/gtest.h>
 
-#include <zlib.h>
-
 #include "common/error.hpp"
+#include "support/test_util.hpp"
 #include "trace/kineto_loader.hpp"
 
 using lumos::trace::EventKind;
@@ -12,22 +11,10 @@ using lumos::trace::SyncKind;
 
 namespace {
 
+using lumos::testing::gzip_string;
+
 lumos::trace::EventTable parse(const std::string& json) {
   return parse_trace_bytes(json.data(), json.size(), "test.json");
-}
-
-std::string gzip(const std::string& s) {
-  z_stream z{};
-  deflateInit2(&z, 6, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY);
-  std::string out(compressBound(s.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
-  z.avail_in = static_cast<uInt>(s.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
 }
 
 }  // namespace
@@ -156,7 +143,7 @@ TEST(KinetoLoader, NcclArgsOverrideWhatTheKernelNameSays) {
 TEST(KinetoLoader, GzipAndPlainGiveTheSameTable) {
   const std::string json =
       R"J({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":5,"dur":1}]})J";
-  const std::string gz = gzip(json);
+  const std::string gz = gzip_string(json);
   const auto a = parse(json);
   const auto b = parse_trace_bytes(gz.data(), gz.size(), "test.json.gz");
   ASSERT_EQ(a.events.size(), b.events.size());
