@@ -24,7 +24,7 @@ def load():
     return gpus, gemm
 
 
-def tflops(gpu, dtype, m, n, k, emax, k_half, tiles, sk, sk_fix):
+def tflops(gpu, dtype, m, n, k, emax, k_half, tiles, sk, sk_fix, batch=1):
     peak = gpu["peak_tflops"][dtype]["value"]
     sms = gpu["sms"]["value"]
     hbm = gpu["hbm_gbps"]["value"]
@@ -33,14 +33,14 @@ def tflops(gpu, dtype, m, n, k, emax, k_half, tiles, sk, sk_fix):
     per_sm = peak * 1e6 / sms  # FLOP per us per SM
     best = math.inf
     for tm, tn, rel in tiles:
-        waves = math.ceil(math.ceil(m / tm) * math.ceil(n / tn) / sms)
+        waves = math.ceil(math.ceil(m / tm) * math.ceil(n / tn) * batch / sms)
         best = min(best, waves * 2 * tm * tn * k / (per_sm * emax * rel * k_eff))
     tm, tn, _ = tiles[0]
-    work = 2 * math.ceil(m / tm) * tm * math.ceil(n / tn) * tn * k
+    work = 2 * math.ceil(m / tm) * tm * math.ceil(n / tn) * tn * k * batch
     best = min(best, work / (per_sm * sms * emax * sk * k_eff) + sk_fix)
-    mem = (m * k + k * n + m * n) * eb / (hbm * 1e3 * 0.9)
+    mem = (m * k + k * n + m * n) * eb * batch / (hbm * 1e3 * 0.9)
     t = max(best, mem) + 3.0
-    return 2 * m * n * k / (t * 1e6)
+    return 2 * m * n * k * batch / (t * 1e6)
 
 
 def main():
@@ -62,6 +62,25 @@ def main():
     print("best Hopper parameters:", best[1])
     for p, e in zip(pts, best[2]):
         print(f"  {p['gpu']} {p['dtype']} {p['m']}x{p['n']}x{p['k']}: {100 * e:+.1f}%")
+    fit_ampere(gpus, gemm)
+
+
+def fit_ampere(gpus, gemm):
+    """Ampere: peak_fraction and k_half over the A100 points, the Hopper tiles and stream-K kept."""
+    pts = [p for p in gemm["points"] if gpus[p["gpu"]]["arch"] == "ampere"]
+    tiles = [(t["tm"], t["tn"], t["efficiency"]) for t in gemm["tiles"]]
+    sk, skf = gemm["streamk_efficiency"], gemm["streamk_fixup_us"]
+    best = None
+    for em in [x / 100 for x in range(78, 96)]:
+        for kh in range(0, 1025, 32):
+            errs = [tflops(gpus[p["gpu"]], p["dtype"], p["m"], p["n"], p["k"], em, kh, tiles, sk, skf,
+                           p.get("batch", 1)) / p["tflops"] - 1 for p in pts]
+            score = sum(e * e for e in errs)
+            if best is None or score < best[0]:
+                best = (score, dict(peak_fraction=em, k_half=kh), errs)
+    print("best Ampere parameters:", best[1])
+    for p, e in zip(pts, best[2]):
+        print(f"  {p['gpu']} {p['dtype']} {p['m']}x{p['n']}x{p['k']} x{p.get('batch', 1)}: {100 * e:+.1f}%")
 
 
 if __name__ == "__main__":

@@ -58,7 +58,11 @@ void layout_options(cxxopts::Options& o) {
       "count the embedding and the loss as one layer each when splitting layers over stages")(
       "dtype", "GEMM precision: bf16 | fp16 | fp8",
       cxxopts::value<std::string>()->default_value("bf16"))(
-      "free-comm", "idealize: collectives and pipeline messages take no time")(
+      "stack",
+      "software stack: megatron-2021, megatron-core, nemo-2025, torchtitan, torchtitan-compile "
+      "(kernels_db/stacks.json; default: megatron-core)",
+      cxxopts::value<std::string>())("free-comm",
+                                     "idealize: collectives and pipeline messages take no time")(
       "db", "read kernels_db from this folder", cxxopts::value<std::string>())(
       "json", "print JSON")("h,help", "show this help");
 }
@@ -99,6 +103,7 @@ EstimateRequest request_from(const cxxopts::ParseResult& a) {
   if (c.dtype != cost::Dtype::kBf16 && c.dtype != cost::Dtype::kFp16 &&
       c.dtype != cost::Dtype::kFp8)
     throw InputError("--dtype " + a["dtype"].as<std::string>() + ": expected bf16, fp16 or fp8");
+  if (a.count("stack")) c.stack = a["stack"].as<std::string>();
   req.gpu = a["gpu"].as<std::string>();
   if (a.count("topology")) req.topology = a["topology"].as<std::string>();
   req.options.free_comm = a.count("free-comm") > 0;

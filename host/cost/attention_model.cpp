@@ -21,14 +21,20 @@ AttentionEstimate attention_time(const KernelsDb& db, const GpuSpec& gpu, const 
   LUMOS_EXPECT(q.dtype == Dtype::kBf16 || q.dtype == Dtype::kFp16 || q.dtype == Dtype::kFp8,
                std::string("attention: dtype ") + to_string(q.dtype) +
                    " is not modelled (expected bf16, fp16 or fp8)");
+  LUMOS_EXPECT(q.impl != AttentionImpl::kUnfused,
+               "attention: the unfused path is priced kernel by kernel, not from the tables");
   const bool fp8 = q.dtype == Dtype::kFp8;
-  // Pick the table: same pass; fp8 tables only for fp8; then causal match, then nearest head dim.
+  const char* impl = q.impl == AttentionImpl::kFlash3 && gpu.arch != Arch::kAmpere ? "fa3" : "fa2";
+  // Pick the table: same implementation and pass; fp8 tables only for fp8; then this GPU's own
+  // tables, then causal match, then nearest head dim.
   const AttentionTable* best = nullptr;
   double best_score = std::numeric_limits<double>::infinity();
   for (const AttentionTable& t : db.attention.tables) {
-    if (t.backward != q.backward) continue;
+    if (t.backward != q.backward || t.impl != impl) continue;
     if ((t.dtype == Dtype::kFp8) != fp8) continue;
-    const double score = (t.causal != q.causal ? 1000.0 : 0.0) +
+    if (t.gpu != gpu.name && t.gpu != db.attention.reference_gpu) continue;
+    const double score = (t.gpu != gpu.name ? 10000.0 : 0.0) +
+                         (t.causal != q.causal ? 1000.0 : 0.0) +
                          std::abs(std::log2(double(t.head_dim) / q.head_dim));
     if (score < best_score) {
       best_score = score;
@@ -46,7 +52,9 @@ AttentionEstimate attention_time(const KernelsDb& db, const GpuSpec& gpu, const 
     e.table += " scaled to fp8";
     return e;
   }
-  LUMOS_EXPECT(best != nullptr, "kernels_db/attention.json: no table for this pass");
+  LUMOS_EXPECT(best != nullptr, std::string("kernels_db/attention.json: no ") + impl +
+                                    " table for this pass on " + gpu.name + " or " +
+                                    db.attention.reference_gpu);
   // Throughput at this sequence length: linear in log2(seq) between points, flat outside.
   const double x = std::log2(static_cast<double>(q.seq));
   double tf = best->tflops.front();
@@ -61,19 +69,21 @@ AttentionEstimate attention_time(const KernelsDb& db, const GpuSpec& gpu, const 
       }
     }
   }
-  // Other GPUs: the reference GPU's table scaled by the dense peak ratio.
-  const GpuSpec& ref = db.gpu(db.attention.reference_gpu);
-  const Dtype peak_dtype = fp8 ? Dtype::kFp8 : Dtype::kBf16;
-  const auto& gp = gpu.peak_tflops[static_cast<int>(peak_dtype)];
-  LUMOS_EXPECT(gp.has_value(), "attention: " + gpu.name + " has no " + to_string(peak_dtype));
-  tf *= *gp / *ref.peak_tflops[static_cast<int>(peak_dtype)];
+  // Another GPU's table: scaled by the dense peak ratio.
+  if (best->gpu != gpu.name) {
+    const GpuSpec& ref = db.gpu(best->gpu);
+    const Dtype peak_dtype = fp8 ? Dtype::kFp8 : Dtype::kBf16;
+    const auto& gp = gpu.peak_tflops[static_cast<int>(peak_dtype)];
+    LUMOS_EXPECT(gp.has_value(), "attention: " + gpu.name + " has no " + to_string(peak_dtype));
+    tf *= *gp / *ref.peak_tflops[static_cast<int>(peak_dtype)];
+  }
   AttentionEstimate e;
   double fwd = 4.0 * q.batch * static_cast<double>(q.seq) * q.seq * q.heads * q.head_dim;
   if (q.causal) fwd *= 0.5;
   e.flops = q.backward ? fwd * db.attention.backward_flop_factor : fwd;
   e.tflops = tf;
   e.time_us = e.flops / (tf * 1e6);
-  e.table = std::string(best->backward ? "bwd" : "fwd") +
+  e.table = best->impl + " " + best->gpu + " " + std::string(best->backward ? "bwd" : "fwd") +
             (best->causal ? " causal" : " non-causal") + " d=" + std::to_string(best->head_dim) +
             " (" + best->source + ")";
   return e;

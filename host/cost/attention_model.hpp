@@ -1,5 +1,7 @@
 // Attention forward and backward time from the FlashAttention throughput tables
-// (kernels_db/attention.json), by batch, heads, sequence, head dim, causal and dtype.
+// (kernels_db/attention.json), by implementation, batch, heads, sequence, head dim, causal and
+// dtype. FlashAttention-3-class kernels (FA3, cuDNN) need Hopper or newer: on Ampere a flash3
+// query is answered from the FlashAttention-2 tables.
 #pragma once
 #include <string>
 
@@ -12,6 +14,7 @@ struct AttentionQuery {
   bool causal = false;
   bool backward = false;
   Dtype dtype = Dtype::kBf16;
+  AttentionImpl impl = AttentionImpl::kFlash3;  // flash3 or flash2 (tables); flash3 needs Hopper
 };
 
 struct AttentionEstimate {

@@ -72,9 +72,9 @@ CollectiveEstimate collective_time(const KernelsDb& db, const GpuSpec& gpu, cons
   };
   CollectiveEstimate out;
 
-  // One rank: a local copy (read and write the buffer once).
+  // One rank: a local copy (read and write the buffer once), NCCL's own copy kernel.
   if (L.n == 1) {
-    out.time_us = membound_time_us(db, gpu, "elementwise", 2.0 * q.bytes);
+    out.time_us = membound_time_us(db, gpu, "reduce", 2.0 * q.bytes);
     out.latency_us = db.membound.floor_us;
     out.algo = CollAlgo::kDirect;
     out.algbw_gbps = q.bytes / (out.time_us * 1e3);

@@ -6,13 +6,6 @@
 #include "common/error.hpp"
 
 namespace lumos::cost {
-namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
-}  // namespace
 
 GemmEstimate gemm_time(const KernelsDb& db, const GpuSpec& gpu, const GemmQuery& q,
                        bool use_points) {
@@ -29,7 +22,7 @@ GemmEstimate gemm_time(const KernelsDb& db, const GpuSpec& gpu, const GemmQuery&
   GemmEstimate out;
   if (use_points) {
     for (const GemmPoint& pt : p.points) {
-      if (pt.dtype == q.dtype && pt.m == q.m && pt.n == q.n && pt.k == q.k &&
+      if (pt.dtype == q.dtype && pt.m == q.m && pt.n == q.n && pt.k == q.k && pt.batch == q.batch &&
           db.gpu(pt.gpu).name == gpu.name) {
         out.tflops = pt.tflops;
         out.time_us = flops / (pt.tflops * 1e6);

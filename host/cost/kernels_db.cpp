@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <initializer_list>
 
 #include "common/error.hpp"
 #include "trace/file_bytes.hpp"
@@ -20,7 +21,7 @@ namespace {
 
 constexpr int64_t kSchemaVersion = 1;
 const char* const kFiles[] = {"gpus.json", "gemm.json",           "attention.json", "membound.json",
-                              "nccl.json", "kernel_classes.json", "training.json"};
+                              "nccl.json", "kernel_classes.json", "training.json",  "stacks.json"};
 
 using simdjson::dom::array;
 using simdjson::dom::element;
@@ -201,6 +202,9 @@ void parse_gemm(element root, KernelsDb* db) {
       g.m = r.integer(e, "m", path);
       g.n = r.integer(e, "n", path);
       g.k = r.integer(e, "k", path);
+      int64_t batch = 1;  // optional: a batched GEMM (bmm)
+      if (!e["batch"].get(batch) && batch < 1) r.fail(path + ".batch", "must be positive");
+      g.batch = batch;
       g.tflops = r.num(e, "tflops", path);
       g.source = r.str(e, "source", path);
       p.points.push_back(g);
@@ -220,6 +224,9 @@ void parse_attention(element root, KernelsDb* db) {
   for (element t : tables) {
     const std::string path = "tables[" + std::to_string(i++) + "]";
     AttentionTable a;
+    a.impl = r.str(t, "impl", path);
+    if (a.impl != "fa3" && a.impl != "fa2") r.fail(path + ".impl", "expected fa3 or fa2");
+    a.gpu = r.str(t, "gpu", path);
     const std::string pass = r.str(t, "pass", path);
     if (pass != "fwd" && pass != "bwd") r.fail(path + ".pass", "expected fwd or bwd");
     a.backward = pass == "bwd";
@@ -249,6 +256,15 @@ void parse_membound(element root, KernelsDb* db) {
     const std::string path = "classes." + std::string(key);
     r.str(val, "source", path);
     p.fraction[std::string(key)] = r.num(val, "fraction", path);
+    object by_arch;
+    if (!val["by_arch"].get(by_arch))
+      for (auto [arch, f] : by_arch) {
+        double v;
+        if (f.get(v) || !(v > 0 && v <= 1))
+          r.fail(path + ".by_arch." + std::string(arch), "expected a fraction in (0, 1]");
+        p.arch_fraction[{parse_arch(r, std::string(arch), path + ".by_arch"), std::string(key)}] =
+            v;
+      }
   }
   p.optimizer_bytes_per_param = r.num(root, "optimizer_bytes_per_param", "");
 }
@@ -268,7 +284,75 @@ void parse_training(element root, KernelsDb* db) {
   p.event_call_us = positive("event_call_us", true);
   p.bucket_params = positive("bucket_params", false);
   p.bucket_params_per_dp_rank = positive("bucket_params_per_dp_rank", true);
-  p.grad_reduce_bytes = positive("grad_reduce_bytes", false);
+}
+
+bool boolean(const Reader& r, element e, const char* key, const std::string& path) {
+  bool b;
+  if (r.at(e, key, path).get(b)) r.fail(path + "." + key, "expected true or false");
+  return b;
+}
+
+// One of `names` (index into them), or a failure listing them.
+int choice(const Reader& r, element e, const char* key, const std::string& path,
+           std::initializer_list<const char*> names) {
+  const std::string v = r.str(e, key, path);
+  std::string known;
+  int i = 0;
+  for (const char* n : names) {
+    if (v == n) return i;
+    known += (i++ ? ", " : "") + std::string(n);
+  }
+  r.fail(path + "." + key, "unknown value '" + v + "' (expected " + known + ")");
+}
+
+void parse_stacks(element root, KernelsDb* db) {
+  Reader r("stacks.json");
+  r.check_version(root);
+  object stacks;
+  if (root["stacks"].get(stacks)) r.fail("stacks", "expected an object");
+  for (auto [key, e] : stacks) {
+    const std::string path = "stacks." + std::string(key);
+    StackSpec s;
+    s.name = std::string(key);
+    s.description = r.str(e, "description", path);
+    array sources;
+    if (r.at(e, "sources", path).get(sources) || sources.size() == 0)
+      r.fail(path + ".sources", "expected a non-empty array of strings");
+    for (element x : sources) {
+      std::string_view v;
+      if (x.get(v) || v.empty()) r.fail(path + ".sources", "expected non-empty strings");
+      s.sources.emplace_back(v);
+    }
+    s.attention = static_cast<AttentionImpl>(
+        choice(r, e, "attention", path, {"unfused", "flash2", "flash3"}));
+    s.fused_softmax = boolean(r, e, "fused_softmax", path);
+    s.dropout = boolean(r, e, "dropout", path);
+    s.fused_kernels = boolean(r, e, "fused_kernels", path);
+    auto non_negative = [&](const char* k) {
+      const double v = r.num(e, k, path);
+      if (!(v >= 0 && v < 1e9)) r.fail(path + "." + k, "expected a number in [0, 1e9)");
+      return v;
+    };
+    if (!s.fused_kernels) {
+      s.eager_norm_bytes = non_negative("eager_norm_bytes");
+      s.eager_act_bytes = non_negative("eager_act_bytes");
+      s.eager_rope_bytes = non_negative("eager_rope_bytes");
+    }
+    s.tp_overlap = static_cast<TpOverlap>(choice(r, e, "tp_overlap", path, {"none", "backward"}));
+    s.grad_reduce_overlap = boolean(r, e, "grad_reduce_overlap", path);
+    s.p2p_blocking = boolean(r, e, "p2p_blocking", path);
+    s.grad_reduce_bytes = non_negative("grad_reduce_bytes");
+    if (s.grad_reduce_bytes != 2 && s.grad_reduce_bytes != 4)
+      r.fail(path + ".grad_reduce_bytes", "expected 2 or 4");
+    s.optimizer_bytes_per_param = non_negative("optimizer_bytes_per_param");
+    s.selective = static_cast<SelectiveRecompute>(
+        choice(r, e, "selective_recompute", path, {"attention_core", "every_other_matmul"}));
+    db->stacks[s.name] = std::move(s);
+  }
+  if (db->stacks.empty()) r.fail("stacks", "expected at least one stack");
+  db->default_stack = r.str(root, "default", "");
+  if (!db->stacks.count(db->default_stack))
+    r.fail("default", "'" + db->default_stack + "' is not one of the stacks");
 }
 
 int algo_index(const std::string& a) {
@@ -406,6 +490,26 @@ std::string lower(std::string s) {
 
 }  // namespace
 
+const char* to_string(AttentionImpl a) {
+  switch (a) {
+    case AttentionImpl::kUnfused:
+      return "unfused";
+    case AttentionImpl::kFlash2:
+      return "flash2";
+    case AttentionImpl::kFlash3:
+      return "flash3";
+  }
+  return "?";
+}
+
+const char* to_string(TpOverlap t) {
+  return t == TpOverlap::kNone ? "none" : "backward";
+}
+
+const char* to_string(SelectiveRecompute s) {
+  return s == SelectiveRecompute::kAttentionCore ? "attention_core" : "every_other_matmul";
+}
+
 const char* to_string(Arch a) {
   switch (a) {
     case Arch::kAmpere:
@@ -439,6 +543,8 @@ KernelsDb parse_db(const std::map<std::string, std::string>& files, const std::s
   parse_nccl(root_of("nccl.json"), &db);
   parse_kernel_classes(root_of("kernel_classes.json"), &db);
   parse_training(root_of("training.json"), &db);
+  parse_stacks(root_of("stacks.json"), &db);
+  for (const AttentionTable& t : db.attention.tables) db.gpu(t.gpu);  // known GPUs only
   for (const GpuSpec& g : db.gpus) {
     if (!db.nccl.caps.count(g.arch))
       throw InputError("kernels_db/nccl.json: caps: no entry for " +
@@ -484,6 +590,18 @@ const GpuSpec& KernelsDb::gpu(const std::string& name) const {
   std::string known;
   for (const GpuSpec& g : gpus) known += (known.empty() ? "" : ", ") + g.name;
   throw InputError("unknown GPU '" + name + "' (known: " + known + ")");
+}
+
+const StackSpec& KernelsDb::stack(const std::string& name) const {
+  auto it = stacks.find(name);
+  if (it != stacks.end()) return it->second;
+  throw InputError("unknown software stack '" + name + "' (known: " + stack_names() + ")");
+}
+
+std::string KernelsDb::stack_names() const {
+  std::string known;
+  for (const auto& [k, v] : stacks) known += (known.empty() ? "" : ", ") + k;
+  return known;
 }
 
 const Topology& KernelsDb::topology(const std::string& name) const {

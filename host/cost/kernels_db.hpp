@@ -46,7 +46,7 @@ struct GemmTile {
 struct GemmPoint {
   std::string gpu;
   Dtype dtype = Dtype::kBf16;
-  int64_t m = 0, n = 0, k = 0;
+  int64_t m = 0, n = 0, k = 0, batch = 1;
   double tflops = 0;
   std::string source;
 };
@@ -64,6 +64,8 @@ struct GemmParams {
 };
 
 struct AttentionTable {
+  std::string impl = "fa3";  // fa3 | fa2
+  std::string gpu;           // the GPU it was measured on
   bool backward = false;
   bool causal = false;
   int head_dim = 128;
@@ -82,6 +84,7 @@ struct AttentionParams {
 struct MemoryBoundParams {
   double floor_us = 3;
   std::map<std::string, double> fraction;  // by class: norm, softmax, loss, elementwise, ...
+  std::map<std::pair<Arch, std::string>, double> arch_fraction;  // replaces it on one arch
   double optimizer_bytes_per_param = 30;
 };
 
@@ -131,7 +134,31 @@ struct TrainingParams {
   double event_call_us = 2;
   double bucket_params = 40e6;
   double bucket_params_per_dp_rank = 1e6;
+};
+
+// A software stack (kernels_db/stacks.json): what the training framework of an era runs for a
+// layer and an optimizer step. Read by the model-driven step (model/step_costs.cpp).
+enum class AttentionImpl { kUnfused, kFlash2, kFlash3 };
+enum class TpOverlap { kNone, kBackward };
+enum class SelectiveRecompute { kAttentionCore, kEveryOtherMatmul };
+const char* to_string(AttentionImpl a);
+const char* to_string(TpOverlap t);
+const char* to_string(SelectiveRecompute s);
+
+struct StackSpec {
+  std::string name, description;
+  std::vector<std::string> sources;
+  AttentionImpl attention = AttentionImpl::kFlash3;
+  bool fused_softmax = true;  // unfused attention: scale, mask and softmax in one kernel
+  bool dropout = false;       // attention-probability and hidden dropout
+  bool fused_kernels = true;  // norms, activation, RoPE as one kernel each
+  double eager_norm_bytes = 0, eager_act_bytes = 0, eager_rope_bytes = 0;  // when not fused
+  TpOverlap tp_overlap = TpOverlap::kBackward;
+  bool grad_reduce_overlap = true;
+  bool p2p_blocking = false;  // the compute stream waits for its pipeline sends to complete
   double grad_reduce_bytes = 4;
+  double optimizer_bytes_per_param = 30;
+  SelectiveRecompute selective = SelectiveRecompute::kAttentionCore;
 };
 
 struct KernelPattern {
@@ -149,11 +176,16 @@ struct KernelsDb {
   TrainingParams training;
   NcclParams nccl;
   std::vector<KernelPattern> kernel_patterns;  // first match wins
+  std::map<std::string, StackSpec> stacks;
+  std::string default_stack;
 
   // Finds a GPU by name or alias (case-insensitive); throws InputError listing the known ones.
   const GpuSpec& gpu(const std::string& name) const;
   const Topology& topology(const std::string& name) const;
   const Topology& default_topology_for(const GpuSpec& g) const;
+  // Finds a software stack by name; throws InputError listing the known ones.
+  const StackSpec& stack(const std::string& name) const;
+  std::string stack_names() const;  // "a, b, c"
 };
 
 // The files compiled into the binary.

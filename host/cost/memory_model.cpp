@@ -14,7 +14,9 @@ double membound_time_us(const KernelsDb& db, const GpuSpec& gpu, const std::stri
                      "' is not in kernels_db/membound.json (known: " + known + ")");
   }
   LUMOS_EXPECT(bytes >= 0, "memory-bound kernel: bytes must be non-negative");
-  return db.membound.floor_us + bytes / (it->second * gpu.hbm_gbps * 1e3);
+  auto arch = db.membound.arch_fraction.find({gpu.arch, kernel_class});
+  const double fraction = arch != db.membound.arch_fraction.end() ? arch->second : it->second;
+  return db.membound.floor_us + bytes / (fraction * gpu.hbm_gbps * 1e3);
 }
 
 double optimizer_time_us(const KernelsDb& db, const GpuSpec& gpu, double params) {

@@ -2,21 +2,59 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "common/error.hpp"
 #include "common/stats.hpp"
 
 namespace lumos::estimate {
 
+std::vector<CalibrationRow> calibration_rows(const cost::KernelsDb& db) {
+  std::vector<CalibrationRow> rows;
+  for (const auto& p : published_runs()) {
+    const auto e = run_estimate(p.request, db).estimate;
+    CalibrationRow r;
+    r.run = &p;
+    r.lumos_tflops_per_gpu = e.model_tflops_per_gpu;
+    r.step_time_s = e.step_time_us * 1e-6;
+    // A published rate is Megatron's model FLOPs per GPU per second: the same formula as lumos's.
+    r.published_step_s =
+        p.step_time_s > 0
+            ? p.step_time_s
+            : e.model_flops / (static_cast<double>(e.cfg.gpus()) * p.model_tflops_per_gpu * 1e12);
+    r.error_pct = (r.step_time_s - r.published_step_s) / r.published_step_s * 100;
+    r.fits = e.fits;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::vector<CalibrationGroup> calibration_groups(const std::vector<CalibrationRow>& rows) {
+  std::vector<CalibrationGroup> groups;
+  for (const CalibrationRow& r : rows) {
+    const std::string& gpu = r.run->request.gpu;
+    const std::string& stack = r.run->request.cfg.stack;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const CalibrationGroup& g) {
+      return g.gpu == gpu && g.stack == stack;
+    });
+    if (it == groups.end()) it = groups.insert(groups.end(), CalibrationGroup{gpu, stack});
+    it->rows++;
+    it->mean_abs_error_pct += std::fabs(r.error_pct);
+    it->signed_mean_error_pct += r.error_pct;
+    it->max_abs_error_pct = std::max(it->max_abs_error_pct, std::fabs(r.error_pct));
+  }
+  for (CalibrationGroup& g : groups) {
+    g.mean_abs_error_pct /= g.rows;
+    g.signed_mean_error_pct /= g.rows;
+  }
+  return groups;
+}
+
 CalibrationCheck check_calibration(const cost::KernelsDb& db, int latency_runs) {
   LUMOS_EXPECT(latency_runs >= 1, "calibration check: at least one timed estimate");
   CalibrationCheck c;
-  for (const auto& p : published_runs()) {
-    const auto e = run_estimate(p.request, db).estimate;
-    c.rows.push_back(
-        {&p, e.model_tflops_per_gpu, e.step_time_us * 1e-6,
-         (e.model_tflops_per_gpu - p.model_tflops_per_gpu) / p.model_tflops_per_gpu * 100, e.fits});
-  }
+  c.rows = calibration_rows(db);
+  c.groups = calibration_groups(c.rows);
   // Latency: llama3-405b, the largest preset, on 1024 GPUs in Megatron-Bridge's layout.
   const PublishedRun* largest = nullptr;
   for (const auto& p : published_runs())

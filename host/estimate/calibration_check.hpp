@@ -1,4 +1,4 @@
-// The model-driven estimate against published DGX-H100 throughputs (the calibration check), and
+// The model-driven estimate against published training runs (the calibration check), and
 // how long an estimate of the largest preset at 1024 GPUs takes (what `lumos bench estimate`
 // measures).
 #pragma once
@@ -14,9 +14,17 @@ namespace lumos::estimate {
 struct CalibrationRow {
   const PublishedRun* run = nullptr;  // into published_runs()
   double lumos_tflops_per_gpu = 0;    // model TFLOP/s per GPU
-  double step_time_s = 0;
-  double error_pct = 0;  // lumos against published, in percent of published
+  double step_time_s = 0;             // lumos
+  double published_step_s = 0;        // as published, or from the published TFLOP/s
+  double error_pct = 0;  // lumos step time against published, in percent (negative: too fast)
   bool fits = false;
+};
+
+// Rows of one GPU and software stack.
+struct CalibrationGroup {
+  std::string gpu, stack;
+  int rows = 0;
+  double mean_abs_error_pct = 0, signed_mean_error_pct = 0, max_abs_error_pct = 0;
 };
 
 // Wall time of `lumos estimate` for llama3-405b on 1024 GPUs in Megatron-Bridge's layout.
@@ -28,12 +36,16 @@ struct EstimateLatency {
 };
 
 struct CalibrationCheck {
-  std::vector<CalibrationRow> rows;  // one per published run, in their order
+  std::vector<CalibrationRow> rows;      // one per published run, in their order
+  std::vector<CalibrationGroup> groups;  // by GPU and stack, in order of first appearance
   EstimateLatency latency;
 };
 
-// Estimates every published run once, then times `latency_runs` (at least 1) estimates of the
-// largest preset.
+// Compares the step times of every published run, groups them by GPU and stack; then times
+// `latency_runs` (at least 1) estimates of the largest preset.
 CalibrationCheck check_calibration(const cost::KernelsDb& db, int latency_runs);
+// The comparison alone (no timing).
+std::vector<CalibrationRow> calibration_rows(const cost::KernelsDb& db);
+std::vector<CalibrationGroup> calibration_groups(const std::vector<CalibrationRow>& rows);
 
 }  // namespace lumos::estimate

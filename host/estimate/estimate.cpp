@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "cost/kernel_classifier.hpp"
 #include "model/flops.hpp"
 #include "replay/step_report.hpp"
@@ -39,6 +40,15 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   const cost::Topology& topo =
       req.topology.empty() ? db.default_topology_for(gpu) : db.topology(req.topology);
   e.cfg.gpus_per_node = topo.gpus_per_node;
+  const cost::StackSpec& stack = db.stack(e.cfg.stack.empty() ? db.default_stack : e.cfg.stack);
+  e.cfg.stack = stack.name;
+  e.stack_summary = strprintf(
+      "%s attention%s, %s kernels, tensor-parallel overlap %s, gradient reduction %s in %s, "
+      "optimizer %.0f B/param",
+      cost::to_string(stack.attention), stack.dropout ? " with dropout" : "",
+      stack.fused_kernels ? "fused" : "eager", cost::to_string(stack.tp_overlap),
+      stack.grad_reduce_overlap ? "overlapped" : "after backward",
+      stack.grad_reduce_bytes == 2 ? "16 bit" : "fp32", stack.optimizer_bytes_per_param);
   e.gpu = gpu.name;
   e.topology = topo.name;
   e.layout = check_layout(e.model, e.cfg);

@@ -46,6 +46,7 @@ struct Estimate {
   Layout layout;
   std::string gpu;
   std::string topology;
+  std::string stack_summary;  // what the software stack (cfg.stack) runs, in a few words
   double step_time_us = 0;
   double tokens_per_s = 0;
   double model_flops = 0;        // Megatron's formula, whole iteration

@@ -1,6 +1,7 @@
-// Published DGX-H100 training throughputs with the layouts that produced them: the calibration
-// check of the model-driven estimate (calibration.md §1.2, Megatron-Bridge's performance summary,
-// and NeMo's for GPT-3 175B). These are figures lumos did not measure.
+// Published training runs with the layouts that produced them: the calibration check of the
+// model-driven estimate. DGX-H100 throughputs (calibration.md §1.2: Megatron-Bridge's and NeMo's
+// performance summaries) and the A100 and torchtitan rows of published-runs.json (Narayanan et
+// al. SC21 Tables 1-2, BLOOM-176B, torchtitan). These are figures lumos did not measure.
 #pragma once
 #include <string>
 #include <vector>
@@ -11,11 +12,15 @@ namespace lumos::estimate {
 
 struct PublishedRun {
   std::string label;
-  std::string source;
-  double model_tflops_per_gpu = 0;  // as published
-  std::string note;                 // what lumos models differently, if anything
-  EstimateRequest request;          // the published layout as lumos options
-  std::string options;              // the same as `lumos estimate` flags
+  std::string id;      // published-runs.json id, or "calibration.md" for the H100 rows
+  std::string source;  // where the figure was read
+  // One of the two, as published: model TFLOP/s per GPU (Megatron's formula, the H100 rows), or
+  // the iteration time (read, or derived by published-runs.json from the published rate).
+  double model_tflops_per_gpu = 0;
+  double step_time_s = 0;
+  std::string note;         // what lumos models differently, if anything
+  EstimateRequest request;  // the published layout as lumos options
+  std::string options;      // the same as `lumos estimate` flags
 };
 
 const std::vector<PublishedRun>& published_runs();

@@ -32,6 +32,8 @@ struct ParallelConfig {
   // as one layer each when layers are spread over virtual stages (Llama 3.1 405B: 126 + 2 = 128).
   bool split_counts_embedding = false;
   cost::Dtype dtype = cost::Dtype::kBf16;  // GEMM precision (activations stay 16-bit)
+  // The software stack (kernels_db/stacks.json) that runs the layout; "" = the default stack.
+  std::string stack;
   int gpus_per_node = 8;
 
   int64_t gpus() const { return int64_t{tp} * cp * pp * dp; }

@@ -1,6 +1,7 @@
 #include "model/step_costs.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "cost/attention_model.hpp"
 #include "cost/gemm_model.hpp"
@@ -60,8 +61,8 @@ KernelOp priced_collective(const cost::KernelsDb& db, const cost::GpuSpec& gpu,
 class Pricer {
  public:
   Pricer(const ModelSpec& m, const ParallelConfig& c, const Layout& l, const cost::KernelsDb& db,
-         const cost::GpuSpec& gpu, const cost::Topology& topo)
-      : m_(m), c_(c), l_(l), db_(db), gpu_(gpu), topo_(topo) {
+         const cost::GpuSpec& gpu, const cost::Topology& topo, const cost::StackSpec& stack)
+      : m_(m), c_(c), l_(l), db_(db), gpu_(gpu), topo_(topo), stack_(stack) {
     const int gpn = std::max(1, topo.gpus_per_node);
     tp_per_node_ = std::min(c.tp, gpn);
     const int after_tp = std::max(1, gpn / c.tp);  // Megatron rank order: tp, cp, dp, pp
@@ -70,16 +71,17 @@ class Pricer {
     pp_per_node_ = int64_t{c.tp} * c.cp * c.dp >= gpn ? 1 : 2;
   }
 
-  KernelOp gemm(const std::string& what, int64_t M, int64_t N, int64_t K, cost::Dtype dt) const {
+  KernelOp gemm(const std::string& what, int64_t M, int64_t N, int64_t K, cost::Dtype dt,
+                int64_t batch = 1) const {
     KernelOp op;
     const bool fp8 = dt == cost::Dtype::kFp8;
     op.name =
         std::string(fp8 ? "sm90_xmma_gemm_e4m3bf16_bf16f32" : "sm90_xmma_gemm_bf16bf16_bf16f32") +
         " (" + what + ")";
-    op.gemm = cost::GemmQuery{M, N, K, 1, dt};
+    op.gemm = cost::GemmQuery{M, N, K, batch, dt};
     op.dur_us = cost::gemm_time(db_, gpu_, *op.gemm).time_us;
-    op.model_flops = op.hw_flops =
-        2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+    op.model_flops = op.hw_flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) *
+                                   static_cast<double>(K) * static_cast<double>(batch);
     return op;
   }
   KernelOp membound(const std::string& name, const std::string& cls, double bytes) const {
@@ -97,6 +99,7 @@ class Pricer {
     q.causal = true;
     q.backward = backward;
     q.dtype = cost::Dtype::kBf16;
+    q.impl = stack_.attention;
     KernelOp op;
     op.name = backward ? "flash_bwd_kernel" : "flash_fwd_kernel";
     // Context parallelism splits the queries evenly (load-balanced causal chunks).
@@ -136,6 +139,7 @@ class Pricer {
   const cost::KernelsDb& db_;
   const cost::GpuSpec& gpu_;
   const cost::Topology& topo_;
+  const cost::StackSpec& stack_;
   int tp_per_node_ = 1, cp_per_node_ = 1, dp_per_node_ = 1;
   int64_t pp_per_node_ = 1;
 };
@@ -161,16 +165,19 @@ KernelOp StepCosts::optimizer(double params) const {
   KernelOp op;
   op.name = "multi_tensor_apply_kernel (adam)";
   if (opt.uniform_kernel_us <= 0 && params > 0)
-    op.dur_us = cost::optimizer_time_us(*db, *gpu, params);
+    op.dur_us =
+        cost::membound_time_us(*db, *gpu, "optimizer", params * stack->optimizer_bytes_per_param);
   return op;
 }
 
 StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
                      const cost::KernelsDb& db, const cost::GpuSpec& gpu,
                      const cost::Topology& topo, const StepCostOptions& opt) {
-  Pricer P(m, c, l, db, gpu, topo);
+  const cost::StackSpec& stack = db.stack(c.stack.empty() ? db.default_stack : c.stack);
+  Pricer P(m, c, l, db, gpu, topo, stack);
   StepCosts s;
   s.db = &db, s.gpu = &gpu, s.topo = &topo;
+  s.stack = &stack;
   s.opt = opt;
   s.distributed_optimizer = c.distributed_optimizer || c.fsdp;
   const int t = c.tp;
@@ -198,17 +205,83 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
       ops.push_back(
           P.collective(CommGroup::kTp, Collective::kAllGather, hb, Tn * h, T * h, "bf16"));
   };
+  // Fused stacks run a norm as one kernel (read x, write y; backward reads x and dy, writes dx);
+  // eager stacks run PyTorch's several ops over the same elements (stack's bytes per element).
+  const bool fused = stack.fused_kernels;
+  const double norm_b = fused ? 4.0 : stack.eager_norm_bytes;
   auto norm_fwd = [&] {
-    return P.membound(norm + "_fwd_kernel", "norm", 4.0 * static_cast<double>(Tn * h));
+    return P.membound(norm + "_fwd_kernel", "norm", norm_b * static_cast<double>(Tn * h));
   };
   auto norm_bwd = [&] {
-    return P.membound(norm + "_bwd_kernel", "norm", 6.0 * static_cast<double>(Tn * h));
+    return P.membound(norm + "_bwd_kernel", "norm",
+                      (fused ? 6.0 : 2 * norm_b) * static_cast<double>(Tn * h));
   };
+  // Bias-dropout-add: read the input and the residual, write the sum (and a 1-byte dropout mask).
   auto residual = [&] {
     return P.membound("elementwise_kernel (bias_dropout_add)", "elementwise",
-                      6.0 * static_cast<double>(Tn * h));
+                      (stack.dropout ? 7.0 : 6.0) * static_cast<double>(Tn * h));
   };
   const std::string act = swiglu ? "swiglu" : "gelu";
+  const double act_fwd_b = fused ? (swiglu ? 6 : 4) : stack.eager_act_bytes;
+  const double act_bwd_b = fused ? (swiglu ? 10 : 6) : 2 * stack.eager_act_bytes;
+  // Rotary embeddings (Llama-style models) on the local queries and keys.
+  const double rope_b = fused ? 4.0 : stack.eager_rope_bytes;
+  auto rope = [&](bool backward) {
+    return P.membound(backward ? "rope_bwd_kernel" : "rope_fwd_kernel", "elementwise",
+                      rope_b * static_cast<double>(T * (q + kv) / t));
+  };
+  const cost::Dtype act_dt = dt == cost::Dtype::kFp8 ? cost::Dtype::kBf16 : dt;
+  // The attention core. Flash attention: one kernel per pass. Unfused (Megatron before flash
+  // attention): the scores Q K^T as a batched GEMM over every (sequence, head), scale + causal
+  // mask + softmax (one fused kernel, or masked_fill and softmax), dropout over the
+  // probabilities, and the probabilities times V; each memory-bound kernel reads and writes the
+  // b x heads x s x s scores in 16 bit (the dropout mask is 1 byte), and the full s x s is
+  // computed even though it is causal. Backward: two batched GEMMs per product, the dropout and
+  // softmax backward kernels.
+  const bool unfused = stack.attention == cost::AttentionImpl::kUnfused;
+  const int64_t heads_l = m.heads / t, sq = m.seq / c.cp, sk = m.seq, d = m.head_dim;
+  const int64_t bh = c.mbs * heads_l;
+  const double scores = static_cast<double>(bh) * static_cast<double>(sq) * static_cast<double>(sk);
+  auto attention_core = [&](bool backward) {
+    std::vector<KernelOp> ops;
+    if (!unfused) {
+      ops.push_back(P.attention(backward));
+      return ops;
+    }
+    // FLOPs counted as for flash attention (causal: half of the s x s products); executed: all.
+    auto bmm = [&](const std::string& what, int64_t M, int64_t N, int64_t K) {
+      KernelOp op = P.gemm(what, M, N, K, act_dt, bh);
+      op.model_flops = op.hw_flops / 2;
+      return op;
+    };
+    auto mem = [&](const std::string& name, const char* cls, double bytes_per_score) {
+      return P.membound(name, cls, bytes_per_score * scores);
+    };
+    if (!backward) {
+      ops.push_back(bmm("attention scores", sq, sk, d));
+      if (stack.fused_softmax) {
+        ops.push_back(mem("scaled_upper_triang_masked_softmax_fwd", "softmax", 4));
+      } else {
+        ops.push_back(mem("masked_fill_kernel (causal mask)", "elementwise", 4));
+        ops.push_back(mem("softmax_warp_forward", "softmax", 4));
+      }
+      if (stack.dropout) ops.push_back(mem("fused_dropout_kernel (attention)", "elementwise", 5));
+      ops.push_back(bmm("attention over values", sq, d, sk));
+    } else {
+      ops.push_back(bmm("attention over values data grad", sq, sk, d));
+      ops.push_back(bmm("attention over values weight grad", sk, d, sq));
+      if (stack.dropout)
+        ops.push_back(mem("masked_scale_kernel (attention dropout bwd)", "elementwise", 5));
+      ops.push_back(
+          mem("scaled_upper_triang_masked_softmax_bwd", "softmax", stack.fused_softmax ? 6 : 10));
+      ops.push_back(bmm("attention scores query grad", sq, d, sk));
+      ops.push_back(bmm("attention scores key grad", sk, d, sq));
+    }
+    return ops;
+  };
+  auto append = [](std::vector<KernelOp>& to, const std::vector<KernelOp>& ops) {
+    to.insert(to.end(), ops.begin(), ops.end());
+  };
 
   // FP8 GEMMs need their operands quantized (Transformer Engine's current scaling: an amax pass
   // and a fused cast + transpose, [INFERRED] from its kernels): in forward the input (read twice,
@@ -241,30 +314,32 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   // parallelism the saved input shard is all-gathered again on the side stream while the data
   // gradient GEMM runs; then the input gradient is reduce-scattered (all-reduced without sequence
   // parallelism) on the side stream while the weight gradient GEMM runs.
+  // Stacks without tensor-parallel overlap run the same collectives on the compute stream.
+  const bool overlap_tp = t > 1 && stack.tp_overlap == cost::TpOverlap::kBackward;
   auto column_parallel_bwd = [&](std::vector<KernelOp>& ops, const std::string& what, int64_t N,
                                  int64_t K) {
     if (t > 1 && sp) {
       KernelOp ag = P.collective(CommGroup::kTp, Collective::kAllGather, hb, Tn * h, T * h, "bf16");
-      ag.side = ag.fork = true;
+      ag.side = ag.fork = overlap_tp;
       ops.push_back(ag);
+      if (overlap_tp) overlaps.push_back({&ops, ops.size(), ops.size() - 1});
     }
-    if (t > 1 && sp) overlaps.push_back({&ops, ops.size(), ops.size() - 1});
     KernelOp dgrad = P.gemm(what + " data grad", T, K, N, dt);
     ops.push_back(dgrad);
     if (t > 1) {
       KernelOp red =
           sp ? P.collective(CommGroup::kTp, Collective::kReduceScatter, hb, T * h, Tn * h, "bf16")
              : P.collective(CommGroup::kTp, Collective::kAllReduce, hb, T * h, T * h, "bf16");
-      red.side = red.fork = true;
-      red.join = sp;  // the weight gradient needs the gathered input: wait for it first
+      red.side = red.fork = overlap_tp;
+      red.join = sp && overlap_tp;  // the weight gradient needs the gathered input: wait for it
       ops.push_back(red);
+      if (overlap_tp) overlaps.push_back({&ops, ops.size(), ops.size() - 1});
     }
-    if (t > 1) overlaps.push_back({&ops, ops.size(), ops.size() - 1});
     ops.push_back(P.gemm(what + " weight grad", N, K, T, dt));
   };
   // The op after a column-parallel backward waits for its input gradient's reduction.
   auto after_column_parallel = [&](KernelOp op) {
-    op.join = t > 1;
+    op.join = overlap_tp;
     return op;
   };
 
@@ -274,12 +349,13 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   tp_gather(F);
   quantize_fwd(F, (q + 2 * kv) / t, h);
   F.push_back(P.gemm("qkv", T, (q + 2 * kv) / t, h, dt));
+  if (!gpt) F.push_back(rope(false));
   const double kv_bytes = static_cast<double>(T * 2 * kv / t) * 2;
   if (c.cp > 1)
     F.push_back(P.collective(CommGroup::kCp, Collective::kAllGather, kv_bytes * c.cp,
                              T * 2 * kv / t, T * 2 * kv / t * c.cp, "bf16"));
-  const KernelOp attn_fwd = P.attention(false);
-  F.push_back(attn_fwd);
+  const std::vector<KernelOp> attn_fwd = attention_core(false);
+  append(F, attn_fwd);
   quantize_fwd(F, h, q / t);
   F.push_back(P.gemm("attention out", T, h, q / t, dt));
   tp_scatter(F);
@@ -288,8 +364,8 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   tp_gather(F);
   quantize_fwd(F, fc1_n, h);
   F.push_back(P.gemm("fc1", T, fc1_n, h, dt));
-  F.push_back(P.membound(act + "_fwd_kernel", "elementwise",
-                         static_cast<double>(T * f / t) * (swiglu ? 6 : 4)));
+  F.push_back(
+      P.membound(act + "_fwd_kernel", "elementwise", static_cast<double>(T * f / t) * act_fwd_b));
   quantize_fwd(F, h, f / t);
   F.push_back(P.gemm("fc2", T, h, f / t, dt));
   tp_scatter(F);
@@ -301,8 +377,8 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   quantize_bwd(B, h);
   B.push_back(P.gemm("fc2 data grad", T, f / t, h, dt));
   B.push_back(P.gemm("fc2 weight grad", h, f / t, T, dt));
-  B.push_back(P.membound(act + "_bwd_kernel", "elementwise",
-                         static_cast<double>(T * f / t) * (swiglu ? 10 : 6)));
+  B.push_back(
+      P.membound(act + "_bwd_kernel", "elementwise", static_cast<double>(T * f / t) * act_bwd_b));
   quantize_bwd(B, fc1_n);
   column_parallel_bwd(B, "fc1", fc1_n, h);
   B.push_back(after_column_parallel(norm_bwd()));
@@ -311,7 +387,8 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   quantize_bwd(B, h);
   B.push_back(P.gemm("attention out data grad", T, q / t, h, dt));
   B.push_back(P.gemm("attention out weight grad", h, q / t, T, dt));
-  B.push_back(P.attention(true));
+  append(B, attention_core(true));
+  if (!gpt) B.push_back(rope(true));
   if (c.cp > 1)
     B.push_back(P.collective(CommGroup::kCp, Collective::kReduceScatter, kv_bytes * c.cp,
                              T * 2 * kv / t * c.cp, T * 2 * kv / t, "bf16"));
@@ -320,9 +397,25 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   B.push_back(after_column_parallel(norm_bwd()));
   B.push_back(residual());
 
-  // Recomputation: the whole layer forward (full) or the attention core (selective).
+  // Recomputation: the whole layer forward (full); selective: Megatron's attention core, or
+  // torchtitan's op-level policy (every second matmul and every op that is not a matmul, the
+  // attention kernel and the collectives saved).
   if (c.recompute == Recompute::kFull) s.layer_recompute = s.layer_fwd;
-  if (c.recompute == Recompute::kSelective) s.layer_recompute = {attn_fwd};
+  if (c.recompute == Recompute::kSelective) {
+    if (stack.selective == cost::SelectiveRecompute::kAttentionCore) {
+      s.layer_recompute = attn_fwd;
+    } else {
+      int matmuls = 0;
+      for (const KernelOp& op : s.layer_fwd) {
+        if (op.comm() || op.first_microbatch_only) continue;
+        if (op.gemm && op.gemm->batch == 1) {
+          if (++matmuls % 2 == 0) s.layer_recompute.push_back(op);
+        } else if (op.name.find("flash") == std::string::npos && !op.gemm) {
+          s.layer_recompute.push_back(op);
+        }
+      }
+    }
+  }
   for (auto& op : s.layer_recompute) op.model_flops = 0;
 
   // Embedding (first virtual stage) and output head (last virtual stage). The logits GEMM stays
@@ -358,10 +451,13 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   s.cpu_launch_us = tr.cpu_launch_us;
   s.launch_latency_us = tr.launch_latency_us;
   s.event_call_us = tr.event_call_us;
-  s.grad_reduce_bytes = tr.grad_reduce_bytes;
+  s.grad_reduce_bytes = stack.grad_reduce_bytes;
   s.dp_group = c.dp * c.cp;
   s.dp_ranks_per_node = P.dp_per_node_;
-  s.bucket_params = std::max(tr.bucket_params, tr.bucket_params_per_dp_rank * s.dp_group);
+  // Without overlap the gradients are reduced once the backward pass is over: one bucket.
+  s.bucket_params = stack.grad_reduce_overlap
+                        ? std::max(tr.bucket_params, tr.bucket_params_per_dp_rank * s.dp_group)
+                        : std::numeric_limits<double>::infinity();
 
   // Idealized variants for tests and what-ifs.
   auto idealize = [&](std::vector<KernelOp>& ops, bool layer) {

@@ -53,6 +53,7 @@ struct StepCosts {
   std::vector<KernelOp> head_fwd, head_bwd;  // final norm, logits, loss on the last stage
   KernelOp p2p;                              // one activation or gradient message
   double cpu_launch_us = 0, launch_latency_us = 0, event_call_us = 0;
+  const cost::StackSpec* stack = nullptr;  // the software stack priced
   double grad_reduce_bytes = 4;
   double bucket_params = 0;
   int dp_group = 1;  // ranks that reduce gradients (dp x cp)

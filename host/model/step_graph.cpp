@@ -540,6 +540,7 @@ class Builder {
     if (j < last_vs_) {
       stream_wait(s, kComputeStream, kSendFwd);
       p2p(s, kSendFwd, false, 0, t.microbatch, j + 1);
+      if (k_.stack->p2p_blocking) stream_wait(s, kSendFwd, kComputeStream);
     }
   }
 
@@ -575,6 +576,7 @@ class Builder {
     if (j > 0) {
       stream_wait(s, kComputeStream, kSendBwd);
       p2p(s, kSendBwd, false, 1, t.microbatch, j - 1);
+      if (k_.stack->p2p_blocking) stream_wait(s, kSendBwd, kComputeStream);
     }
   }
 

@@ -35,15 +35,22 @@ void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
 }
 
 void calibration_text(std::ostream& os, const estimate::CalibrationCheck& c) {
-  os << "calibration: model TFLOP/s per GPU, lumos vs published (DGX-H100, FP8)\n";
-  os << strprintf("  %-34s %10s %8s %8s %9s\n", "run", "published", "lumos", "error", "step (s)");
+  os << "calibration: step time, lumos vs published (negative: lumos too fast)\n";
+  os << strprintf("  %-34s %-5s %-14s %10s %9s %8s\n", "run", "gpu", "stack", "published", "lumos",
+                  "error");
   for (const estimate::CalibrationRow& r : c.rows)
-    os << strprintf("  %-34s %10.0f %8.1f %+7.1f%% %9.3f%s\n", r.run->label.c_str(),
-                    r.run->model_tflops_per_gpu, r.lumos_tflops_per_gpu, r.error_pct, r.step_time_s,
+    os << strprintf("  %-34s %-5s %-14s %9.3fs %8.3fs %+7.1f%%%s\n", r.run->label.c_str(),
+                    r.run->request.gpu.c_str(), r.run->request.cfg.stack.c_str(),
+                    r.published_step_s, r.step_time_s, r.error_pct,
                     r.run->note.empty() ? "" : "  *");
   for (const estimate::CalibrationRow& r : c.rows)
     if (!r.run->note.empty())
       os << strprintf("  * %s: %s\n", r.run->label.c_str(), r.run->note.c_str());
+  os << "by GPU and stack:\n";
+  for (const estimate::CalibrationGroup& g : c.groups)
+    os << strprintf("  %-5s %-14s %2d runs: mean |error| %.1f%%, signed mean %+.1f%%, max %.1f%%\n",
+                    g.gpu.c_str(), g.stack.c_str(), g.rows, g.mean_abs_error_pct,
+                    g.signed_mean_error_pct, g.max_abs_error_pct);
   const estimate::EstimateLatency& l = c.latency;
   os << strprintf(
       "latency: lumos estimate %s\n  %d runs: median %.3f s (min %.3f, max %.3f); %llu "
@@ -59,13 +66,27 @@ void calibration_json(std::ostream& os, const estimate::CalibrationCheck& c) {
     w.begin_object()
         .field("label", r.run->label)
         .field("options", r.run->options)
-        .field("published_tflops_per_gpu", r.run->model_tflops_per_gpu)
-        .field("lumos_tflops_per_gpu", r.lumos_tflops_per_gpu)
-        .field("error_pct", r.error_pct)
+        .field("id", r.run->id)
+        .field("gpu", r.run->request.gpu)
+        .field("stack", r.run->request.cfg.stack)
+        .field("published_step_s", r.published_step_s)
         .field("step_time_s", r.step_time_s)
+        .field("error_pct", r.error_pct)
+        .field("lumos_tflops_per_gpu", r.lumos_tflops_per_gpu)
         .field("fits", r.fits)
         .field("source", r.run->source)
         .field("note", r.run->note)
+        .end_object();
+  w.end_array();
+  w.key("groups").begin_array();
+  for (const estimate::CalibrationGroup& g : c.groups)
+    w.begin_object()
+        .field("gpu", g.gpu)
+        .field("stack", g.stack)
+        .field("runs", g.rows)
+        .field("mean_abs_error_pct", g.mean_abs_error_pct)
+        .field("signed_mean_error_pct", g.signed_mean_error_pct)
+        .field("max_abs_error_pct", g.max_abs_error_pct)
         .end_object();
   w.end_array();
   const estimate::EstimateLatency& l = c.latency;

@@ -44,6 +44,7 @@ void estimate_text(std::ostream& os, const Estimate& e) {
       to_string(c.recompute), c.sequence_parallel ? ", sequence parallel" : "",
       c.fsdp ? ", FSDP" : (c.distributed_optimizer ? ", distributed optimizer" : ""),
       cost::to_string(c.dtype));
+  os << strprintf("  stack     %s: %s\n", c.stack.c_str(), e.stack_summary.c_str());
   os << strprintf("  step time          %.4f s\n", e.step_time_us * 1e-6);
   const double per_gpu = e.tokens_per_s / static_cast<double>(c.gpus());
   os << strprintf("  tokens/s           %.*f  (%.*f per GPU)\n", e.tokens_per_s >= 100 ? 0 : 3,
@@ -105,7 +106,7 @@ void estimate_json(std::ostream& os, const Estimate& e, const std::vector<std::s
   w.field("interleave", c.interleave).field("schedule", schedule_name(c));
   w.field("recompute", to_string(c.recompute)).field("sequence_parallel", c.sequence_parallel);
   w.field("distributed_optimizer", c.distributed_optimizer).field("fsdp", c.fsdp);
-  w.field("dtype", cost::to_string(c.dtype)).end_object();
+  w.field("dtype", cost::to_string(c.dtype)).field("stack", c.stack).end_object();
   w.field("step_time_s", e.step_time_us * 1e-6);
   w.field("tokens_per_s", e.tokens_per_s);
   w.field("model_flops", e.model_flops).field("hardware_flops", e.hardware_flops);

@@ -120,12 +120,22 @@ TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
   size_t rows = 0;
   for (auto row : d["calibration"].get_array()) {
     ++rows;
-    EXPECT_GT(row["published_tflops_per_gpu"].get_double().value(), 0.0);
+    EXPECT_GT(row["published_step_s"].get_double().value(), 0.0);
+    EXPECT_GT(row["step_time_s"].get_double().value(), 0.0);
     EXPECT_GT(row["lumos_tflops_per_gpu"].get_double().value(), 0.0);
     EXPECT_TRUE(row["fits"].is_bool());
-    for (const char* k : {"label", "options", "source", "note"}) EXPECT_TRUE(row[k].is_string());
+    for (const char* k : {"label", "id", "gpu", "stack", "options", "source", "note"})
+      EXPECT_TRUE(row[k].is_string());
   }
-  EXPECT_GT(rows, 0u);
+  EXPECT_GE(rows, 26u);  // calibration.md's 7 H100 rows and 19 of published-runs.json
+  size_t groups = 0;
+  for (auto g : d["groups"].get_array()) {
+    ++groups;
+    EXPECT_GT(g["runs"].get_int64().value(), 0);
+    EXPECT_GE(g["max_abs_error_pct"].get_double().value(),
+              g["mean_abs_error_pct"].get_double().value());
+  }
+  EXPECT_EQ(groups, 3u);  // h100/nemo-2025, a100/megatron-2021, h100/torchtitan
   const auto l = d["latency"];
   EXPECT_EQ(l["runs"].get_int64().value(), 1);
   EXPECT_LE(l["min_s"].get_double().value(), l["median_s"].get_double().value());

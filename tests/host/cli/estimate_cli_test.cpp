@@ -181,3 +181,27 @@ TEST(EstimateCli, HeadOverrideOfAMultiHeadPresetKeepsItMultiHead) {
   EXPECT_EQ(gqa.exit_code, 1);
   EXPECT_NE(gqa.out.find("kv_heads"), std::string::npos) << gqa.out;
 }
+
+TEST(EstimateCli, StackIsReportedAndChangesTheEstimate) {
+  const std::string base = "estimate --model gpt3-15b --gpu a100 --tp 2 --pp 1 --dp 1 --gbs 4 ";
+  const auto core = run_lumos(base + "--json");
+  const auto old = run_lumos(base + "--stack megatron-2021 --json");
+  ASSERT_EQ(core.exit_code, 0) << core.out;
+  ASSERT_EQ(old.exit_code, 0) << old.out;
+  EXPECT_NE(core.out.find("\"stack\":\"megatron-core\""), std::string::npos);
+  EXPECT_NE(old.out.find("\"stack\":\"megatron-2021\""), std::string::npos);
+  auto step = [](const std::string& j) {
+    return std::stod(j.substr(j.find("\"step_time_s\":") + 14));
+  };
+  // Unfused attention and synchronous tensor-parallel collectives take longer.
+  EXPECT_GT(step(old.out), 1.05 * step(core.out));
+  const auto text = run_lumos(base + "--stack torchtitan");
+  EXPECT_NE(text.out.find("stack     torchtitan: flash2 attention, eager kernels"),
+            std::string::npos)
+      << text.out;
+  const auto bad = run_lumos(base + "--stack megatron-1999");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.out.find("unknown software stack 'megatron-1999' (known: megatron-2021"),
+            std::string::npos)
+      << bad.out;
+}

