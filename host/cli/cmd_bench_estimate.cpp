@@ -1,10 +1,12 @@
-// lumos bench estimate: the model-driven estimate against published DGX-H100 throughputs (the
-// calibration check) and the time an estimate of the largest preset at 1024 GPUs takes.
+// lumos bench estimate: the model-driven estimate against every published run lumos carries (the
+// calibration check), the time an estimate of the largest preset at 1024 GPUs takes, and the
+// residuals file that estimates' ranges come from (--write-residuals).
 #include <cxxopts.hpp>
 
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
 #include "estimate/calibration_check.hpp"
@@ -14,10 +16,13 @@ namespace lumos::cli {
 
 int bench_estimate(int argc, char** argv) {
   cxxopts::Options o("lumos bench estimate",
-                     "Calibration check against published DGX-H100 runs, and estimate latency");
+                     "Calibration check against published runs, and estimate latency");
   o.add_options()("runs", "timed estimates of the largest preset at 1024 GPUs",
                   cxxopts::value<int>()->default_value("5"))("json", "print JSON")(
-      "h,help", "show this help");
+      "write-residuals",
+      "also write each run's error to this file (kernels_db/calibration.json: the basis of "
+      "every estimate's range)",
+      cxxopts::value<std::string>())("h,help", "show this help");
   const auto a = o.parse(argc, argv);
   if (a.count("help")) {
     std::cout << o.help() << '\n';
@@ -25,7 +30,11 @@ int bench_estimate(int argc, char** argv) {
   }
   const int runs = a["runs"].as<int>();
   LUMOS_EXPECT(runs >= 1 && runs <= 1000, "lumos bench estimate: --runs must be 1..1000");
+  if (a.count("write-residuals")) check_output_path(a["write-residuals"].as<std::string>());
   const estimate::CalibrationCheck c = estimate::check_calibration(cost::embedded_db(), runs);
+  if (a.count("write-residuals"))
+    write_output(a["write-residuals"].as<std::string>(),
+                 [&](std::ostream& os) { report::residuals_json(os, c); });
   if (a.count("json"))
     report::calibration_json(std::cout, c);
   else

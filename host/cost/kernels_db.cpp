@@ -355,6 +355,27 @@ void parse_stacks(element root, KernelsDb* db) {
     r.fail("default", "'" + db->default_stack + "' is not one of the stacks");
 }
 
+void parse_residuals(element root, KernelsDb* db) {
+  Reader r("calibration.json");
+  r.check_version(root);
+  array runs;
+  if (root["runs"].get(runs)) r.fail("runs", "expected an array");
+  int i = 0;
+  for (element e : runs) {
+    const std::string path = "runs[" + std::to_string(i++) + "]";
+    CalibrationResidual c;
+    c.label = r.str(e, "label", path);
+    c.gpu = r.str(e, "gpu", path);
+    c.stack = r.str(e, "stack", path);
+    c.gpus = r.num(e, "gpus", path);
+    c.params = r.num(e, "params", path);
+    c.error_pct = r.num(e, "error_pct", path);
+    if (!(c.gpus >= 1 && c.params > 0 && c.error_pct > -100 && c.error_pct < 1000))
+      r.fail(path, "expected gpus >= 1, params > 0 and error_pct in (-100, 1000)");
+    db->residuals.push_back(std::move(c));
+  }
+}
+
 int algo_index(const std::string& a) {
   if (a == "tree") return 0;
   if (a == "ring") return 1;
@@ -544,6 +565,7 @@ KernelsDb parse_db(const std::map<std::string, std::string>& files, const std::s
   parse_kernel_classes(root_of("kernel_classes.json"), &db);
   parse_training(root_of("training.json"), &db);
   parse_stacks(root_of("stacks.json"), &db);
+  parse_residuals(root_of("calibration.json"), &db);
   for (const AttentionTable& t : db.attention.tables) db.gpu(t.gpu);  // known GPUs only
   for (const GpuSpec& g : db.gpus) {
     if (!db.nccl.caps.count(g.arch))

@@ -161,6 +161,14 @@ struct StackSpec {
   SelectiveRecompute selective = SelectiveRecompute::kAttentionCore;
 };
 
+// How far the model-driven estimate was from one published run (kernels_db/calibration.json,
+// written by `lumos bench estimate --write-residuals`): the basis of an estimate's range.
+struct CalibrationResidual {
+  std::string label, gpu, stack;
+  double gpus = 0, params = 0;  // of the run: GPUs and model parameters
+  double error_pct = 0;         // lumos step time against published, percent
+};
+
 struct KernelPattern {
   std::string kernel_class;  // gemm, attention_fwd, attention_bwd, comm, norm, softmax, ...
   std::vector<std::string> contains;  // any of these substrings (case-sensitive)
@@ -178,6 +186,7 @@ struct KernelsDb {
   std::vector<KernelPattern> kernel_patterns;  // first match wins
   std::map<std::string, StackSpec> stacks;
   std::string default_stack;
+  std::vector<CalibrationResidual> residuals;
 
   // Finds a GPU by name or alias (case-insensitive); throws InputError listing the known ones.
   const GpuSpec& gpu(const std::string& name) const;

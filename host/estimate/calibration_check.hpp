@@ -16,6 +16,7 @@ struct CalibrationRow {
   double lumos_tflops_per_gpu = 0;    // model TFLOP/s per GPU
   double step_time_s = 0;             // lumos
   double published_step_s = 0;        // as published, or from the published TFLOP/s
+  double params = 0;                  // of the model
   double error_pct = 0;  // lumos step time against published, in percent (negative: too fast)
   bool fits = false;
 };

@@ -73,6 +73,10 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   for (graph::NodeId end : run.step.stage_end)
     e.step_time_us = std::max(e.step_time_us, run.replay.finish_us[end]);
   const double step_s = e.step_time_us * 1e-6;
+  e.step_range = step_range(
+      db, gpu.name, e.cfg.stack, static_cast<double>(e.cfg.gpus()),
+      static_cast<double>(parameter_counts(e.model, e.layout.padded_vocab).total(e.model.layers)),
+      e.step_time_us);
   const double gpus = static_cast<double>(e.cfg.gpus());
   e.tokens_per_s = static_cast<double>(e.cfg.gbs) * static_cast<double>(e.model.seq) / step_s;
   e.model_flops = megatron_model_flops(e.model, e.cfg.gbs, e.layout.padded_vocab);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cost/kernels_db.hpp"
+#include "estimate/uncertainty.hpp"
 #include "model/memory_footprint.hpp"
 #include "model/model_spec.hpp"
 #include "model/parallel_config.hpp"
@@ -48,6 +49,7 @@ struct Estimate {
   std::string topology;
   std::string stack_summary;  // what the software stack (cfg.stack) runs, in a few words
   double step_time_us = 0;
+  StepRange step_range;  // from the nearest published runs of this GPU and stack
   double tokens_per_s = 0;
   double model_flops = 0;        // Megatron's formula, whole iteration
   double hardware_flops = 0;     // with recomputation

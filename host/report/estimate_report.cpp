@@ -45,7 +45,13 @@ void estimate_text(std::ostream& os, const Estimate& e) {
       c.fsdp ? ", FSDP" : (c.distributed_optimizer ? ", distributed optimizer" : ""),
       cost::to_string(c.dtype));
   os << strprintf("  stack     %s: %s\n", c.stack.c_str(), e.stack_summary.c_str());
-  os << strprintf("  step time          %.4f s\n", e.step_time_us * 1e-6);
+  if (e.step_range.known)
+    os << strprintf("  step time          %.4f s  (%.4f-%.4f s from %s)\n", e.step_time_us * 1e-6,
+                    e.step_range.low_us * 1e-6, e.step_range.high_us * 1e-6,
+                    e.step_range.basis.c_str());
+  else
+    os << strprintf("  step time          %.4f s  (no range: %s)\n", e.step_time_us * 1e-6,
+                    e.step_range.basis.c_str());
   const double per_gpu = e.tokens_per_s / static_cast<double>(c.gpus());
   os << strprintf("  tokens/s           %.*f  (%.*f per GPU)\n", e.tokens_per_s >= 100 ? 0 : 3,
                   e.tokens_per_s, per_gpu >= 100 ? 1 : 4, per_gpu);
@@ -108,6 +114,12 @@ void estimate_json(std::ostream& os, const Estimate& e, const std::vector<std::s
   w.field("distributed_optimizer", c.distributed_optimizer).field("fsdp", c.fsdp);
   w.field("dtype", cost::to_string(c.dtype)).field("stack", c.stack).end_object();
   w.field("step_time_s", e.step_time_us * 1e-6);
+  w.key("step_time_range").begin_object().field("known", e.step_range.known);
+  if (e.step_range.known)
+    w.field("low_s", e.step_range.low_us * 1e-6).field("high_s", e.step_range.high_us * 1e-6);
+  w.field("basis", e.step_range.basis).key("runs").begin_array();
+  for (const auto& r : e.step_range.runs) w.value(r);
+  w.end_array().end_object();
   w.field("tokens_per_s", e.tokens_per_s);
   w.field("model_flops", e.model_flops).field("hardware_flops", e.hardware_flops);
   w.field("model_tflops_per_gpu", e.model_tflops_per_gpu);

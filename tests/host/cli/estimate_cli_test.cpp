@@ -205,3 +205,17 @@ TEST(EstimateCli, StackIsReportedAndChangesTheEstimate) {
             std::string::npos)
       << bad.out;
 }
+
+TEST(EstimateCli, ReportsARangeFromPublishedRunsOrWhyNot) {
+  const auto a100 = run_lumos(
+      "estimate --model gpt3-175b --gpu a100 --tp 8 --pp 12 --dp 8 --gbs 1536 --recompute full "
+      "--dtype fp16 --stack megatron-2021 --json");
+  ASSERT_EQ(a100.exit_code, 0) << a100.out;
+  EXPECT_NE(a100.out.find("\"step_time_range\":{\"known\":true,\"low_s\":"), std::string::npos)
+      << a100.out;
+  EXPECT_NE(a100.out.find("published a100/megatron-2021 runs"), std::string::npos);
+  const auto b200 = run_lumos("estimate --gpu b200");
+  ASSERT_EQ(b200.exit_code, 0) << b200.out;
+  EXPECT_NE(b200.out.find("(no range: fewer than two published runs on b200"), std::string::npos)
+      << b200.out;
+}

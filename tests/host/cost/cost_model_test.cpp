@@ -43,8 +43,9 @@ TEST(KernelsDb, EmbeddedFilesLoadWithEveryGpuOfTheIssue) {
 TEST(KernelsDb, RejectsAnotherSchemaVersionAndValuesWithoutSource) {
   std::map<std::string, std::string> files;
   lumos::testing::TempDir tmp;
-  for (const char* f : {"gpus.json", "gemm.json", "attention.json", "membound.json", "nccl.json",
-                        "kernel_classes.json", "training.json", "stacks.json"}) {
+  for (const char* f :
+       {"gpus.json", "gemm.json", "attention.json", "membound.json", "nccl.json",
+        "kernel_classes.json", "training.json", "stacks.json", "calibration.json"}) {
     std::ifstream in(std::string(LUMOS_KERNELS_DB) + "/" + f);
     files[f] = std::string(std::istreambuf_iterator<char>(in), {});
   }

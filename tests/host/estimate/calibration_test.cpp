@@ -33,9 +33,21 @@ constexpr Bound kBounds[] = {
 
 }  // namespace
 
-TEST(Calibration, StepTimesStayWithinTheirBoundsPerGpuAndStack) {
-  const auto rows = calibration_rows(lumos::cost::embedded_db());
+TEST(Calibration, StepTimesStayWithinTheirBoundsPerGpuAndMatchTheStoredResiduals) {
+  const auto& db = lumos::cost::embedded_db();
+  const auto rows = calibration_rows(db);
   ASSERT_GE(rows.size(), 26u);
+  // Estimates' ranges come from kernels_db/calibration.json: it must say what the model does now.
+  ASSERT_EQ(db.residuals.size(), rows.size())
+      << "regenerate: lumos bench estimate --write-residuals kernels_db/calibration.json";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& stored = db.residuals[i];
+    EXPECT_EQ(stored.label, rows[i].run->label);
+    EXPECT_EQ(stored.stack, rows[i].run->request.cfg.stack);
+    EXPECT_NEAR(stored.error_pct, rows[i].error_pct, 0.01)
+        << rows[i].run->label
+        << ": regenerate with lumos bench estimate --write-residuals kernels_db/calibration.json";
+  }
   std::printf("%-34s %-5s %-14s %10s %10s %8s\n", "run", "gpu", "stack", "published", "lumos",
               "error");
   for (const CalibrationRow& r : rows) {
