@@ -24,7 +24,9 @@ AttentionEstimate attention_time(const KernelsDb& db, const GpuSpec& gpu, const 
   LUMOS_EXPECT(q.impl != AttentionImpl::kUnfused,
                "attention: the unfused path is priced kernel by kernel, not from the tables");
   const bool fp8 = q.dtype == Dtype::kFp8;
-  const char* impl = q.impl == AttentionImpl::kFlash3 && gpu.arch != Arch::kAmpere ? "fa3" : "fa2";
+  const char* impl = gpu.arch == Arch::kAmpere || q.impl == AttentionImpl::kFlash2 ? "fa2"
+                     : q.impl == AttentionImpl::kCudnn                             ? "cudnn"
+                                                                                   : "fa3";
   // Pick the table: same implementation and pass; fp8 tables only for fp8; then this GPU's own
   // tables, then causal match, then nearest head dim.
   const AttentionTable* best = nullptr;

@@ -1,7 +1,7 @@
 // Attention forward and backward time from the FlashAttention throughput tables
 // (kernels_db/attention.json), by implementation, batch, heads, sequence, head dim, causal and
-// dtype. FlashAttention-3-class kernels (FA3, cuDNN) need Hopper or newer: on Ampere a flash3
-// query is answered from the FlashAttention-2 tables.
+// dtype. FlashAttention-3 and cuDNN's fused attention tables are Hopper's (other GPUs of Hopper
+// or later scale them by peak); on Ampere every flash query is answered from the FA2 tables.
 #pragma once
 #include <string>
 
@@ -14,7 +14,7 @@ struct AttentionQuery {
   bool causal = false;
   bool backward = false;
   Dtype dtype = Dtype::kBf16;
-  AttentionImpl impl = AttentionImpl::kFlash3;  // flash3 or flash2 (tables); flash3 needs Hopper
+  AttentionImpl impl = AttentionImpl::kFlash3;  // flash3, cudnn or flash2 (tables)
 };
 
 struct AttentionEstimate {

@@ -225,7 +225,8 @@ void parse_attention(element root, KernelsDb* db) {
     const std::string path = "tables[" + std::to_string(i++) + "]";
     AttentionTable a;
     a.impl = r.str(t, "impl", path);
-    if (a.impl != "fa3" && a.impl != "fa2") r.fail(path + ".impl", "expected fa3 or fa2");
+    if (a.impl != "fa3" && a.impl != "fa2" && a.impl != "cudnn")
+      r.fail(path + ".impl", "expected fa3, fa2 or cudnn");
     a.gpu = r.str(t, "gpu", path);
     const std::string pass = r.str(t, "pass", path);
     if (pass != "fwd" && pass != "bwd") r.fail(path + ".pass", "expected fwd or bwd");
@@ -324,7 +325,7 @@ void parse_stacks(element root, KernelsDb* db) {
       s.sources.emplace_back(v);
     }
     s.attention = static_cast<AttentionImpl>(
-        choice(r, e, "attention", path, {"unfused", "flash2", "flash3"}));
+        choice(r, e, "attention", path, {"unfused", "flash2", "flash3", "cudnn"}));
     s.fused_softmax = boolean(r, e, "fused_softmax", path);
     s.dropout = boolean(r, e, "dropout", path);
     s.fused_kernels = boolean(r, e, "fused_kernels", path);
@@ -345,6 +346,7 @@ void parse_stacks(element root, KernelsDb* db) {
     if (s.grad_reduce_bytes != 2 && s.grad_reduce_bytes != 4)
       r.fail(path + ".grad_reduce_bytes", "expected 2 or 4");
     s.optimizer_bytes_per_param = non_negative("optimizer_bytes_per_param");
+    s.grad_accumulation_bytes = non_negative("grad_accumulation_bytes");
     s.selective = static_cast<SelectiveRecompute>(
         choice(r, e, "selective_recompute", path, {"attention_core", "every_other_matmul"}));
     db->stacks[s.name] = std::move(s);
@@ -519,6 +521,8 @@ const char* to_string(AttentionImpl a) {
       return "flash2";
     case AttentionImpl::kFlash3:
       return "flash3";
+    case AttentionImpl::kCudnn:
+      return "cudnn";
   }
   return "?";
 }

@@ -64,7 +64,7 @@ struct GemmParams {
 };
 
 struct AttentionTable {
-  std::string impl = "fa3";  // fa3 | fa2
+  std::string impl = "fa3";  // fa3 | fa2 | cudnn
   std::string gpu;           // the GPU it was measured on
   bool backward = false;
   bool causal = false;
@@ -138,7 +138,7 @@ struct TrainingParams {
 
 // A software stack (kernels_db/stacks.json): what the training framework of an era runs for a
 // layer and an optimizer step. Read by the model-driven step (model/step_costs.cpp).
-enum class AttentionImpl { kUnfused, kFlash2, kFlash3 };
+enum class AttentionImpl { kUnfused, kFlash2, kFlash3, kCudnn };
 enum class TpOverlap { kNone, kBackward };
 enum class SelectiveRecompute { kAttentionCore, kEveryOtherMatmul };
 const char* to_string(AttentionImpl a);
@@ -158,6 +158,9 @@ struct StackSpec {
   bool p2p_blocking = false;  // the compute stream waits for its pipeline sends to complete
   double grad_reduce_bytes = 4;
   double optimizer_bytes_per_param = 30;
+  // Accumulating each micro-batch's weight gradients into the main gradients as a separate
+  // kernel (B per local parameter per micro-batch); 0 when the weight-gradient GEMM accumulates.
+  double grad_accumulation_bytes = 0;
   SelectiveRecompute selective = SelectiveRecompute::kAttentionCore;
 };
 

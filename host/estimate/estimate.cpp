@@ -47,7 +47,8 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
       "optimizer %.0f B/param",
       cost::to_string(stack.attention), stack.dropout ? " with dropout" : "",
       stack.fused_kernels ? "fused" : "eager", cost::to_string(stack.tp_overlap),
-      stack.grad_reduce_overlap ? "overlapped" : "after backward",
+      e.cfg.overlap_grad_reduce.value_or(stack.grad_reduce_overlap) ? "overlapped"
+                                                                    : "after backward",
       stack.grad_reduce_bytes == 2 ? "16 bit" : "fp32", stack.optimizer_bytes_per_param);
   e.gpu = gpu.name;
   e.topology = topo.name;

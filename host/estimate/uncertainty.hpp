@@ -18,8 +18,8 @@ struct StepRange {
 };
 
 // Up to `nearest` runs of the same GPU and stack (or, when the stack has fewer than two, of
-// stacks with the same attention and kernel fusion), nearest in log GPU count plus log parameters; each run's error e (lumos against
-// published) turns the estimate into estimate / (1 + e).
+// stacks with the same attention and kernel fusion), nearest in log GPU count plus log parameters;
+// each run's error e (lumos against published) turns the estimate into estimate / (1 + e).
 StepRange step_range(const cost::KernelsDb& db, const std::string& gpu, const std::string& stack,
                      double gpus, double params, double step_us, int nearest = 5);
 

@@ -4,6 +4,7 @@
 // padded vocabulary) once it has been checked against a model.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct ParallelConfig {
   cost::Dtype dtype = cost::Dtype::kBf16;  // GEMM precision (activations stay 16-bit)
   // The software stack (kernels_db/stacks.json) that runs the layout; "" = the default stack.
   std::string stack;
+  // Gradient reduction overlapped with the backward pass (Megatron's torch DDP or
+  // --overlap-grad-reduce) or after it (its "local" DDP); unset = the stack's default.
+  std::optional<bool> overlap_grad_reduce;
   int gpus_per_node = 8;
 
   int64_t gpus() const { return int64_t{tp} * cp * pp * dp; }

@@ -396,6 +396,10 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   column_parallel_bwd(B, "qkv", (q + 2 * kv) / t, h);
   B.push_back(after_column_parallel(norm_bwd()));
   B.push_back(residual());
+  if (stack.grad_accumulation_bytes > 0)
+    B.push_back(P.membound(
+        "elementwise_kernel (main_grad accumulation)", "elementwise",
+        stack.grad_accumulation_bytes * static_cast<double>(parameter_counts(m, V).per_layer) / t));
 
   // Recomputation: the whole layer forward (full); selective: Megatron's attention core, or
   // torchtitan's op-level policy (every second matmul and every op that is not a matmul, the
@@ -455,7 +459,7 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   s.dp_group = c.dp * c.cp;
   s.dp_ranks_per_node = P.dp_per_node_;
   // Without overlap the gradients are reduced once the backward pass is over: one bucket.
-  s.bucket_params = stack.grad_reduce_overlap
+  s.bucket_params = c.overlap_grad_reduce.value_or(stack.grad_reduce_overlap)
                         ? std::max(tr.bucket_params, tr.bucket_params_per_dp_rank * s.dp_group)
                         : std::numeric_limits<double>::infinity();
 

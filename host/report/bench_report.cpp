@@ -39,7 +39,7 @@ void calibration_text(std::ostream& os, const estimate::CalibrationCheck& c) {
   os << strprintf("  %-34s %-5s %-14s %10s %9s %8s\n", "run", "gpu", "stack", "published", "lumos",
                   "error");
   for (const estimate::CalibrationRow& r : c.rows)
-    os << strprintf("  %-34s %-5s %-14s %9.3fs %8.3fs %+7.1f%%%s\n", r.run->label.c_str(),
+    os << strprintf("  %-34s %-14s %-18s %9.3fs %8.3fs %+7.1f%%%s\n", r.run->label.c_str(),
                     r.run->request.gpu.c_str(), r.run->request.cfg.stack.c_str(),
                     r.published_step_s, r.step_time_s, r.error_pct,
                     r.run->note.empty() ? "" : "  *");
@@ -48,9 +48,10 @@ void calibration_text(std::ostream& os, const estimate::CalibrationCheck& c) {
       os << strprintf("  * %s: %s\n", r.run->label.c_str(), r.run->note.c_str());
   os << "by GPU and stack:\n";
   for (const estimate::CalibrationGroup& g : c.groups)
-    os << strprintf("  %-5s %-14s %2d runs: mean |error| %.1f%%, signed mean %+.1f%%, max %.1f%%\n",
-                    g.gpu.c_str(), g.stack.c_str(), g.rows, g.mean_abs_error_pct,
-                    g.signed_mean_error_pct, g.max_abs_error_pct);
+    os << strprintf(
+        "  %-14s %-18s %2d runs: mean |error| %.1f%%, signed mean %+.1f%%, max %.1f%%\n",
+        g.gpu.c_str(), g.stack.c_str(), g.rows, g.mean_abs_error_pct, g.signed_mean_error_pct,
+        g.max_abs_error_pct);
   const estimate::EstimateLatency& l = c.latency;
   os << strprintf(
       "latency: lumos estimate %s\n  %d runs: median %.3f s (min %.3f, max %.3f); %llu "

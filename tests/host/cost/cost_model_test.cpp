@@ -150,7 +150,9 @@ TEST(AttentionModel, ReproducesTheFlashAttentionTablePoints) {
       q.causal = t.causal;
       q.backward = t.backward;
       q.dtype = t.dtype;
-      q.impl = t.impl == "fa3" ? AttentionImpl::kFlash3 : AttentionImpl::kFlash2;
+      q.impl = t.impl == "fa3"     ? AttentionImpl::kFlash3
+               : t.impl == "cudnn" ? AttentionImpl::kCudnn
+                                   : AttentionImpl::kFlash2;
       const AttentionEstimate e = attention_time(db, gpu, q);
       EXPECT_NEAR(e.tflops, t.tflops[i], 0.10 * t.tflops[i]) << t.source << " seq " << q.seq;
       EXPECT_NEAR(e.flops / (e.time_us * 1e6), e.tflops, 1e-6 * e.tflops);

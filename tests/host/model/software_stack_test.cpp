@@ -1,0 +1,78 @@
+// The software stack decides which kernels a layer runs: unfused or flash attention, dropout,
+// eager or fused kernels, gradient accumulation, and what selective recompute re-runs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "cost/kernels_db.hpp"
+#include "model/step_costs.hpp"
+
+using namespace lumos::model;
+
+namespace {
+
+StepCosts priced(const std::string& stack, const std::string& model, Recompute rc,
+                 const std::string& gpu = "a100") {
+  const auto& db = lumos::cost::embedded_db();
+  ParallelConfig c;
+  c.tp = 2, c.mbs = 1, c.gbs = 1, c.recompute = rc, c.stack = stack;
+  const ModelSpec m = preset(model);
+  const Layout l = check_layout(m, c);
+  const auto& g = db.gpu(gpu);
+  return price_step(m, c, l, db, g, db.default_topology_for(g));
+}
+
+size_t count(const std::vector<KernelOp>& ops, const std::string& part) {
+  return static_cast<size_t>(std::count_if(ops.begin(), ops.end(), [&](const KernelOp& op) {
+    return op.name.find(part) != std::string::npos;
+  }));
+}
+
+}  // namespace
+
+TEST(SoftwareStack, Megatron2021RunsUnfusedAttentionWithDropoutAndAccumulatesGradients) {
+  const StepCosts k = priced("megatron-2021", "gpt3-15b", Recompute::kSelective);
+  EXPECT_EQ(count(k.layer_fwd, "flash"), 0u);
+  EXPECT_EQ(count(k.layer_fwd, "attention scores"), 1u);
+  EXPECT_EQ(count(k.layer_fwd, "attention over values"), 1u);
+  EXPECT_EQ(count(k.layer_fwd, "softmax"), 1u);
+  EXPECT_EQ(count(k.layer_fwd, "fused_dropout_kernel (attention)"), 1u);
+  EXPECT_EQ(count(k.layer_bwd, "attention scores"), 2u);  // query and key gradients
+  EXPECT_EQ(count(k.layer_bwd, "main_grad accumulation"), 1u);
+  // Selective recompute re-runs the attention core: the two batched GEMMs, softmax, dropout.
+  EXPECT_EQ(k.layer_recompute.size(), 4u);
+  for (const KernelOp& op : k.layer_fwd)  // synchronous tensor parallelism: nothing on the side
+    EXPECT_FALSE(op.side) << op.name;
+}
+
+TEST(SoftwareStack, MegatronCoreRunsFlashAttentionOverlapsTpAndFusesAccumulation) {
+  const StepCosts k = priced("megatron-core", "gpt3-15b", Recompute::kSelective, "h100");
+  EXPECT_EQ(count(k.layer_fwd, "flash_fwd"), 1u);
+  EXPECT_EQ(count(k.layer_fwd, "softmax"), 0u);
+  EXPECT_EQ(count(k.layer_bwd, "main_grad accumulation"), 0u);
+  EXPECT_TRUE(std::any_of(k.layer_bwd.begin(), k.layer_bwd.end(),
+                          [](const KernelOp& op) { return op.side; }));
+  ASSERT_EQ(k.layer_recompute.size(), 1u);
+  EXPECT_EQ(k.layer_recompute[0].name, "flash_fwd_kernel");
+}
+
+TEST(SoftwareStack, TorchtitanRunsEagerKernelsAndRecomputesEveryOtherMatmul) {
+  const StepCosts eager = priced("torchtitan", "llama3-8b", Recompute::kSelective, "h100");
+  const StepCosts compiled =
+      priced("torchtitan-compile", "llama3-8b", Recompute::kSelective, "h100");
+  auto dur = [](const std::vector<KernelOp>& ops, const std::string& part) {
+    double us = 0;
+    for (const KernelOp& op : ops)
+      if (op.name.find(part) != std::string::npos) us += op.dur_us;
+    return us;
+  };
+  EXPECT_GT(dur(eager.layer_fwd, "rmsnorm"), 5 * dur(compiled.layer_fwd, "rmsnorm"));
+  EXPECT_GT(dur(eager.layer_fwd, "rope"), 3 * dur(compiled.layer_fwd, "rope"));
+  // Four GEMMs in the layer forward (qkv, out, fc1, fc2): the second and fourth are recomputed,
+  // with every memory-bound op; flash attention is saved.
+  size_t gemms = 0;
+  for (const KernelOp& op : eager.layer_recompute) gemms += op.gemm.has_value();
+  EXPECT_EQ(gemms, 2u);
+  EXPECT_EQ(count(eager.layer_recompute, "flash"), 0u);
+  EXPECT_GE(count(eager.layer_recompute, "rmsnorm"), 2u);
+}
