@@ -94,7 +94,7 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   e.mfu = e.model_tflops_per_gpu / e.peak_tflops;
   e.hfu = e.hw_tflops_per_gpu / e.peak_tflops;
 
-  const auto mem = memory_per_stage(e.model, e.cfg, e.layout);
+  const auto mem = memory_per_stage(e.model, e.cfg, e.layout, &stack);
   e.memory_capacity_bytes = gpu.hbm_gib * 1024.0 * 1024.0 * 1024.0;
   double worst = -1;
   std::vector<std::vector<graph::NodeId>> gpu_nodes(static_cast<size_t>(e.cfg.pp));

@@ -65,6 +65,8 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
   const cost::Topology& topo =
       req.base.topology.empty() ? db.default_topology_for(gpu) : db.topology(req.base.topology);
   const double capacity = gpu.hbm_gib * 1024.0 * 1024.0 * 1024.0;
+  const cost::StackSpec& stack =
+      db.stack(req.base.cfg.stack.empty() ? db.default_stack : req.base.cfg.stack);
   if (!gpu.peak_tflops[static_cast<size_t>(req.base.cfg.dtype)])
     throw InputError("--dtype " + std::string(cost::to_string(req.base.cfg.dtype)) + ": the " +
                      gpu.name + " has no " + cost::to_string(req.base.cfg.dtype) + " tensor cores");
@@ -100,7 +102,7 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
                   continue;
                 }
                 double worst = 0;
-                for (const auto& s : memory_per_stage(m, c, l))
+                for (const auto& s : memory_per_stage(m, c, l, &stack))
                   worst = std::max(worst, s.total_bytes());
                 if (worst > capacity) {
                   ++out.too_big;

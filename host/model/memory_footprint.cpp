@@ -7,22 +7,29 @@
 
 namespace lumos::model {
 
-double layer_activation_bytes(const ModelSpec& m, const ParallelConfig& c) {
+double layer_activation_bytes(const ModelSpec& m, const ParallelConfig& c,
+                              const cost::StackSpec* stack) {
   const double s = static_cast<double>(m.seq) / c.cp, b = static_cast<double>(c.mbs),
                h = static_cast<double>(m.hidden), t = c.tp;
   const double sbh = s * b * h;
   if (c.recompute == Recompute::kFull)  // only the layer's input is kept
     return 2 * sbh / (c.sequence_parallel ? t : 1);
+  // Unfused attention without selective recompute keeps, per head, the 16-bit softmax output and,
+  // with dropout, its 1-byte mask and 16-bit output: Korthikanti et al.'s 5as/h term.
+  double scores = 0;
+  if (stack && stack->attention == cost::AttentionImpl::kUnfused && c.recompute == Recompute::kNone)
+    scores = (stack->dropout ? 5.0 : 2.0) * static_cast<double>(m.heads) * s *
+             static_cast<double>(m.seq) * b / t;
   const double ffn_ratio = static_cast<double>(m.ffn) / h;
-  if (c.sequence_parallel) return sbh * (18 + 4 * ffn_ratio) / t;
+  if (c.sequence_parallel) return sbh * (18 + 4 * ffn_ratio) / t + scores;
   // Without sequence parallelism the norms' and dropouts' 10 sbh are replicated on every rank.
-  return sbh * (10 + (8 + 4 * ffn_ratio) / t);
+  return sbh * (10 + (8 + 4 * ffn_ratio) / t) + scores;
 }
 
 std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConfig& c,
-                                          const Layout& l) {
+                                          const Layout& l, const cost::StackSpec* stack) {
   const ParamCounts pc = parameter_counts(m, l.padded_vocab);
-  const double per_layer_act = layer_activation_bytes(m, c);
+  const double per_layer_act = layer_activation_bytes(m, c, stack);
   const double s = static_cast<double>(m.seq) / c.cp, b = static_cast<double>(c.mbs),
                h = static_cast<double>(m.hidden), t = c.tp;
   const double dp_shards = static_cast<double>(c.dp) * c.cp;  // Megatron's data-parallel group

@@ -2,12 +2,14 @@
 // megatron/training/theoretical_memory_usage.py): bf16 weights, fp32 main gradients, fp32 Adam
 // state (master, m, v) sharded over data parallel with the distributed optimizer (and, with
 // FSDP, weights and gradients too, plus the gathered working copies), and the
-// activations of the micro-batches in flight. Attention is FlashAttention, so no s^2 term: with
-// it, recompute none and selective keep the same activations.
+// activations of the micro-batches in flight. With flash attention there is no s^2 term, and
+// recompute none and selective keep the same activations; a stack with unfused attention keeps
+// the softmax output (and the dropout mask and output) of every head unless it recomputes them.
 #pragma once
 #include <cstdint>
 #include <vector>
 
+#include "cost/kernels_db.hpp"
 #include "model/model_spec.hpp"
 #include "model/parallel_config.hpp"
 
@@ -32,10 +34,12 @@ constexpr double kOptimizerBytesPerParam = 12;  // fp32 master weights, Adam m a
 
 // Activation bytes of one layer for one micro-batch on one GPU (Korthikanti et al. 2022, Table 2,
 // generalized to any FFN as in theoretical_memory_usage.py).
-double layer_activation_bytes(const ModelSpec& m, const ParallelConfig& c);
+// `stack` null: flash attention.
+double layer_activation_bytes(const ModelSpec& m, const ParallelConfig& c,
+                              const cost::StackSpec* stack = nullptr);
 
 // One entry per pipeline stage.
 std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConfig& c,
-                                          const Layout& l);
+                                          const Layout& l, const cost::StackSpec* stack = nullptr);
 
 }  // namespace lumos::model

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cost/kernels_db.hpp"
+#include "model/memory_footprint.hpp"
 #include "model/step_costs.hpp"
 
 using namespace lumos::model;
@@ -75,4 +76,19 @@ TEST(SoftwareStack, TorchtitanRunsEagerKernelsAndRecomputesEveryOtherMatmul) {
   EXPECT_EQ(gemms, 2u);
   EXPECT_EQ(count(eager.layer_recompute, "flash"), 0u);
   EXPECT_GE(count(eager.layer_recompute, "rmsnorm"), 2u);
+}
+
+// Korthikanti et al. 2022, Table 2: without recomputation an unfused attention keeps 5as/h x sbh
+// more bytes per layer (softmax output, dropout mask and output); selective recompute drops them.
+TEST(SoftwareStack, UnfusedAttentionKeepsTheScoresUnlessRecomputed) {
+  const auto& db = lumos::cost::embedded_db();
+  const ModelSpec m = preset("gpt3-15b");
+  ParallelConfig c;
+  c.tp = 2, c.mbs = 2;
+  const double flash = layer_activation_bytes(m, c, &db.stack("megatron-core"));
+  const double unfused = layer_activation_bytes(m, c, &db.stack("megatron-2021"));
+  EXPECT_DOUBLE_EQ(unfused - flash, 5.0 * m.heads * m.seq * m.seq * 2 / 2);
+  c.recompute = Recompute::kSelective;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, c, &db.stack("megatron-2021")),
+                   layer_activation_bytes(m, c, &db.stack("megatron-core")));
 }
