@@ -21,14 +21,21 @@ double ns(double us) {
   return std::round(us * 1000.0) / 1000.0;
 }
 
-// "Input Dims" and "Input type" of aten::mm(A[m, k], B[k, n]) (batch 1: the generated
-// iteration's GEMMs are plain matrix products).
+// The operator PyTorch records around a GEMM: aten::mm(A[m, k], B[k, n]), or for the batched
+// GEMMs of an unfused attention aten::bmm(A[b, m, k], B[b, k, n]).
+const char* gemm_operator(const cost::GemmQuery& q) {
+  return q.batch > 1 ? "aten::bmm" : "aten::mm";
+}
+
+// Its "Input Dims" and "Input type".
 std::vector<std::pair<std::string, trace::ArgValue>> gemm_operator_args(const cost::GemmQuery& q) {
   const std::string type = q.dtype == cost::Dtype::kFp8    ? "c10::Float8_e4m3fn"
                            : q.dtype == cost::Dtype::kFp16 ? "c10::Half"
                                                            : "c10::BFloat16";
-  return {{"Input Dims", std::vector<std::vector<int64_t>>{{q.m, q.k}, {q.k, q.n}}},
-          {"Input type", std::vector<std::string>{type, type}}};
+  const auto dims =
+      q.batch > 1 ? std::vector<std::vector<int64_t>>{{q.batch, q.m, q.k}, {q.batch, q.k, q.n}}
+                  : std::vector<std::vector<int64_t>>{{q.m, q.k}, {q.k, q.n}};
+  return {{"Input Dims", dims}, {"Input type", std::vector<std::string>{type, type}}};
 }
 
 }  // namespace
@@ -107,9 +114,10 @@ std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r,
         }
         // A GEMM's launch sits inside its operator with the shapes PyTorch records, so that
         // the trace can be repriced for other GPUs like a profiled one.
-        if (sg.meta_of(k).gemm >= 0)
-          w.cpu_op(kThreadId, "aten::mm", cts, cend - cts,
-                   gemm_operator_args(sg.gemms[static_cast<size_t>(sg.meta_of(k).gemm)]));
+        if (sg.meta_of(k).gemm >= 0) {
+          const cost::GemmQuery& q = sg.gemms[static_cast<size_t>(sg.meta_of(k).gemm)];
+          w.cpu_op(kThreadId, gemm_operator(q), cts, cend - cts, gemm_operator_args(q));
+        }
         w.launch(kThreadId, name, cts, cend - cts, "kernel", g.names[g.name[k]], device,
                  kStreamIds[sg.meta_of(k).stream], gts, ns(r.finish_us[last]) - gts,
                  std::move(args));

@@ -181,6 +181,7 @@ void search_csv(std::ostream& os, const SearchResult& r) {
 void search_json(std::ostream& os, const SearchRequest& q, const SearchResult& r, size_t shown) {
   common::JsonWriter w(os);
   w.begin_object().field("gpus", q.gpus).field("candidates", uint64_t{r.candidates});
+  if (!r.rows.empty()) w.field("stack", r.rows[0].estimate.cfg.stack);
   w.field("invalid", uint64_t{r.invalid}).field("too_big", uint64_t{r.too_big});
   w.field("too_large", uint64_t{r.too_large});
   w.field("estimated", uint64_t{r.rows.size()}).key("layouts").begin_array();
@@ -203,11 +204,12 @@ void search_json(std::ostream& os, const SearchRequest& q, const SearchResult& r
 
 void search_text(std::ostream& os, const SearchRequest& q, const SearchResult& r, size_t shown) {
   os << strprintf(
-      "lumos estimate --search: %s on %lld x %s, gbs %lld, %s: %zu layouts, %zu invalid, "
-      "%zu do not fit, %zu too large to model, %zu estimated\n",
+      "lumos estimate --search: %s on %lld x %s, gbs %lld, %s, stack %s: %zu layouts, %zu "
+      "invalid, %zu do not fit, %zu too large to model, %zu estimated\n",
       q.base.model.name.c_str(), static_cast<long long>(q.gpus), q.base.gpu.c_str(),
-      static_cast<long long>(q.base.cfg.gbs), cost::to_string(q.base.cfg.dtype), r.candidates,
-      r.invalid, r.too_big, r.too_large, r.rows.size());
+      static_cast<long long>(q.base.cfg.gbs), cost::to_string(q.base.cfg.dtype),
+      r.rows.empty() ? "-" : r.rows[0].estimate.cfg.stack.c_str(), r.candidates, r.invalid,
+      r.too_big, r.too_large, r.rows.size());
   if (r.rows.empty()) os << strprintf("  no layout fits\n");
   if (shown > 0)
     os << strprintf(

@@ -89,4 +89,26 @@ TEST(WhatifCli, GeneratedTraceRepricesItsGemms) {
   EXPECT_LT(t[1], t[0]);  // a B200 is faster
 }
 
+TEST(WhatifCli, GeneratedUnfusedAttentionRepricesItsBatchedGemms) {
+  lumos::testing::TempDir flash, unfused;
+  ASSERT_EQ(
+      run_lumos("generate --layers 4 --pp 1 --tp 2 --dp 1 --gbs 2 -o " + flash.path()).exit_code,
+      0);
+  ASSERT_EQ(run_lumos("generate --layers 4 --pp 1 --tp 2 --dp 1 --gbs 2 --stack megatron-2021 -o " +
+                      unfused.path())
+                .exit_code,
+            0);
+  auto priced = [](const std::string& dir) {
+    const auto r = run_lumos("whatif " + dir + "/stage0.rank0.json --gpus h100,b200 --json");
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    simdjson::dom::parser parser;
+    int64_t n = -1;
+    EXPECT_FALSE(parser.parse(r.out)["gemm_kernels_priced"].get(n)) << r.out;
+    return n;
+  };
+  // The unfused attention adds 2 forward and 4 backward batched GEMMs per layer and micro-batch,
+  // recorded as aten::bmm with their batch, so they are repriced too.
+  EXPECT_EQ(priced(unfused.path()), priced(flash.path()) + 4 * 2 * 6);
+}
+
 }  // namespace
