@@ -24,6 +24,7 @@ struct GemmCoreParams {
   double floor_us = 0;
   double misaligned_factor = 1;
   int elem_bytes = 2;
+  double ceiling_flops_us = 0;  // > 0: the GPU's maximum achievable rate (MAMF), FLOP per µs
 };
 
 // How the winning estimate was made: tile index (0..tiles-1), kStreamK or kMemoryBound.
@@ -63,6 +64,13 @@ LUMOS_HD GemmCoreResult gemm_core_time(const GemmCoreParams& p, int64_t m, int64
         work / (p.per_sm_flops_us * p.sms * p.peak_fraction * p.streamk_efficiency * k_eff) +
         p.streamk_fixup_us;
     if (us < best) best = us, r.method = kStreamK;
+  }
+  // Nothing beats the best rate a brute-force sweep of shapes found.
+  if (p.ceiling_flops_us > 0) {
+    const double at_ceiling = 2.0 * static_cast<double>(m) * static_cast<double>(n) *
+                              static_cast<double>(k) * static_cast<double>(batch) /
+                              p.ceiling_flops_us;
+    if (at_ceiling > best) best = at_ceiling;
   }
   // Shapes that break 16-byte alignment fall back to slower kernels.
   const int64_t align = 16 / p.elem_bytes;

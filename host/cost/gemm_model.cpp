@@ -71,6 +71,9 @@ GemmCoreParams gemm_core_params(const KernelsDb& db, const GpuSpec& gpu, Dtype d
   c.floor_us = p.floor_us;
   c.misaligned_factor = p.misaligned_factor;
   c.elem_bytes = bytes_of(dtype);
+  for (const GemmPoint& pt : p.points)
+    if (pt.ceiling && pt.dtype == dtype && db.gpu(pt.gpu).name == gpu.name)
+      c.ceiling_flops_us = pt.tflops * 1e6;
   return c;
 }
 

@@ -207,6 +207,8 @@ void parse_gemm(element root, KernelsDb* db) {
       g.batch = batch;
       g.tflops = r.num(e, "tflops", path);
       g.source = r.str(e, "source", path);
+      bool ceiling = false;  // optional
+      if (!e["ceiling"].get(ceiling)) g.ceiling = ceiling;
       p.points.push_back(g);
     }
   }

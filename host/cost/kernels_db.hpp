@@ -48,6 +48,9 @@ struct GemmPoint {
   Dtype dtype = Dtype::kBf16;
   int64_t m = 0, n = 0, k = 0, batch = 1;
   double tflops = 0;
+  // A maximum-achievable figure (MAMF: the best of a brute-force shape sweep): no GEMM of this
+  // GPU and dtype runs faster, whatever the fitted surface says.
+  bool ceiling = false;
   std::string source;
 };
 
