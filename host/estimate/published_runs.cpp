@@ -191,6 +191,24 @@ const std::vector<PublishedRun>& published_runs() {
       t.options = options_of(t.request, t.options.substr(0, t.options.find(" --gpu")));
       v.push_back(t);
     }
+    // Tier B (published-runs.json): torchtitan's async-TP benchmark, vanilla TP column, compiled.
+    for (auto [label, id, model, dims, dp, mbs, rc, step] :
+         {std::tuple{"torchtitan Llama3-70B, 256 GPUs, TP8",
+                     "torchtitan_asynctp_70b_fsdp32_tp8_bf16", "llama3-70b",
+                     Dims{80, 8192, 28672, 64, 8, 128256, 8192}, 32, 16, Recompute::kFull, 27.43},
+          std::tuple{"torchtitan Llama3-8B, 64 GPUs, TP8", "torchtitan_asynctp_8b_fsdp8_tp8_bf16",
+                     "llama3-8b", l8, 8, 12, Recompute::kSelective, 2.807}}) {
+      PublishedRun t =
+          row(label, id, "pytorch/torchtitan benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md",
+              step, model, dims, "h100-96gb-500w", "torchtitan-compile", 8, 1, dp, 1, mbs, mbs * dp,
+              rc, cost::Dtype::kBf16);
+      t.tier = "B";
+      t.request.cfg.fsdp = true;
+      t.request.cfg.sequence_parallel = true;
+      t.note = "tier B; 96 GB HBM2e H100s at a 500 W cap: the HBM is modelled, the clocks not";
+      t.options = options_of(t.request, t.options.substr(0, t.options.find(" --gpu")));
+      v.push_back(t);
+    }
     return v;
   }();
   return runs;

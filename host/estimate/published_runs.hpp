@@ -12,8 +12,9 @@ namespace lumos::estimate {
 
 struct PublishedRun {
   std::string label;
-  std::string id;      // published-runs.json id, or "calibration.md" for the H100 rows
-  std::string source;  // where the figure was read
+  std::string id;          // published-runs.json id, or "calibration.md" for the H100 rows
+  std::string source;      // where the figure was read
+  std::string tier = "A";  // published-runs.json's: A a table value with its configuration
   // One of the two, as published: model TFLOP/s per GPU (Megatron's formula, the H100 rows), or
   // the iteration time (read, or derived by published-runs.json from the published rate).
   double model_tflops_per_gpu = 0;

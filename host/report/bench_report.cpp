@@ -68,6 +68,7 @@ void calibration_json(std::ostream& os, const estimate::CalibrationCheck& c) {
         .field("label", r.run->label)
         .field("options", r.run->options)
         .field("id", r.run->id)
+        .field("tier", r.run->tier)
         .field("gpu", r.run->request.gpu)
         .field("stack", r.run->request.cfg.stack)
         .field("published_step_s", r.published_step_s)

@@ -124,10 +124,10 @@ TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
     EXPECT_GT(row["step_time_s"].get_double().value(), 0.0);
     EXPECT_GT(row["lumos_tflops_per_gpu"].get_double().value(), 0.0);
     EXPECT_TRUE(row["fits"].is_bool());
-    for (const char* k : {"label", "id", "gpu", "stack", "options", "source", "note"})
+    for (const char* k : {"label", "id", "tier", "gpu", "stack", "options", "source", "note"})
       EXPECT_TRUE(row[k].is_string());
   }
-  EXPECT_GE(rows, 26u);  // calibration.md's 7 H100 rows and 19 of published-runs.json
+  EXPECT_EQ(rows, 28u);  // calibration.md's 7 H100 rows and the 21 of published-runs.json
   size_t groups = 0;
   for (auto g : d["groups"].get_array()) {
     ++groups;
@@ -135,7 +135,7 @@ TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
     EXPECT_GE(g["max_abs_error_pct"].get_double().value(),
               g["mean_abs_error_pct"].get_double().value());
   }
-  EXPECT_EQ(groups, 4u);  // nemo-2025, megatron-2021, megatron-deepspeed, torchtitan
+  EXPECT_EQ(groups, 5u);  // nemo-2025, megatron-2021, -deepspeed, torchtitan, torchtitan-compile
   const auto l = d["latency"];
   EXPECT_EQ(l["runs"].get_int64().value(), 1);
   EXPECT_LE(l["min_s"].get_double().value(), l["median_s"].get_double().value());
