@@ -21,6 +21,8 @@ const char* to_string(CommGroup g) {
       return "dp";
     case CommGroup::kPp:
       return "pp";
+    case CommGroup::kEmbedding:
+      return "embedding";
   }
   return "?";
 }
@@ -125,6 +127,9 @@ class Pricer {
         break;
       case CommGroup::kPp:
         ranks = 2, per_node = static_cast<int>(pp_per_node_);
+        break;
+      case CommGroup::kEmbedding:  // the first and last stage: on one node only when pp <= 2
+        ranks = 2, per_node = c_.pp == 2 ? static_cast<int>(pp_per_node_) : 1;
         break;
       case CommGroup::kNone:
         break;
@@ -450,6 +455,15 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   const int64_t msg = sp ? Tn * h : T * h;
   s.p2p = P.collective(CommGroup::kPp, Collective::kSendRecv, static_cast<double>(msg) * 2, msg,
                        msg, "bf16");
+
+  // Tied embeddings (GPT): the embedding's gradients, as kept for the optimizer.
+  if (parameter_counts(m, V).tied && c.pp > 1) {
+    const int64_t n = V / t * h;
+    s.embedding_allreduce = P.collective(CommGroup::kEmbedding, Collective::kAllReduce,
+                                         static_cast<double>(n) * stack.grad_reduce_bytes, n, n,
+                                         stack.grad_reduce_bytes >= 4 ? "f32" : "bf16");
+    if (opt.free_comm || opt.uniform_kernel_us > 0) s.embedding_allreduce.dur_us = 0;
+  }
 
   const auto& tr = db.training;
   s.cpu_launch_us = tr.cpu_launch_us;

@@ -16,7 +16,9 @@
 
 namespace lumos::model {
 
-enum class CommGroup : uint8_t { kNone, kTp, kCp, kDp, kPp };
+// kEmbedding: the first and last pipeline stages, whose tied embedding gradients are summed.
+enum class CommGroup : uint8_t { kNone, kTp, kCp, kDp, kPp, kEmbedding };
+constexpr int kNumCommGroups = 6;
 const char* to_string(CommGroup g);
 
 struct KernelOp {
@@ -52,6 +54,7 @@ struct StepCosts {
   std::vector<KernelOp> embed_fwd, embed_bwd;
   std::vector<KernelOp> head_fwd, head_bwd;  // final norm, logits, loss on the last stage
   KernelOp p2p;                              // one activation or gradient message
+  KernelOp embedding_allreduce;  // tied embedding gradients, first and last stage (pp > 1)
   double cpu_launch_us = 0, launch_latency_us = 0, event_call_us = 0;
   const cost::StackSpec* stack = nullptr;  // the software stack priced
   double grad_reduce_bytes = 4;

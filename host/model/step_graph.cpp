@@ -71,9 +71,9 @@ struct Stage {
   std::vector<std::pair<uint32_t, uint32_t>> launch_edges;   // (edge, k) of the open run
   std::array<uint32_t, kNumStreams> last_gpu{};              // last GPU node (its end) per stream
   std::array<std::vector<uint32_t>, kNumStreams> pending{};  // inter-stream waits for the next op
-  std::array<int64_t, 5> seq{};                 // next NCCL sequence number, by CommGroup
-  std::array<std::string, 5> group_name;        // "tp/stage3", ... by CommGroup
-  std::vector<Buckets> buckets;                 // per model chunk
+  std::array<int64_t, kNumCommGroups> seq{};                 // next NCCL sequence number
+  std::array<std::string, kNumCommGroups> group_name;        // "tp/stage3", ... by CommGroup
+  std::vector<Buckets> buckets;                              // per model chunk
   std::vector<std::vector<Gathered>> gathered;  // per model chunk (distributed optimizer)
   std::vector<size_t> gathered_next;            // per model chunk: first bucket not waited for
 };
@@ -353,31 +353,52 @@ class Builder {
       stages_[static_cast<size_t>(s)].pending[static_cast<size_t>(to)].push_back(e.src);
   }
 
-  // One side of a pipeline message: the NCCL kernel arrives, meets its peer, then transfers.
-  void p2p(int s, int role, bool recv, int64_t key_dir, int64_t mb, int64_t boundary) {
+  // A two-rank NCCL kernel on one side: it arrives (no time), waits for its peer, then
+  // transfers. Returns (arrival, transfer).
+  std::pair<uint32_t, uint32_t> meeting_kernel(int s, int role, const KernelOp& op) {
     const uint32_t call = launch_call(s);
-    const std::string& name = k_.p2p.name;
-    const uint32_t arrive = gpu_node(s, role, name_of(name), NodeClass::kComm, 0, call);
+    const uint32_t arrive = gpu_node(s, role, name_of(op.name), NodeClass::kComm, 0, call);
     Stage& st = stages_[static_cast<size_t>(s)];
     const auto r = static_cast<size_t>(role);
     const uint32_t xfer =
-        node(NodeKind::kKernel, NodeClass::kComm, st.stream[r], s, name_of(name), k_.p2p.dur_us);
+        node(NodeKind::kKernel, NodeClass::kComm, st.stream[r], s, name_of(op.name), op.dur_us);
     meta(xfer).stream = static_cast<int8_t>(role);
     edge(arrive, xfer, EdgeKind::kIntraStream, 0);
     st.last_gpu[r] = xfer;
+    return {arrive, xfer};
+  }
+  // Both sides have arrived: neither transfers before the later arrival.
+  void meet(const MsgEnds& e) {
+    const uint32_t rdv =
+        node(NodeKind::kVirtual, NodeClass::kVirtual, graph::kNoResource, -1, rendezvous_name(), 0);
+    meta(rdv).stage = -1;
+    edge(e.send_arrive, rdv, EdgeKind::kCrossRank, 0);
+    edge(e.recv_arrive, rdv, EdgeKind::kCrossRank, 0);
+    edge(rdv, e.send_transfer, EdgeKind::kCrossRank, 0);
+    edge(rdv, e.recv_transfer, EdgeKind::kCrossRank, 0);
+  }
+
+  // One side of a pipeline message.
+  void p2p(int s, int role, bool recv, int64_t key_dir, int64_t mb, int64_t boundary) {
+    const auto [arrive, xfer] = meeting_kernel(s, role, k_.p2p);
     if constexpr (!kCount) meta(arrive).comm = p2p_comm(s, recv, key_dir, mb, boundary);
     MsgEnds& e = messages_[message_index(key_dir, mb, boundary)];
     (recv ? e.recv_arrive : e.send_arrive) = arrive;
     (recv ? e.recv_transfer : e.send_transfer) = xfer;
-    if (e.send_arrive && e.recv_arrive) {
-      const uint32_t rdv = node(NodeKind::kVirtual, NodeClass::kVirtual, graph::kNoResource, -1,
-                                rendezvous_name(), 0);
-      meta(rdv).stage = -1;
-      edge(e.send_arrive, rdv, EdgeKind::kCrossRank, 0);
-      edge(e.recv_arrive, rdv, EdgeKind::kCrossRank, 0);
-      edge(rdv, e.send_transfer, EdgeKind::kCrossRank, 0);
-      edge(rdv, e.recv_transfer, EdgeKind::kCrossRank, 0);
-    }
+    if (e.send_arrive && e.recv_arrive) meet(e);
+  }
+
+  // Tied embeddings: the first stage's embedding and the last stage's output layer are one
+  // weight, so their gradients are all-reduced between the two before the optimizer step.
+  bool ties_embedding(int s) const { return c_.pp > 1 && pc_.tied && (s == 0 || s == c_.pp - 1); }
+  void embedding_allreduce(int s) {
+    const auto [arrive, xfer] = meeting_kernel(s, kComputeStream, k_.embedding_allreduce);
+    if constexpr (!kCount)
+      meta(arrive).comm = add_comm(s, k_.embedding_allreduce,
+                                   "embedding/stage0-stage" + std::to_string(c_.pp - 1), false);
+    (s == 0 ? embedding_ends_.send_arrive : embedding_ends_.recv_arrive) = arrive;
+    (s == 0 ? embedding_ends_.send_transfer : embedding_ends_.recv_transfer) = xfer;
+    if (embedding_ends_.send_arrive && embedding_ends_.recv_arrive) meet(embedding_ends_);
   }
   // A message by direction (0 forward, 1 backward), micro-batch and the virtual stage boundary it
   // crosses; both sides find it here.
@@ -586,6 +607,7 @@ class Builder {
     for (int r : {kGradStream, kGatherStream, kTpStream, kSendFwd, kSendBwd, kRecvFwd, kRecvBwd})
       if (stages_[static_cast<size_t>(s)].last_gpu[static_cast<size_t>(r)] != kNone)
         stream_wait(s, r, kComputeStream);
+    if (ties_embedding(s)) embedding_allreduce(s);
     const double params = stage_params(s);
     const double shard = c_.distributed_optimizer || c_.fsdp ? params / k_.dp_group : params;
     const uint32_t last = kernel(s, kComputeStream, optimizer(shard), true);
@@ -639,6 +661,7 @@ class Builder {
   std::vector<graph::Step> steps_;
   std::vector<Stage> stages_;
   std::vector<MsgEnds> messages_;  // by message_index
+  MsgEnds embedding_ends_;         // first stage "sends", last stage "receives"
   uint32_t rendezvous_name_ = kNone;
   std::vector<StepGraph::NodeMeta> meta_;  // per draft node
   StepGraph::NodeMeta scratch_meta_;       // counting pass: written, never read

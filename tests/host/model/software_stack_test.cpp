@@ -7,6 +7,7 @@
 #include "cost/kernels_db.hpp"
 #include "model/memory_footprint.hpp"
 #include "model/step_costs.hpp"
+#include "model/step_graph.hpp"
 
 using namespace lumos::model;
 
@@ -91,4 +92,33 @@ TEST(SoftwareStack, UnfusedAttentionKeepsTheScoresUnlessRecomputed) {
   c.recompute = Recompute::kSelective;
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, c, &db.stack("megatron-2021")),
                    layer_activation_bytes(m, c, &db.stack("megatron-core")));
+}
+
+// Tied embeddings (GPT): the first and last stage all-reduce the embedding's gradients before the
+// optimizer, and meet there; untied models (Llama) and single-stage pipelines have no such step.
+TEST(SoftwareStack, TiedEmbeddingGradientsAreAllReducedBetweenFirstAndLastStage) {
+  const auto& db = lumos::cost::embedded_db();
+  auto embedding_comms = [&](const std::string& model, int pp) {
+    ParallelConfig c;
+    c.tp = 2, c.pp = pp, c.mbs = 1, c.gbs = 4;
+    ModelSpec m = preset(model);
+    m.layers = 4;
+    const Layout l = check_layout(m, c);
+    const auto& g = db.gpu("h100");
+    const StepCosts k = price_step(m, c, l, db, g, db.default_topology_for(g));
+    const StepGraph sg = build_step_graph(m, c, l, k);
+    std::vector<std::string> found;
+    for (const auto& r : sg.comms)
+      if (r.process_group.rfind("embedding/", 0) == 0) {
+        found.push_back(r.process_group);
+        EXPECT_EQ(r.collective, "allreduce");
+        EXPECT_EQ(r.group_size, 2);
+        EXPECT_EQ(r.in_nelems, l.padded_vocab / 2 * m.hidden);
+      }
+    return found;
+  };
+  EXPECT_EQ(embedding_comms("gpt3-15b", 4),
+            (std::vector<std::string>{"embedding/stage0-stage3", "embedding/stage0-stage3"}));
+  EXPECT_TRUE(embedding_comms("gpt3-15b", 1).empty());
+  EXPECT_TRUE(embedding_comms("llama3-8b", 4).empty());
 }
