@@ -42,15 +42,23 @@ int cost_attention(int argc, char** argv) {
   c.o.add_options()("batch", "batch", arg<int64_t>())("heads", "heads", arg<int64_t>())(
       "seq", "sequence length", arg<int64_t>())("head-dim", "head dim", arg<int64_t>("128"))(
       "causal", "causal mask")("pass", "fwd or bwd", arg<std::string>("fwd"))(
-      "dtype", "bf16, fp16 or fp8", arg<std::string>("bf16"));
+      "dtype", "bf16, fp16 or fp8", arg<std::string>("bf16"))(
+      "impl", "flash3, cudnn or flash2 (Ampere answers every one as flash2)",
+      arg<std::string>("flash3"));
   if (!c.parse(argc, argv)) return 0;
   const GpuSpec& gpu = c.gpu();
-  const std::string pass = c.str("pass");
+  const std::string pass = c.str("pass"), impl = c.str("impl");
+  LUMOS_EXPECT(
+      impl == "flash3" || impl == "cudnn" || impl == "flash2",
+      "lumos cost attention: --impl: expected flash3, cudnn or flash2, got '" + impl + "'");
   LUMOS_EXPECT(pass == "fwd" || pass == "bwd",
                "lumos cost attention: --pass: expected fwd or bwd, got '" + pass + "'");
-  const AttentionQuery q{c.positive("batch"),        c.positive("heads"), c.positive("seq"),
-                         c.positive("head-dim"),     c.has("causal"),     pass == "bwd",
-                         parse_dtype(c.str("dtype"))};
+  AttentionQuery q{c.positive("batch"),        c.positive("heads"), c.positive("seq"),
+                   c.positive("head-dim"),     c.has("causal"),     pass == "bwd",
+                   parse_dtype(c.str("dtype"))};
+  q.impl = impl == "flash3"  ? AttentionImpl::kFlash3
+           : impl == "cudnn" ? AttentionImpl::kCudnn
+                             : AttentionImpl::kFlash2;
   return c.render(report::attention_json, report::attention_text, gpu, q,
                   attention_time(*c.db, gpu, q));
 }

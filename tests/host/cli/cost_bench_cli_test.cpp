@@ -86,7 +86,7 @@ TEST(CostCli, BadKindsAndFlagsAreInputErrors) {
        {"cost", "cost bogus", "cost gemm --m 0 --n 1 --k 1", "cost gemm --n 1 --k 1",
         "cost attention --batch 1 --heads 1 --seq 1 "
         "--pass sideways",
-        "cost collective --ranks 4",
+        "cost attention --batch 1 --heads 1 --seq 1 --impl flash9", "cost collective --ranks 4",
         "cost collective --bytes 1 --ranks 4 "
         "--nic-efficiency 2",
         "cost optimizer", "cost memory", "cost classify"}) {
@@ -95,6 +95,15 @@ TEST(CostCli, BadKindsAndFlagsAreInputErrors) {
   }
   EXPECT_NE(run_lumos("cost gemm --n 1 --k 1").out.find("lumos cost: missing --m"),
             std::string::npos);
+}
+
+TEST(CostCli, AttentionImplementationPicksItsTable) {
+  const auto cudnn = run_lumos("cost attention --batch 8 --heads 16 --seq 2048 --impl cudnn");
+  const auto fa2 = run_lumos("cost attention --batch 8 --heads 16 --seq 2048 --impl flash2");
+  const auto a100 = run_lumos("cost attention --batch 8 --heads 16 --seq 2048 --gpu a100");
+  EXPECT_NE(cudnn.out.find("cudnn h100 fwd non-causal"), std::string::npos) << cudnn.out;
+  EXPECT_NE(fa2.out.find("fa2 h100 fwd non-causal"), std::string::npos) << fa2.out;
+  EXPECT_NE(a100.out.find("fa2 a100 fwd non-causal"), std::string::npos) << a100.out;
 }
 
 TEST(BenchCli, BatchJsonHasTheDocumentedShape) {
