@@ -23,6 +23,8 @@ std::vector<CalibrationRow> calibration_rows(const cost::KernelsDb& db) {
             ? p.step_time_s
             : e.model_flops / (static_cast<double>(e.cfg.gpus()) * p.model_tflops_per_gpu * 1e12);
     r.error_pct = (r.step_time_s - r.published_step_s) / r.published_step_s * 100;
+    r.published_tflops_per_gpu = e.model_tflops_per_gpu * r.step_time_s / r.published_step_s;
+    r.breakdown = e.breakdown;
     r.fits = e.fits;
     r.params = static_cast<double>(
         model::parameter_counts(e.model, e.layout.padded_vocab).total(e.model.layers));

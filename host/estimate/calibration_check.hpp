@@ -8,15 +8,18 @@
 
 #include "cost/kernels_db.hpp"
 #include "estimate/published_runs.hpp"
+#include "replay/step_report.hpp"
 
 namespace lumos::estimate {
 
 struct CalibrationRow {
-  const PublishedRun* run = nullptr;  // into published_runs()
-  double lumos_tflops_per_gpu = 0;    // model TFLOP/s per GPU
-  double step_time_s = 0;             // lumos
-  double published_step_s = 0;        // as published, or from the published TFLOP/s
-  double params = 0;                  // of the model
+  const PublishedRun* run = nullptr;    // into published_runs()
+  double lumos_tflops_per_gpu = 0;      // model TFLOP/s per GPU
+  double step_time_s = 0;               // lumos
+  double published_step_s = 0;          // as published, or from the published TFLOP/s
+  double params = 0;                    // of the model
+  double published_tflops_per_gpu = 0;  // model TFLOP/s per GPU the published step implies
+  replay::Breakdown breakdown;          // lumos's, mean over stages: where its step goes
   double error_pct = 0;  // lumos step time against published, in percent (negative: too fast)
   bool fits = false;
 };

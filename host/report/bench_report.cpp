@@ -36,13 +36,22 @@ void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
 
 void calibration_text(std::ostream& os, const estimate::CalibrationCheck& c) {
   os << "calibration: step time, lumos vs published (negative: lumos too fast)\n";
-  os << strprintf("  %-34s %-5s %-14s %10s %9s %8s\n", "run", "gpu", "stack", "published", "lumos",
-                  "error");
-  for (const estimate::CalibrationRow& r : c.rows)
-    os << strprintf("  %-34s %-14s %-18s %9.3fs %8.3fs %+7.1f%%%s\n", r.run->label.c_str(),
-                    r.run->request.gpu.c_str(), r.run->request.cfg.stack.c_str(),
-                    r.published_step_s, r.step_time_s, r.error_pct,
+  os << "  (TFLOP/s p/l: model TFLOP/s per GPU, the published one implied by its step time, and\n"
+        "   lumos's; comp/comm/bubble: lumos's exposed compute, exposed communication and "
+        "pipeline\n"
+        "   bubble, % of its step)\n";
+  os << strprintf("  %-37s %-14s %-18s %10s %9s %8s %13s %16s\n", "run", "gpu", "stack",
+                  "published", "lumos", "error", "TFLOP/s p/l", "comp/comm/bubble");
+  for (const estimate::CalibrationRow& r : c.rows) {
+    const replay::Breakdown& b = r.breakdown;
+    const double w = b.window_us > 0 ? b.window_us / 100 : 1;
+    os << strprintf("  %-37s %-14s %-18s %9.3fs %8.3fs %+7.1f%% %6.1f/%-6.1f %5.1f/%4.1f/%4.1f%s\n",
+                    r.run->label.c_str(), r.run->request.gpu.c_str(),
+                    r.run->request.cfg.stack.c_str(), r.published_step_s, r.step_time_s,
+                    r.error_pct, r.published_tflops_per_gpu, r.lumos_tflops_per_gpu,
+                    b.exposed_compute_us / w, b.exposed_comm_us / w, b.bubble_us / w,
                     r.run->note.empty() ? "" : "  *");
+  }
   for (const estimate::CalibrationRow& r : c.rows)
     if (!r.run->note.empty())
       os << strprintf("  * %s: %s\n", r.run->label.c_str(), r.run->note.c_str());
@@ -75,6 +84,11 @@ void calibration_json(std::ostream& os, const estimate::CalibrationCheck& c) {
         .field("step_time_s", r.step_time_s)
         .field("error_pct", r.error_pct)
         .field("lumos_tflops_per_gpu", r.lumos_tflops_per_gpu)
+        .field("published_tflops_per_gpu", r.published_tflops_per_gpu)
+        .field("exposed_compute_us", r.breakdown.exposed_compute_us)
+        .field("overlapped_us", r.breakdown.overlapped_us)
+        .field("exposed_comm_us", r.breakdown.exposed_comm_us)
+        .field("bubble_us", r.breakdown.bubble_us)
         .field("fits", r.fits)
         .field("source", r.run->source)
         .field("note", r.run->note)

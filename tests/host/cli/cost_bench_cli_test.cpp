@@ -132,6 +132,10 @@ TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
     EXPECT_GT(row["published_step_s"].get_double().value(), 0.0);
     EXPECT_GT(row["step_time_s"].get_double().value(), 0.0);
     EXPECT_GT(row["lumos_tflops_per_gpu"].get_double().value(), 0.0);
+    EXPECT_GT(row["published_tflops_per_gpu"].get_double().value(), 0.0);
+    EXPECT_GT(row["exposed_compute_us"].get_double().value(), 0.0);
+    for (const char* k : {"overlapped_us", "exposed_comm_us", "bubble_us"})
+      EXPECT_GE(row[k].get_double().value(), 0.0) << k;
     EXPECT_TRUE(row["fits"].is_bool());
     for (const char* k : {"label", "id", "tier", "gpu", "stack", "options", "source", "note"})
       EXPECT_TRUE(row[k].is_string());
