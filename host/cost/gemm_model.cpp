@@ -71,8 +71,11 @@ GemmCoreParams gemm_core_params(const KernelsDb& db, const GpuSpec& gpu, Dtype d
   c.floor_us = p.floor_us;
   c.misaligned_factor = p.misaligned_factor;
   c.elem_bytes = bytes_of(dtype);
+  // BF16 and FP16 run on the same tensor-core paths at the same peak: one ceiling for both.
+  auto is16 = [](Dtype d) { return d == Dtype::kBf16 || d == Dtype::kFp16; };
   for (const GemmPoint& pt : p.points)
-    if (pt.ceiling && pt.dtype == dtype && db.gpu(pt.gpu).name == gpu.name)
+    if (pt.ceiling && (pt.dtype == dtype || (is16(pt.dtype) && is16(dtype))) &&
+        db.gpu(pt.gpu).name == gpu.name)
       c.ceiling_flops_us = pt.tflops * 1e6;
   return c;
 }

@@ -342,3 +342,13 @@ TEST(AttentionModel, FlashAttention3IsHopperOnlyAndAmpereUsesItsOwnFlash2Table) 
   q.impl = AttentionImpl::kUnfused;
   EXPECT_THROW(attention_time(db, db.gpu("h100"), q), lumos::InputError);
 }
+
+TEST(GemmModel, NoGemmBeatsItsGpusMaximumAchievableRateInEither16BitType) {
+  const KernelsDb& db = embedded_db();
+  const GpuSpec& h100 = db.gpu("h100");
+  // A large-K shape the fitted surface alone would price above MAMF (794.5 TFLOP/s, C §1.2).
+  for (Dtype d : {Dtype::kBf16, Dtype::kFp16})
+    EXPECT_LE(gemm_time(db, h100, {4096, 9216, 16384, 1, d}, false).tflops, 794.5 + 1e-6)
+        << to_string(d);
+  EXPECT_LE(gemm_time(db, h100, {4096, 9216, 16384, 1, Dtype::kFp8}, false).tflops, 1402.6 + 1e-6);
+}
