@@ -159,21 +159,25 @@ void estimate_json(std::ostream& os, const Estimate& e, const std::vector<std::s
 
 void search_csv(std::ostream& os, const SearchResult& r) {
   os << "rank,tp,cp,pp,dp,mbs,interleave,recompute,sequence_parallel,distributed_optimizer,fsdp,"
-        "split_embedding,step_time_s,tokens_per_s,model_tflops_per_gpu,mfu,memory_gib,"
-        "bubble_fraction,exposed_comm_fraction\n";
+        "split_embedding,step_time_s,step_time_low_s,step_time_high_s,tokens_per_s,"
+        "model_tflops_per_gpu,mfu,memory_gib,bubble_fraction,exposed_comm_fraction\n";
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const ParallelConfig& c = r.rows[i].cfg;
     const Estimate& e = r.rows[i].estimate;
     const auto& mem = e.stages[static_cast<size_t>(e.worst_memory_stage)].memory;
-    char line[512];
-    std::snprintf(line, sizeof line,
-                  "%zu,%d,%d,%d,%d,%lld,%d,%s,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.4f,%.2f,%.4f,%.4f\n",
-                  i + 1, c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs), c.interleave,
-                  to_string(c.recompute), c.sequence_parallel, c.distributed_optimizer, c.fsdp,
-                  c.split_counts_embedding, e.step_time_us * 1e-6, e.tokens_per_s,
-                  e.model_tflops_per_gpu, e.mfu, gib(mem.total_bytes()),
-                  e.breakdown.bubble_us / e.step_time_us,
-                  e.breakdown.exposed_comm_us / e.step_time_us);
+    // The range's ends are empty when no published run of this GPU and stack sets one.
+    const std::string low = e.step_range.known ? strprintf("%.6g", e.step_range.low_us * 1e-6) : "",
+                      high =
+                          e.step_range.known ? strprintf("%.6g", e.step_range.high_us * 1e-6) : "";
+    char line[640];
+    std::snprintf(
+        line, sizeof line,
+        "%zu,%d,%d,%d,%d,%lld,%d,%s,%d,%d,%d,%d,%.6g,%s,%s,%.6g,%.6g,%.4f,%.2f,%.4f,%.4f\n", i + 1,
+        c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs), c.interleave, to_string(c.recompute),
+        c.sequence_parallel, c.distributed_optimizer, c.fsdp, c.split_counts_embedding,
+        e.step_time_us * 1e-6, low.c_str(), high.c_str(), e.tokens_per_s, e.model_tflops_per_gpu,
+        e.mfu, gib(mem.total_bytes()), e.breakdown.bubble_us / e.step_time_us,
+        e.breakdown.exposed_comm_us / e.step_time_us);
     os << line;
   }
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include "cost/kernels_db.hpp"
 #include "estimate/layout_search.hpp"
@@ -62,8 +63,20 @@ TEST(LayoutSearch, CliWritesCsvAndRejectsSearchedOptions) {
   std::string header, line;
   std::getline(in, header);
   EXPECT_EQ(header.rfind("rank,tp,cp,pp,dp", 0), 0u) << header;
+  EXPECT_NE(header.find(",step_time_s,step_time_low_s,step_time_high_s,"), std::string::npos)
+      << header;
   size_t rows = 0;
-  while (std::getline(in, line)) ++rows;
+  while (std::getline(in, line)) {
+    ++rows;
+    // H100 under the default stack: the range comes from the published H100 runs, so both ends
+    // are numbers, the low end no later than the estimate.
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    ASSERT_GE(cells.size(), 15u) << line;
+    EXPECT_LE(std::stod(cells[13]), std::stod(cells[12])) << line;
+    EXPECT_GE(std::stod(cells[14]), std::stod(cells[12])) << line;
+  }
   EXPECT_GT(rows, 3u);
   for (const char* bad : {"estimate --search --gbs 16", "estimate --search --gpus 8 --tp 2",
                           "estimate --gpus 8", "estimate --search --gpus 0", "estimate --top 3",
