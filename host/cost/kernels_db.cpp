@@ -20,8 +20,9 @@ extern const int kEmbeddedDbCount;
 namespace {
 
 constexpr int64_t kSchemaVersion = 1;
-const char* const kFiles[] = {"gpus.json", "gemm.json",           "attention.json", "membound.json",
-                              "nccl.json", "kernel_classes.json", "training.json",  "stacks.json"};
+const char* const kFiles[] = {"gpus.json",     "gemm.json",   "attention.json",
+                              "membound.json", "nccl.json",   "kernel_classes.json",
+                              "training.json", "stacks.json", "calibration.json"};
 
 using simdjson::dom::array;
 using simdjson::dom::element;

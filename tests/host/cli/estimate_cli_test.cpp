@@ -219,3 +219,19 @@ TEST(EstimateCli, ReportsARangeFromPublishedRunsOrWhyNot) {
   EXPECT_NE(b200.out.find("(no range: fewer than two published runs on b200"), std::string::npos)
       << b200.out;
 }
+
+// --db reads every file of kernels_db from a folder: the repository's folder gives the embedded
+// answer, range included.
+TEST(EstimateCli, KernelsDbFolderGivesTheEmbeddedAnswer) {
+  const auto embedded = run_lumos("estimate --json");
+  const auto folder = run_lumos(std::string("estimate --json --db ") + LUMOS_KERNELS_DB);
+  ASSERT_EQ(embedded.exit_code, 0) << embedded.out;
+  ASSERT_EQ(folder.exit_code, 0) << folder.out;
+  auto field = [](const std::string& j, const std::string& k) {
+    const size_t at = j.find("\"" + k + "\":");
+    return at == std::string::npos ? std::string() : j.substr(at, j.find(',', at) - at);
+  };
+  EXPECT_EQ(field(folder.out, "step_time_s"), field(embedded.out, "step_time_s"));
+  EXPECT_EQ(field(folder.out, "low_s"), field(embedded.out, "low_s"));
+  EXPECT_FALSE(field(folder.out, "low_s").empty()) << folder.out;
+}
