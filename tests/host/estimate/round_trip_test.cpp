@@ -31,6 +31,7 @@ struct Case {
   lumos::cost::Dtype dtype;
   int64_t layers;  // 0 keeps the preset's
   bool fsdp = false;
+  const char* stack = "";  // "" = the default stack
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
@@ -53,6 +54,7 @@ TEST_P(RoundTrip, GeneratedTracesReplayToTheEstimatesStepTime) {
   r.cfg.fsdp = k.fsdp;
   r.cfg.recompute = k.rc;
   r.cfg.dtype = k.dtype;
+  r.cfg.stack = k.stack;
   const EstimateRun run = run_estimate(r, lumos::cost::embedded_db());
   TempDir tmp;
   const auto files = write_stage_traces(run.step, run.replay, tmp.path(), run.estimate.gpu);
@@ -83,7 +85,12 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"interleaved_cp_sp_distopt_fp8", "llama3-8b", 2, 2, 4, 2, 2, 16, true,
                            true, Recompute::kSelective, lumos::cost::Dtype::kFp8, 16},
                       Case{"no_pipeline", "llama3-8b", 4, 1, 1, 2, 1, 4, true, false,
-                           Recompute::kNone, lumos::cost::Dtype::kBf16, 4}),
+                           Recompute::kNone, lumos::cost::Dtype::kBf16, 4},
+                      // Unfused attention, blocking sends, gradient accumulation, the tied
+                      // embedding all-reduce between the first and last of four stages.
+                      Case{"megatron_2021_stack", "gpt3-15b", 2, 1, 4, 2, 1, 16, false, false,
+                           Recompute::kSelective, lumos::cost::Dtype::kFp16, 8, false,
+                           "megatron-2021"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(RoundTripClocks, StagesWithOffsetClocksAlignThroughTheirPipelineNeighbours) {

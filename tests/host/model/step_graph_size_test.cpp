@@ -20,6 +20,7 @@ struct Case {
   int64_t mbs, gbs;
   Recompute recompute;
   bool sp, dist_opt, fsdp, split;
+  std::string stack = "";  // "" = the default stack
 };
 
 struct Priced {
@@ -39,6 +40,7 @@ Priced price(const Case& x) {
   p.c.mbs = x.mbs, p.c.gbs = x.gbs, p.c.recompute = x.recompute;
   p.c.sequence_parallel = x.sp, p.c.distributed_optimizer = x.dist_opt, p.c.fsdp = x.fsdp;
   p.c.split_counts_embedding = x.split;
+  p.c.stack = x.stack;
   p.l = check_layout(p.m, p.c);
   p.k = price_step(p.m, p.c, p.l, db, gpu, db.default_topology_for(gpu));
   return p;
@@ -73,6 +75,9 @@ INSTANTIATE_TEST_SUITE_P(Layouts, StepGraphSize, ::testing::Values(
   Case{"Llama70bFsdp",       "llama3-70b",  8,    8, 1, 2, 2, 2, 1, 8,   Recompute::kNone,      true,  false, true,  false},
   Case{"Llama70bFsdpNoPp",   "llama3-70b",  4,    8, 1, 1, 4, 1, 1, 8,   Recompute::kFull,      true,  false, true,  false},
   Case{"Llama70bCp",         "llama3-70b",  8,    4, 2, 2, 2, 1, 1, 8,   Recompute::kNone,      true,  true,  false, false},
-  Case{"Llama405bSplit",     "llama3-405b", 14,   8, 1, 4, 2, 2, 1, 16,  Recompute::kNone,      true,  true,  false, true}),
+  Case{"Llama405bSplit",     "llama3-405b", 14,   8, 1, 4, 2, 2, 1, 16,  Recompute::kNone,      true,  true,  false, true},
+  Case{"Gpt44bMegatron2021", "gpt3-44b",    8,    4, 1, 4, 2, 1, 1, 16,  Recompute::kSelective, false, false, false, false, "megatron-2021"},
+  Case{"Gpt44bDeepspeed",    "gpt3-44b",    8,    4, 1, 2, 2, 2, 1, 8,   Recompute::kFull,      false, true,  false, false, "megatron-deepspeed"},
+  Case{"Llama8bTorchtitan",  "llama3-8b",   8,    2, 1, 1, 4, 1, 1, 8,   Recompute::kSelective, true,  false, true,  false, "torchtitan"}),
   [](const auto& info) { return info.param.name; });
 // clang-format on
