@@ -28,14 +28,18 @@ AttentionEstimate attention_time(const KernelsDb& db, const GpuSpec& gpu, const 
                      : q.impl == AttentionImpl::kCudnn                             ? "cudnn"
                                                                                    : "fa3";
   // Pick the table: same implementation and pass; fp8 tables only for fp8; then this GPU's own
-  // tables, then causal match, then nearest head dim.
+  // tables, then another GPU of its architecture (scaled by peak: a100-40gb from a100), then the
+  // reference GPU's; then causal match, then nearest head dim.
   const AttentionTable* best = nullptr;
   double best_score = std::numeric_limits<double>::infinity();
   for (const AttentionTable& t : db.attention.tables) {
     if (t.backward != q.backward || t.impl != impl) continue;
     if ((t.dtype == Dtype::kFp8) != fp8) continue;
-    if (t.gpu != gpu.name && t.gpu != db.attention.reference_gpu) continue;
-    const double score = (t.gpu != gpu.name ? 10000.0 : 0.0) +
+    const bool same_arch = db.gpu(t.gpu).arch == gpu.arch;
+    if (t.gpu != gpu.name && !same_arch && t.gpu != db.attention.reference_gpu) continue;
+    const double score = (t.gpu == gpu.name ? 0.0
+                          : same_arch       ? 5000.0
+                                            : 10000.0) +
                          (t.causal != q.causal ? 1000.0 : 0.0) +
                          std::abs(std::log2(double(t.head_dim) / q.head_dim));
     if (score < best_score) {

@@ -203,13 +203,19 @@ void parse_gemm(element root, KernelsDb* db) {
       g.m = r.integer(e, "m", path);
       g.n = r.integer(e, "n", path);
       g.k = r.integer(e, "k", path);
-      int64_t batch = 1;  // optional: a batched GEMM (bmm)
-      if (!e["batch"].get(batch) && batch < 1) r.fail(path + ".batch", "must be positive");
-      g.batch = batch;
+      element opt;
+      if (!e["batch"].get(opt)) {  // optional: a batched GEMM (bmm)
+        int64_t batch = 0;
+        if (opt.get(batch) || batch < 1) r.fail(path + ".batch", "expected a positive integer");
+        g.batch = batch;
+      }
       g.tflops = r.num(e, "tflops", path);
       g.source = r.str(e, "source", path);
-      bool ceiling = false;  // optional
-      if (!e["ceiling"].get(ceiling)) g.ceiling = ceiling;
+      if (!e["ceiling"].get(opt)) {  // optional
+        bool ceiling = false;
+        if (opt.get(ceiling)) r.fail(path + ".ceiling", "expected true or false");
+        g.ceiling = ceiling;
+      }
       p.points.push_back(g);
     }
   }
@@ -260,8 +266,11 @@ void parse_membound(element root, KernelsDb* db) {
     const std::string path = "classes." + std::string(key);
     r.str(val, "source", path);
     p.fraction[std::string(key)] = r.num(val, "fraction", path);
-    object by_arch;
-    if (!val["by_arch"].get(by_arch))
+    element by_arch_field;
+    if (!val["by_arch"].get(by_arch_field)) {
+      object by_arch;
+      if (by_arch_field.get(by_arch))
+        r.fail(path + ".by_arch", "expected an object of architecture: fraction");
       for (auto [arch, f] : by_arch) {
         double v;
         if (f.get(v) || !(v > 0 && v <= 1))
@@ -269,6 +278,7 @@ void parse_membound(element root, KernelsDb* db) {
         p.arch_fraction[{parse_arch(r, std::string(arch), path + ".by_arch"), std::string(key)}] =
             v;
       }
+    }
   }
   p.optimizer_bytes_per_param = r.num(root, "optimizer_bytes_per_param", "");
 }
@@ -573,7 +583,10 @@ KernelsDb parse_db(const std::map<std::string, std::string>& files, const std::s
   parse_training(root_of("training.json"), &db);
   parse_stacks(root_of("stacks.json"), &db);
   parse_residuals(root_of("calibration.json"), &db);
-  for (const AttentionTable& t : db.attention.tables) db.gpu(t.gpu);  // known GPUs only
+  // Tables, points and residuals name known GPUs, by their canonical names.
+  for (AttentionTable& t : db.attention.tables) t.gpu = db.gpu(t.gpu).name;
+  for (GemmPoint& p : db.gemm.points) p.gpu = db.gpu(p.gpu).name;
+  for (CalibrationResidual& c : db.residuals) c.gpu = db.gpu(c.gpu).name;
   for (const GpuSpec& g : db.gpus) {
     if (!db.nccl.caps.count(g.arch))
       throw InputError("kernels_db/nccl.json: caps: no entry for " +

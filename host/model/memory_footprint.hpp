@@ -28,8 +28,10 @@ struct StageMemory {
   }
 };
 
-constexpr double kWeightBytesPerParam = 2;      // bf16
-constexpr double kGradBytesPerParam = 4;        // fp32 main grads
+constexpr double kWeightBytesPerParam = 2;  // bf16
+constexpr double kGradBytesPerParam = 4;    // fp32 main grads
+// (Stacks that accumulate and reduce gradients in 16 bit, megatron-2021, still hold fp32 copies
+// of them at the optimizer step, the peak; so 4 bytes whatever the stack.)
 constexpr double kOptimizerBytesPerParam = 12;  // fp32 master weights, Adam m and v
 
 // Activation bytes of one layer for one micro-batch on one GPU (Korthikanti et al. 2022, Table 2,

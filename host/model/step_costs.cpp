@@ -71,6 +71,9 @@ class Pricer {
     cp_per_node_ = std::min(c.cp, after_tp);
     dp_per_node_ = std::min(c.dp * c.cp, after_tp);
     pp_per_node_ = int64_t{c.tp} * c.cp * c.dp >= gpn ? 1 : 2;
+    // Megatron's rank order puts pipeline stages outermost (rank = stage x tp x cp x dp + i): the
+    // first and last stage's ranks share nodes when all the job's GPUs fit in one.
+    embedding_pair_per_node_ = int64_t{c.pp} * c.tp * c.cp * c.dp <= gpn ? 2 : 1;
   }
 
   KernelOp gemm(const std::string& what, int64_t M, int64_t N, int64_t K, cost::Dtype dt,
@@ -128,8 +131,8 @@ class Pricer {
       case CommGroup::kPp:
         ranks = 2, per_node = static_cast<int>(pp_per_node_);
         break;
-      case CommGroup::kEmbedding:  // the first and last stage: on one node only when pp <= 2
-        ranks = 2, per_node = c_.pp == 2 ? static_cast<int>(pp_per_node_) : 1;
+      case CommGroup::kEmbedding:  // rank r of the first stage and r + (pp - 1) x tp x cp x dp
+        ranks = 2, per_node = embedding_pair_per_node_;
         break;
       case CommGroup::kNone:
         break;
@@ -147,6 +150,7 @@ class Pricer {
   const cost::StackSpec& stack_;
   int tp_per_node_ = 1, cp_per_node_ = 1, dp_per_node_ = 1;
   int64_t pp_per_node_ = 1;
+  int embedding_pair_per_node_ = 1;
 };
 
 }  // namespace

@@ -337,6 +337,8 @@ TEST(AttentionModel, FlashAttention3IsHopperOnlyAndAmpereUsesItsOwnFlash2Table) 
   const AttentionEstimate a100 = attention_time(db, db.gpu("a100"), q);
   EXPECT_NE(a100.table.find("fa2 a100"), std::string::npos) << a100.table;
   EXPECT_NEAR(a100.tflops, 200, 1e-6);  // FA2 paper, A100, d=128, non-causal, 2k
+  // Another Ampere part with the same peak reads the A100's table, not H100's scaled down.
+  EXPECT_NEAR(attention_time(db, db.gpu("a100-40gb"), q).tflops, 200, 1e-6);
   q.impl = AttentionImpl::kFlash2;
   EXPECT_NEAR(attention_time(db, db.gpu("h100"), q).tflops, 362, 1e-6);  // C §2.1 FA2 column
   q.impl = AttentionImpl::kUnfused;
@@ -351,4 +353,33 @@ TEST(GemmModel, NoGemmBeatsItsGpusMaximumAchievableRateInEither16BitType) {
     EXPECT_LE(gemm_time(db, h100, {4096, 9216, 16384, 1, d}, false).tflops, 794.5 + 1e-6)
         << to_string(d);
   EXPECT_LE(gemm_time(db, h100, {4096, 9216, 16384, 1, Dtype::kFp8}, false).tflops, 1402.6 + 1e-6);
+}
+
+TEST(KernelsDb, MalformedOptionalFieldsAreErrorsNotDefaults) {
+  std::map<std::string, std::string> files;
+  for (const char* f :
+       {"gpus.json", "gemm.json", "attention.json", "membound.json", "nccl.json",
+        "kernel_classes.json", "training.json", "stacks.json", "calibration.json"}) {
+    std::ifstream in(std::string(LUMOS_KERNELS_DB) + "/" + f);
+    files[f] = std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  auto expect_error = [&](const char* file, const std::string& from, const std::string& to,
+                          const std::string& want) {
+    auto bad = files;
+    const size_t at = bad[file].find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    bad[file].replace(at, from.size(), to);
+    try {
+      parse_db(bad, "copy");
+      ADD_FAILURE() << "accepted " << to;
+    } catch (const lumos::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
+  };
+  expect_error("gemm.json", "\"ceiling\": true", "\"ceiling\": \"true\"",
+               ".ceiling: expected true or false");
+  expect_error("gemm.json", "\"batch\": 64", "\"batch\": 64.5", ".batch: expected a positive");
+  expect_error("membound.json", "\"by_arch\": {\"ampere\": 0.67}", "\"by_arch\": 0.67",
+               ".by_arch: expected an object");
+  expect_error("calibration.json", "\"gpu\":\"a100\"", "\"gpu\":\"v100\"", "unknown GPU 'v100'");
 }

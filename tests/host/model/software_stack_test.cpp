@@ -122,3 +122,19 @@ TEST(SoftwareStack, TiedEmbeddingGradientsAreAllReducedBetweenFirstAndLastStage)
   EXPECT_TRUE(embedding_comms("gpt3-15b", 1).empty());
   EXPECT_TRUE(embedding_comms("llama3-8b", 4).empty());
 }
+
+// The first and last stage share NVLink when the whole job fits in one node, not otherwise.
+TEST(SoftwareStack, EmbeddingAllReduceCrossesTheNetworkOnlyWhenStagesAreOnOtherNodes) {
+  const auto& db = lumos::cost::embedded_db();
+  auto embedding_us = [&](int tp, int pp, int dp) {
+    ParallelConfig c;
+    c.tp = tp, c.pp = pp, c.dp = dp, c.mbs = 1, c.gbs = 4 * dp;
+    ModelSpec m = preset("gpt3-15b");
+    m.layers = 8;
+    const Layout l = check_layout(m, c);
+    const auto& g = db.gpu("h100");
+    return price_step(m, c, l, db, g, db.default_topology_for(g)).embedding_allreduce.dur_us;
+  };
+  EXPECT_GT(embedding_us(2, 4, 1), 0);                            // 8 GPUs: one node
+  EXPECT_LT(embedding_us(2, 4, 1), 0.5 * embedding_us(2, 4, 2));  // 16 GPUs: across nodes
+}
