@@ -35,7 +35,7 @@ AttentionEstimate attention_time(const KernelsDb& db, const GpuSpec& gpu, const 
   for (const AttentionTable& t : db.attention.tables) {
     if (t.backward != q.backward || t.impl != impl) continue;
     if ((t.dtype == Dtype::kFp8) != fp8) continue;
-    const bool same_arch = db.gpu(t.gpu).arch == gpu.arch;
+    const bool same_arch = t.gpu_arch == gpu.arch;
     if (t.gpu != gpu.name && !same_arch && t.gpu != db.attention.reference_gpu) continue;
     const double score = (t.gpu == gpu.name ? 0.0
                           : same_arch       ? 5000.0

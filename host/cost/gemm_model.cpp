@@ -23,7 +23,7 @@ GemmEstimate gemm_time(const KernelsDb& db, const GpuSpec& gpu, const GemmQuery&
   if (use_points) {
     for (const GemmPoint& pt : p.points) {
       if (pt.dtype == q.dtype && pt.m == q.m && pt.n == q.n && pt.k == q.k && pt.batch == q.batch &&
-          db.gpu(pt.gpu).name == gpu.name) {
+          pt.gpu == gpu.name) {
         out.tflops = pt.tflops;
         out.time_us = flops / (pt.tflops * 1e6);
         out.method = "measured point (" + pt.source + ")";
@@ -74,8 +74,7 @@ GemmCoreParams gemm_core_params(const KernelsDb& db, const GpuSpec& gpu, Dtype d
   // BF16 and FP16 run on the same tensor-core paths at the same peak: one ceiling for both.
   auto is16 = [](Dtype d) { return d == Dtype::kBf16 || d == Dtype::kFp16; };
   for (const GemmPoint& pt : p.points)
-    if (pt.ceiling && (pt.dtype == dtype || (is16(pt.dtype) && is16(dtype))) &&
-        db.gpu(pt.gpu).name == gpu.name)
+    if (pt.ceiling && (pt.dtype == dtype || (is16(pt.dtype) && is16(dtype))) && pt.gpu == gpu.name)
       c.ceiling_flops_us = pt.tflops * 1e6;
   return c;
 }

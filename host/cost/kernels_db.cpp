@@ -50,6 +50,11 @@ class Reader {
     if (at(e, key, path).get(i)) fail(path + "." + key, "expected an integer");
     return i;
   }
+  bool flag(element e, const char* key, const std::string& path) const {
+    bool b;
+    if (at(e, key, path).get(b)) fail(path + "." + key, "expected true or false");
+    return b;
+  }
   std::string str(element e, const char* key, const std::string& path) const {
     std::string_view s;
     if (at(e, key, path).get(s)) fail(path + "." + key, "expected a string");
@@ -240,9 +245,7 @@ void parse_attention(element root, KernelsDb* db) {
     const std::string pass = r.str(t, "pass", path);
     if (pass != "fwd" && pass != "bwd") r.fail(path + ".pass", "expected fwd or bwd");
     a.backward = pass == "bwd";
-    bool causal;
-    if (r.at(t, "causal", path).get(causal)) r.fail(path + ".causal", "expected true or false");
-    a.causal = causal;
+    a.causal = r.flag(t, "causal", path);
     a.head_dim = static_cast<int>(r.integer(t, "head_dim", path));
     a.dtype = parse_dtype(r.str(t, "dtype", path));
     a.seq = r.nums(r.at(t, "seq", path), path + ".seq");
@@ -300,12 +303,6 @@ void parse_training(element root, KernelsDb* db) {
   p.bucket_params_per_dp_rank = positive("bucket_params_per_dp_rank", true);
 }
 
-bool boolean(const Reader& r, element e, const char* key, const std::string& path) {
-  bool b;
-  if (r.at(e, key, path).get(b)) r.fail(path + "." + key, "expected true or false");
-  return b;
-}
-
 // One of `names` (index into them), or a failure listing them.
 int choice(const Reader& r, element e, const char* key, const std::string& path,
            std::initializer_list<const char*> names) {
@@ -339,9 +336,9 @@ void parse_stacks(element root, KernelsDb* db) {
     }
     s.attention = static_cast<AttentionImpl>(
         choice(r, e, "attention", path, {"unfused", "flash2", "flash3", "cudnn"}));
-    s.fused_softmax = boolean(r, e, "fused_softmax", path);
-    s.dropout = boolean(r, e, "dropout", path);
-    s.fused_kernels = boolean(r, e, "fused_kernels", path);
+    s.fused_softmax = r.flag(e, "fused_softmax", path);
+    s.dropout = r.flag(e, "dropout", path);
+    s.fused_kernels = r.flag(e, "fused_kernels", path);
     auto non_negative = [&](const char* k) {
       const double v = r.num(e, k, path);
       if (!(v >= 0 && v < 1e9)) r.fail(path + "." + k, "expected a number in [0, 1e9)");
@@ -353,8 +350,8 @@ void parse_stacks(element root, KernelsDb* db) {
       s.eager_rope_bytes = non_negative("eager_rope_bytes");
     }
     s.tp_overlap = static_cast<TpOverlap>(choice(r, e, "tp_overlap", path, {"none", "backward"}));
-    s.grad_reduce_overlap = boolean(r, e, "grad_reduce_overlap", path);
-    s.p2p_blocking = boolean(r, e, "p2p_blocking", path);
+    s.grad_reduce_overlap = r.flag(e, "grad_reduce_overlap", path);
+    s.p2p_blocking = r.flag(e, "p2p_blocking", path);
     s.grad_reduce_bytes = non_negative("grad_reduce_bytes");
     if (s.grad_reduce_bytes != 2 && s.grad_reduce_bytes != 4)
       r.fail(path + ".grad_reduce_bytes", "expected 2 or 4");
@@ -584,7 +581,10 @@ KernelsDb parse_db(const std::map<std::string, std::string>& files, const std::s
   parse_stacks(root_of("stacks.json"), &db);
   parse_residuals(root_of("calibration.json"), &db);
   // Tables, points and residuals name known GPUs, by their canonical names.
-  for (AttentionTable& t : db.attention.tables) t.gpu = db.gpu(t.gpu).name;
+  for (AttentionTable& t : db.attention.tables) {
+    t.gpu = db.gpu(t.gpu).name;
+    t.gpu_arch = db.gpu(t.gpu).arch;
+  }
   for (GemmPoint& p : db.gemm.points) p.gpu = db.gpu(p.gpu).name;
   for (CalibrationResidual& c : db.residuals) c.gpu = db.gpu(c.gpu).name;
   for (const GpuSpec& g : db.gpus) {

@@ -68,7 +68,8 @@ struct GemmParams {
 
 struct AttentionTable {
   std::string impl = "fa3";  // fa3 | fa2 | cudnn
-  std::string gpu;           // the GPU it was measured on
+  std::string gpu;           // the GPU it was measured on (its canonical name)
+  Arch gpu_arch = Arch::kHopper;
   bool backward = false;
   bool causal = false;
   int head_dim = 128;

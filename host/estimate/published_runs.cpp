@@ -49,7 +49,7 @@ PublishedRun h100(std::string label, std::string source, double tflops, std::str
   c.fsdp = fsdp;
   c.split_counts_embedding = split;
   c.stack = "nemo-2025";
-  r.options = options_of(q, "--model " + model);
+  r.model_options = "--model " + model;
   return r;
 }
 
@@ -80,11 +80,10 @@ PublishedRun row(std::string label, std::string id, std::string source, double s
   c.recompute = rc;
   c.dtype = dt;
   c.stack = stack;
-  r.options =
-      options_of(q, "--model " + base + " --layers " + std::to_string(d.layers) + " --hidden " +
-                        std::to_string(d.hidden) + " --ffn " + std::to_string(d.ffn) + " --heads " +
-                        std::to_string(d.heads) + " --kv-heads " + std::to_string(d.kv_heads) +
-                        " --vocab " + std::to_string(d.vocab) + " --seq " + std::to_string(d.seq));
+  r.model_options = "--model " + base + " --layers " + std::to_string(d.layers) + " --hidden " +
+                    std::to_string(d.hidden) + " --ffn " + std::to_string(d.ffn) + " --heads " +
+                    std::to_string(d.heads) + " --kv-heads " + std::to_string(d.kv_heads) +
+                    " --vocab " + std::to_string(d.vocab) + " --seq " + std::to_string(d.seq);
   return r;
 }
 
@@ -98,7 +97,6 @@ PublishedRun sc21(const char* label, const char* id, const char* where, double s
       row(label, id, std::string("Narayanan et al. SC21 ") + where, step_s, "gpt3-175b", d, "a100",
           "megatron-2021", tp, pp, dp, v, mbs, gbs, Recompute::kFull, cost::Dtype::kFp16);
   r.request.cfg.overlap_grad_reduce = pp == 1;
-  r.options = options_of(r.request, r.options.substr(0, r.options.find(" --gpu")));
   return r;
 }
 
@@ -175,8 +173,6 @@ const std::vector<PublishedRun>& published_runs() {
     bloom.request.cfg.distributed_optimizer = true;
     bloom.request.cfg.split_counts_embedding = true;
     bloom.note = "ZeRO-1 modelled as Megatron's distributed optimizer";
-    bloom.options =
-        options_of(bloom.request, bloom.options.substr(0, bloom.options.find(" --gpu")));
     v.push_back(bloom);
     // torchtitan (Llama 3.1 8B, FSDP2, eager): the GPUs are 96 GB HBM2e H100s capped at 500 W.
     const Dims l8{32, 4096, 14336, 32, 8, 128256, 8192};
@@ -188,7 +184,6 @@ const std::vector<PublishedRun>& published_runs() {
                            Recompute::kSelective, cost::Dtype::kBf16);
       t.request.cfg.fsdp = true;
       t.note = "96 GB HBM2e H100s at a 500 W cap: the HBM is modelled, the capped clocks not";
-      t.options = options_of(t.request, t.options.substr(0, t.options.find(" --gpu")));
       v.push_back(t);
     }
     // Tier B (published-runs.json): torchtitan's async-TP benchmark, vanilla TP column, compiled.
@@ -206,9 +201,9 @@ const std::vector<PublishedRun>& published_runs() {
       t.request.cfg.fsdp = true;
       t.request.cfg.sequence_parallel = true;
       t.note = "tier B; 96 GB HBM2e H100s at a 500 W cap: the HBM is modelled, the clocks not";
-      t.options = options_of(t.request, t.options.substr(0, t.options.find(" --gpu")));
       v.push_back(t);
     }
+    for (PublishedRun& r : v) r.options = options_of(r.request, r.model_options);
     return v;
   }();
   return runs;

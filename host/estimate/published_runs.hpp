@@ -19,9 +19,10 @@ struct PublishedRun {
   // the iteration time (read, or derived by published-runs.json from the published rate).
   double model_tflops_per_gpu = 0;
   double step_time_s = 0;
-  std::string note;         // what lumos models differently, if anything
-  EstimateRequest request;  // the published layout as lumos options
-  std::string options;      // the same as `lumos estimate` flags
+  std::string note;           // what lumos models differently, if anything
+  EstimateRequest request;    // the published layout as lumos options
+  std::string model_options;  // the model part of them: a preset, or one with its dimensions
+  std::string options;        // the request as `lumos estimate` flags
 };
 
 const std::vector<PublishedRun>& published_runs();

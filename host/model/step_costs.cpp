@@ -193,6 +193,7 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   const bool sp = c.sequence_parallel;
   const int64_t T = l.tokens_per_microbatch, h = m.hidden, q = m.q_size(), kv = m.kv_size(),
                 f = m.ffn, V = l.padded_vocab;
+  const ParamCounts pc = parameter_counts(m, V);
   const int64_t Tn = sp ? T / t : T;                 // tokens a norm or residual add sees
   const double hb = static_cast<double>(T * h) * 2;  // one activation tensor, bytes
   const cost::Dtype dt = c.dtype;
@@ -406,9 +407,8 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   B.push_back(after_column_parallel(norm_bwd()));
   B.push_back(residual());
   if (stack.grad_accumulation_bytes > 0)
-    B.push_back(P.membound(
-        "elementwise_kernel (main_grad accumulation)", "elementwise",
-        stack.grad_accumulation_bytes * static_cast<double>(parameter_counts(m, V).per_layer) / t));
+    B.push_back(P.membound("elementwise_kernel (main_grad accumulation)", "elementwise",
+                           stack.grad_accumulation_bytes * static_cast<double>(pc.per_layer) / t));
 
   // Recomputation: the whole layer forward (full); selective: Megatron's attention core, or
   // torchtitan's op-level policy (every second matmul and every op that is not a matmul, the
@@ -461,7 +461,7 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
                        msg, "bf16");
 
   // Tied embeddings (GPT): the embedding's gradients, as kept for the optimizer.
-  if (parameter_counts(m, V).tied && c.pp > 1) {
+  if (pc.tied && c.pp > 1) {
     const int64_t n = V / t * h;
     s.embedding_allreduce = P.collective(CommGroup::kEmbedding, Collective::kAllReduce,
                                          static_cast<double>(n) * stack.grad_reduce_bytes, n, n,
@@ -509,7 +509,7 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
     c.dur_us += std::min(c.dur_us, (*o.ops)[o.comm].dur_us) * contention;
   }
   if (c.fsdp && s.dp_group > 1) {  // each layer's compute beside its gathers and reduce-scatter
-    const double layer = static_cast<double>(parameter_counts(m, V).per_layer) / t;
+    const double layer = static_cast<double>(pc.per_layer) / t;
     // The backward pass (recomputation included) runs beside one gather and one reduce-scatter
     // per layer, the forward beside one gather; weight casts of the first micro-batch aside.
     auto slow = [&](std::vector<std::vector<KernelOp>*> lists, double comm_us) {

@@ -5,6 +5,7 @@
 
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
+#include "report/breakdown_report.hpp"
 
 namespace lumos::report {
 
@@ -72,7 +73,7 @@ void calibration_text(std::ostream& os, const estimate::CalibrationCheck& c) {
 void calibration_json(std::ostream& os, const estimate::CalibrationCheck& c) {
   common::JsonWriter w(os);
   w.begin_object().key("calibration").begin_array();
-  for (const estimate::CalibrationRow& r : c.rows)
+  for (const estimate::CalibrationRow& r : c.rows) {
     w.begin_object()
         .field("label", r.run->label)
         .field("options", r.run->options)
@@ -85,14 +86,13 @@ void calibration_json(std::ostream& os, const estimate::CalibrationCheck& c) {
         .field("error_pct", r.error_pct)
         .field("lumos_tflops_per_gpu", r.lumos_tflops_per_gpu)
         .field("published_tflops_per_gpu", r.published_tflops_per_gpu)
-        .field("exposed_compute_us", r.breakdown.exposed_compute_us)
-        .field("overlapped_us", r.breakdown.overlapped_us)
-        .field("exposed_comm_us", r.breakdown.exposed_comm_us)
-        .field("bubble_us", r.breakdown.bubble_us)
         .field("fits", r.fits)
         .field("source", r.run->source)
         .field("note", r.run->note)
-        .end_object();
+        .key("breakdown");
+    breakdown_json(w, r.breakdown);
+    w.end_object();
+  }
   w.end_array();
   w.key("groups").begin_array();
   for (const estimate::CalibrationGroup& g : c.groups)

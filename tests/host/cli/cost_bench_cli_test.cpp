@@ -4,6 +4,9 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "support/test_util.hpp"
@@ -122,8 +125,16 @@ TEST(BenchCli, BatchJsonHasTheDocumentedShape) {
 }
 
 TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
-  const auto r = run_lumos("bench estimate --runs 1 --json");
+  lumos::testing::TempDir tmp;
+  const auto r =
+      run_lumos("bench estimate --runs 1 --json --write-residuals " + tmp.file("cal.json"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
+  // The residuals it writes are the ones kernels_db carries (estimates' ranges come from them).
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(read(tmp.file("cal.json")), read(std::string(LUMOS_KERNELS_DB) + "/calibration.json"));
   simdjson::dom::parser p;
   const simdjson::dom::element d = p.parse(r.out);
   size_t rows = 0;
@@ -133,14 +144,34 @@ TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
     EXPECT_GT(row["step_time_s"].get_double().value(), 0.0);
     EXPECT_GT(row["lumos_tflops_per_gpu"].get_double().value(), 0.0);
     EXPECT_GT(row["published_tflops_per_gpu"].get_double().value(), 0.0);
-    EXPECT_GT(row["exposed_compute_us"].get_double().value(), 0.0);
+    EXPECT_GT(row["breakdown"]["exposed_compute_us"].get_double().value(), 0.0);
     for (const char* k : {"overlapped_us", "exposed_comm_us", "bubble_us"})
-      EXPECT_GE(row[k].get_double().value(), 0.0) << k;
+      EXPECT_GE(row["breakdown"][k].get_double().value(), 0.0) << k;
     EXPECT_TRUE(row["fits"].is_bool());
     for (const char* k : {"label", "id", "tier", "gpu", "stack", "options", "source", "note"})
       EXPECT_TRUE(row[k].is_string());
   }
   EXPECT_EQ(rows, 28u);  // calibration.md's 7 H100 rows and the 21 of published-runs.json
+  // Each row's `lumos estimate` flags reproduce its step time: a pipelined SC21 run (its DDP
+  // reduces after the backward pass), BLOOM (own stack, topology, split embedding) and torchtitan.
+  size_t replayed = 0;
+  for (auto row : d["calibration"].get_array()) {
+    const std::string id(row["id"].get_string().value());
+    if (id != "narayanan21_t1_39.1B" && id != "bloom176b_production_iter85376" &&
+        id != "torchtitan_t1_8b_fsdp8")
+      continue;
+    ++replayed;
+    const std::string options(row["options"].get_string().value());
+    if (id == "narayanan21_t1_39.1B")
+      EXPECT_NE(options.find("--overlap-grad-reduce off"), std::string::npos) << options;
+    const auto e = run_lumos("estimate --json " + options);
+    ASSERT_EQ(e.exit_code, 0) << options << "\n" << e.out;
+    simdjson::dom::parser ep;
+    EXPECT_NEAR(ep.parse(e.out)["step_time_s"].get_double().value(),
+                row["step_time_s"].get_double().value(), 1e-9)
+        << options;
+  }
+  EXPECT_EQ(replayed, 3u);
   size_t groups = 0;
   for (auto g : d["groups"].get_array()) {
     ++groups;
@@ -155,4 +186,7 @@ TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
   EXPECT_LE(l["median_s"].get_double().value(), l["max_s"].get_double().value());
   EXPECT_GT(l["nodes"].get_uint64().value(), 0u);
   EXPECT_EQ(run_lumos("bench estimate --runs 0").exit_code, 1);
+  const auto bad = run_lumos("bench estimate --runs 1 --write-residuals /nonexistent/dir/c.json");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
 }

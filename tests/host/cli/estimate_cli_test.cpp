@@ -235,3 +235,24 @@ TEST(EstimateCli, KernelsDbFolderGivesTheEmbeddedAnswer) {
   EXPECT_EQ(field(folder.out, "low_s"), field(embedded.out, "low_s"));
   EXPECT_FALSE(field(folder.out, "low_s").empty()) << folder.out;
 }
+
+TEST(EstimateCli, OverlapGradReduceOverridesTheStack) {
+  // 32 GPUs over 4 nodes: the gradient all-reduce crosses the network.
+  const std::string base = "estimate --model gpt3-15b --layers 8 --tp 1 --pp 1 --dp 32 --gbs 64 ";
+  auto step = [](const std::string& j) {
+    return std::stod(j.substr(j.find("\"step_time_s\":") + 14));
+  };
+  const auto on = run_lumos(base + "--overlap-grad-reduce on --json");
+  const auto off = run_lumos(base + "--overlap-grad-reduce off --json");
+  ASSERT_EQ(on.exit_code, 0) << on.out;
+  ASSERT_EQ(off.exit_code, 0) << off.out;
+  EXPECT_GT(step(off.out), step(on.out));  // reduced after the backward pass, not beside it
+  EXPECT_NE(run_lumos(base + "--overlap-grad-reduce off")
+                .out.find("gradient reduction after "
+                          "backward"),
+            std::string::npos);
+  const auto bad = run_lumos(base + "--overlap-grad-reduce maybe");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.out.find("--overlap-grad-reduce maybe: expected on or off"), std::string::npos)
+      << bad.out;
+}
