@@ -13,6 +13,7 @@
 #include "report/build_warnings.hpp"
 #include "report/replay_report.hpp"
 #include "report/timeline_writer.hpp"
+#include "whatif/transplant.hpp"
 
 namespace lumos::cli {
 namespace {
@@ -112,6 +113,8 @@ int cmd_replay(int argc, char** argv) {
   const graph::LoadedInput in = graph::load_input(path);
   report::build_warnings(std::cerr, in.stats);
   const estimate::ReplayAnswer a = estimate::replay_trace(in, req);
+  if (a.transplant && !a.transplant->differences.empty())
+    std::cerr << "lumos replay: " << whatif::structure_warning(*a.transplant) << '\n';
   if (args.count("timeline")) {
     report::write_timeline(in.graph, a.replay, args["timeline"].as<std::string>());
     if (is_stdout(args["timeline"].as<std::string>())) return 0;  // the timeline is the output

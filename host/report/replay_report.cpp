@@ -72,6 +72,10 @@ void replay_json(std::ostream& os, const graph::LoadedInput& in, const estimate:
     w.field("measured_us", t.measured_us).field("error_pct", t.error_pct);
     w.field("naive_us", t.naive_us).field("naive_error_pct", t.naive_error_pct);
     w.field("matched_fraction", t.matched_fraction);
+    w.field("covered_fraction", t.covered_fraction);
+    w.key("differences").begin_array();
+    for (const auto& d : t.differences) w.value(d);
+    w.end_array();
     w.end_object();
   }
   w.end_object();
@@ -108,9 +112,10 @@ void replay_text(std::ostream& os, const graph::LoadedInput& in, const estimate:
     const auto& t = *a.transplant;
     os << strprintf(
         "\ntransplant %s -> %s: predicted %.1f us, measured %.1f us, error %.3f%% (naive guess "
-        "%.1f us, error %.3f%%); %.1f%% of nodes matched\n",
+        "%.1f us, error %.3f%%); %.1f%% of %s's nodes found in %s, %.1f%% of %s's in %s\n",
         t.from.c_str(), t.to.c_str(), t.predicted_us, t.measured_us, t.error_pct, t.naive_us,
-        t.naive_error_pct, t.matched_fraction * 100.0);
+        t.naive_error_pct, t.matched_fraction * 100.0, t.from.c_str(), t.to.c_str(),
+        t.covered_fraction * 100.0, t.to.c_str(), t.from.c_str());
   }
 }
 

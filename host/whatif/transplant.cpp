@@ -1,9 +1,13 @@
 #include "whatif/transplant.hpp"
 
+#include <algorithm>
 #include <limits>
+#include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "replay/reference_replay.hpp"
 
 namespace lumos::whatif {
@@ -41,6 +45,38 @@ int step_index(const std::vector<graph::TraceStep>& steps, int64_t number,
       (steps.empty() ? " (it has no ProfilerStep annotations)" : " (it has " + have + ")"));
 }
 
+std::string resource_label(const graph::Resource& r) {
+  return (r.kind == graph::ResourceKind::kThread ? "thread " : "stream ") + std::to_string(r.a) +
+         "/" + std::to_string(r.b);
+}
+
+// Per thread or stream (by label): nodes of each step and how many of them the other lacks.
+struct ResourceMatch {
+  uint64_t m_nodes = 0, m_missing = 0, n_nodes = 0, n_missing = 0;
+};
+
+std::vector<std::string> difference_lines(const std::map<std::string, ResourceMatch>& by_res) {
+  std::vector<std::pair<uint64_t, std::string>> lines;
+  for (const auto& [label, c] : by_res) {
+    if (c.m_missing == 0 && c.n_missing == 0) continue;
+    std::string line = label + ": ";
+    if (c.m_nodes == 0)
+      line += "only in N (" + std::to_string(c.n_nodes) + " nodes)";
+    else if (c.n_nodes == 0)
+      line += "only in M (" + std::to_string(c.m_nodes) + " nodes)";
+    else
+      line += std::to_string(c.m_missing) + " of M's " + std::to_string(c.m_nodes) +
+              " nodes missing in N, " + std::to_string(c.n_missing) + " of N's " +
+              std::to_string(c.n_nodes) + " missing in M";
+    lines.emplace_back(c.m_missing + c.n_missing, std::move(line));
+  }
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::vector<std::string> out;
+  for (auto& l : lines) out.push_back(std::move(l.second));
+  return out;
+}
+
 double pct(double predicted, double measured) {
   return measured > 0 ? (predicted - measured) / measured * 100.0 : 0.0;
 }
@@ -59,7 +95,23 @@ TransplantResult transplant(const trace::EventTable& t, int64_t from_step, int64
 
   std::unordered_map<MatchKey, graph::NodeId, KeyHash> in_n;
   for (graph::NodeId v = 1; v < bn.graph.num_nodes(); ++v) in_n.emplace(bn.keys[v], v);
+  std::unordered_set<MatchKey, KeyHash> in_m;
+  for (graph::NodeId v = 1; v < bm.graph.num_nodes(); ++v) in_m.insert(bm.keys[v]);
   graph::Graph& g = bm.graph;
+  std::map<std::string, ResourceMatch> by_res;
+  uint64_t covered = 0, coverable = 0;
+  for (graph::NodeId w = 1; w < bn.graph.num_nodes(); ++w) {
+    if (bn.graph.kind[w] == graph::NodeKind::kStepMarker ||
+        bn.graph.resource[w] == graph::kNoResource)
+      continue;
+    ++coverable;
+    ResourceMatch& c = by_res[resource_label(bn.graph.resources[bn.graph.resource[w]])];
+    ++c.n_nodes;
+    if (in_m.count(bn.keys[w]))
+      ++covered;
+    else
+      ++c.n_missing;
+  }
   LUMOS_EXPECT(bn.graph.steps[0].measured_us > 0,
                t.path + ": " + steps[on.window_step].name + " has no activity to predict");
   std::vector<double> dur = g.dur_us;
@@ -67,9 +119,14 @@ TransplantResult transplant(const trace::EventTable& t, int64_t from_step, int64
   uint64_t matched = 0, matchable = 0;
   for (graph::NodeId v = 1; v < g.num_nodes(); ++v) {
     if (g.kind[v] == graph::NodeKind::kStepMarker) continue;  // named for its own step
-    ++matchable;
+    const bool placed = g.resource[v] != graph::kNoResource;
+    ResourceMatch* c = placed ? &by_res[resource_label(g.resources[g.resource[v]])] : nullptr;
+    if (placed) ++matchable, ++c->m_nodes;
     auto it = in_n.find(bm.keys[v]);
-    if (it == in_n.end()) continue;
+    if (it == in_n.end()) {
+      if (placed) dur[v] = 0, ++c->m_missing;  // work step N did not do
+      continue;
+    }
     const graph::NodeId w = it->second;
     dur[v] = bn.graph.dur_us[w];
     if (g.cls[v] == graph::NodeClass::kComm) {
@@ -79,7 +136,7 @@ TransplantResult transplant(const trace::EventTable& t, int64_t from_step, int64
       dur[v] = transfer;
       release[v] = bn.graph.measured_finish_us(w) - transfer;
     }
-    ++matched;
+    if (placed) ++matched;
   }
   // Step N's initial conditions: when each resource became free, relative to step N's start.
   for (const graph::FreeEdge& fe : bm.free_edges) {
@@ -105,7 +162,24 @@ TransplantResult transplant(const trace::EventTable& t, int64_t from_step, int64
   out.naive_us = g.steps[0].measured_us;
   out.naive_error_pct = pct(out.naive_us, out.measured_us);
   out.matched_fraction = matchable > 0 ? static_cast<double>(matched) / matchable : 0.0;
+  out.covered_fraction = coverable > 0 ? static_cast<double>(covered) / coverable : 0.0;
+  if (out.matched_fraction < kStructureThreshold || out.covered_fraction < kStructureThreshold)
+    out.differences = difference_lines(by_res);
   return out;
+}
+
+std::string structure_warning(const TransplantResult& r) {
+  if (r.differences.empty()) return "";
+  std::string s = strprintf(
+      "warning: %s and %s differ in structure (%.1f%% of %s's nodes found in %s, %.1f%% of %s's "
+      "in %s); the prediction misses work only one of them runs. Differences: ",
+      r.from.c_str(), r.to.c_str(), r.matched_fraction * 100, r.from.c_str(), r.to.c_str(),
+      r.covered_fraction * 100, r.to.c_str(), r.from.c_str());
+  for (size_t i = 0; i < r.differences.size() && i < 4; ++i)
+    s += (i ? "; " : "") + r.differences[i];
+  if (r.differences.size() > 4)
+    s += strprintf("; and %zu more threads or streams", r.differences.size() - 4);
+  return s;
 }
 
 }  // namespace lumos::whatif

@@ -50,8 +50,8 @@ TEST(RealTraces, EveryTraceReplaysWithinOnePercentPerStep) {
 TEST(RealTraces, TransplantPredictsTheNextStepBetterThanTheNaiveGuess) {
   LUMOS_REQUIRE_TRACES();
   int traces_with_steps = 0;
-  std::printf("%-70s %-16s %-16s %10s %10s %10s\n", "trace", "from", "to", "error%", "naive%",
-              "matched");
+  std::printf("%-70s %-16s %-16s %10s %10s %10s %10s\n", "trace", "from", "to", "error%", "naive%",
+              "matched", "covered");
   for (const auto& path : shared_traces()) {
     const auto t = lumos::trace::load_trace(path);
     const auto steps = lumos::graph::find_steps(t);
@@ -68,9 +68,10 @@ TEST(RealTraces, TransplantPredictsTheNextStepBetterThanTheNaiveGuess) {
     SCOPED_TRACE(path);
     double sum = 0, naive = 0, worst = 0;
     for (const auto& r : results) {
-      std::printf("%-70s %-16s %-16s %10.3f %10.3f %10.3f\n",
+      std::printf("%-70s %-16s %-16s %10.3f %10.3f %10.3f %10.3f\n",
                   path.substr(path.size() > 70 ? path.size() - 70 : 0).c_str(), r.from.c_str(),
-                  r.to.c_str(), r.error_pct, r.naive_error_pct, r.matched_fraction);
+                  r.to.c_str(), r.error_pct, r.naive_error_pct, r.matched_fraction,
+                  r.covered_fraction);
       sum += std::fabs(r.error_pct);
       naive += std::fabs(r.naive_error_pct);
       worst = std::max(worst, std::fabs(r.error_pct));

@@ -3,6 +3,7 @@
 // equals an independent longest-path computation on random DAGs; transplant works end to end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "common/error.hpp"
@@ -152,6 +153,66 @@ TEST(Transplant, SlowerKernelsInTheTargetStepLengthenThePrediction) {
   EXPECT_DOUBLE_EQ(tr.measured_us, 532.0);
   EXPECT_DOUBLE_EQ(tr.naive_us, 412.0);
   EXPECT_NEAR(tr.predicted_us, 532.0, 1e-6);
+}
+
+namespace {
+
+// Two steps of `kernels[s]` GEMM launches on stream 7 each; step 2 also runs `extra_stream`
+// kernels on stream 9 when it is positive.
+lumos::trace::EventTable steps_with_kernels(int k1, int k2, int extra_stream) {
+  KinetoWriter w;
+  double t = 0;
+  for (int step = 1; step <= 2; ++step) {
+    const double s0 = t;
+    const int n = step == 1 ? k1 : k2;
+    for (int i = 0; i < n; ++i)
+      w.launch(1, "cudaLaunchKernel", s0 + 1 + 10 * i, 5, "kernel", "gemm", 0, 7, s0 + 10 + 100 * i,
+               100);
+    double gpu_end = s0 + 10 + 100 * n;
+    if (step == 2)
+      for (int i = 0; i < extra_stream; ++i) {
+        w.launch(1, "cudaLaunchKernel", s0 + 1 + 10 * (n + i), 5, "kernel", "side", 0, 9,
+                 s0 + 10 + 50 * i, 40);
+        gpu_end = std::max(gpu_end, s0 + 10 + 50 * i + 40);
+      }
+    const int64_t corr = w.runtime(1, "cudaDeviceSynchronize", s0 + 200, gpu_end + 2 - (s0 + 200));
+    w.sync("Context Sync", corr, 0, 7, s0 + 200, gpu_end + 2 - (s0 + 200));
+    w.annotation(1, "ProfilerStep#" + std::to_string(step), s0, gpu_end + 2 - s0);
+    t = gpu_end + 10;
+  }
+  const std::string json = w.json();
+  return lumos::trace::parse_trace_bytes(json.data(), json.size(), "steps");
+}
+
+}  // namespace
+
+TEST(Transplant, WorkOnlyTheSourceStepRanTakesNoTimeAndIsReported) {
+  const auto tr = lumos::whatif::transplant(steps_with_kernels(8, 4, 0), 1, 2);
+  EXPECT_LT(tr.matched_fraction, lumos::whatif::kStructureThreshold);
+  EXPECT_DOUBLE_EQ(tr.covered_fraction, 1.0);
+  // Step 1's four extra GEMMs would add 400 us if they kept their durations.
+  EXPECT_NEAR(tr.predicted_us, tr.measured_us, 0.05 * tr.measured_us);
+  ASSERT_FALSE(tr.differences.empty());
+  EXPECT_NE(tr.differences[0].find("stream 0/7"), std::string::npos) << tr.differences[0];
+  EXPECT_NE(lumos::whatif::structure_warning(tr).find("differ in structure"), std::string::npos);
+}
+
+TEST(Transplant, AStreamOnlyTheTargetStepRunsIsNamed) {
+  const auto tr = lumos::whatif::transplant(steps_with_kernels(4, 4, 6), 1, 2);
+  EXPECT_DOUBLE_EQ(tr.matched_fraction, 1.0);
+  EXPECT_LT(tr.covered_fraction, lumos::whatif::kStructureThreshold);
+  bool named = false;
+  for (const auto& d : tr.differences)
+    named |= d.find("stream 0/9: only in N") != std::string::npos;
+  EXPECT_TRUE(named) << lumos::whatif::structure_warning(tr);
+}
+
+TEST(Transplant, MatchingStepsCarryNoWarning) {
+  const auto tr = lumos::whatif::transplant(steps_with_kernels(4, 4, 0), 1, 2);
+  EXPECT_DOUBLE_EQ(tr.matched_fraction, 1.0);
+  EXPECT_DOUBLE_EQ(tr.covered_fraction, 1.0);
+  EXPECT_TRUE(tr.differences.empty());
+  EXPECT_EQ(lumos::whatif::structure_warning(tr), "");
 }
 
 TEST(Transplant, MissingStepIsAClearError) {
