@@ -33,8 +33,8 @@ int cmd_whatif(int argc, char** argv) {
       "lumos whatif",
       "Replay a trace under many variants at once: other GPUs (--gpus) times per-class speed-ups "
       "(--speed), with step time, GPU energy and the Pareto front over both.");
-  o.positional_help("[TRACE | GRAPH.lgraph]");
-  o.add_options()("input", "trace or graph (default: the embedded demo)",
+  o.positional_help("[TRACE | FOLDER | GRAPH.lgraph]");
+  o.add_options()("input", "trace, folder of one job's rank traces, or graph (default: the demo)",
                   cxxopts::value<std::string>())(
       "traced-gpu", "GPU the trace ran on (default: the trace's deviceProperties, else h100)",
       cxxopts::value<std::string>())("gpus",
@@ -44,7 +44,15 @@ int cmd_whatif(int argc, char** argv) {
       cxxopts::value<std::string>())("backend", "auto, reference, cpu or cuda",
                                      cxxopts::value<std::string>()->default_value("auto"))(
       "csv", "write the table as CSV (- prints it in place of the report)",
-      cxxopts::value<std::string>())("json", "print JSON")("h,help", "show this help");
+      cxxopts::value<std::string>())("json", "print JSON")(
+      "describe", "print the job found in the traces (groups, degrees, layers) and stop")(
+      "dp", "edit: another data-parallel degree (gradient collectives repriced)",
+      cxxopts::value<int>())("topology",
+                             "edit: price collectives on this kernels_db network topology",
+                             cxxopts::value<std::string>())(
+      "nic-gbps", "edit: NIC line rate in GB/s of the network priced on", cxxopts::value<double>())(
+      "traced-topology", "network the trace ran on (default: the traced GPU's in kernels_db)",
+      cxxopts::value<std::string>())("h,help", "show this help");
   add_input_options(o);
   o.parse_positional({"input"});
   const auto a = o.parse(argc, argv);
@@ -63,9 +71,28 @@ int cmd_whatif(int argc, char** argv) {
   }
   if (a.count("speed")) req.speed = a["speed"].as<std::string>();
   req.backend = engine::parse_backend(a["backend"].as<std::string>());
+  if (a.count("dp")) {
+    req.dp = a["dp"].as<int>();
+    LUMOS_EXPECT(req.dp >= 1, "lumos whatif: --dp: expected a degree of at least 1");
+  }
+  if (a.count("topology")) req.topology = a["topology"].as<std::string>();
+  if (a.count("traced-topology")) req.traced_topology = a["traced-topology"].as<std::string>();
+  if (a.count("nic-gbps")) {
+    req.nic_gbps = a["nic-gbps"].as<double>();
+    LUMOS_EXPECT(req.nic_gbps > 0, "lumos whatif: --nic-gbps: expected a positive rate in GB/s");
+  }
   const graph::LoadedInput in =
-      graph::load_input(a.count("input") ? a["input"].as<std::string>() : "");
+      graph::load_job(a.count("input") ? a["input"].as<std::string>() : "");
   report::build_warnings(std::cerr, in.stats);
+  for (const auto& w : in.warnings) std::cerr << "lumos whatif: " << w << '\n';
+  if (a.count("describe")) {
+    const whatif::JobStructure js = estimate::describe_job(in, cost::embedded_db());
+    if (a.count("json"))
+      report::job_structure_json(std::cout, in.label, js);
+    else
+      report::job_structure_text(std::cout, in.label, js);
+    return 0;
+  }
   const estimate::WhatifAnswer ans = estimate::run_whatif(in, req, cost::embedded_db());
   if (a.count("csv")) {
     write_output(a["csv"].as<std::string>(),

@@ -45,4 +45,15 @@ int bytes_of(Dtype d) {
   return 4;
 }
 
+int tensor_elem_bytes(std::string_view t) {
+  auto has = [&](const char* part) { return t.find(part) != std::string_view::npos; };
+  if (has("BFloat16") || has("Half") || has("half") || has("f16") || has("float16")) return 2;
+  if (has("double") || has("Double") || has("long") || has("Long") || has("f64") || has("int64"))
+    return 8;
+  if (has("Float8") || has("char") || has("Byte") || has("fp8") || has("f8") || has("int8") ||
+      has("uint8"))
+    return 1;
+  return 4;
+}
+
 }  // namespace lumos::cost

@@ -13,5 +13,9 @@ const char* to_string(Dtype d);
 Dtype parse_dtype(std::string_view s);
 // Bytes per element in memory (tf32 is stored as fp32).
 int bytes_of(Dtype d);
+// Bytes per element of a dtype as traces spell it: PyTorch's "c10::BFloat16", "float", "Half",
+// "long int", NCCL args' "Float", and the short names (bf16, f32, fp8) `lumos generate` writes.
+// Unknown spellings count 4 bytes.
+int tensor_elem_bytes(std::string_view t);
 
 }  // namespace lumos::cost

@@ -36,19 +36,6 @@ std::string classify_kernel(const KernelsDb& db, std::string_view name) {
 
 namespace {
 
-// Element size of a PyTorch dtype string ("c10::BFloat16", "float", "Float", ...).
-int elem_bytes(std::string_view t) {
-  if (t.find("BFloat16") != std::string_view::npos || t.find("Half") != std::string_view::npos)
-    return 2;
-  if (t.find("double") != std::string_view::npos || t.find("Double") != std::string_view::npos ||
-      t.find("long") != std::string_view::npos || t.find("Long") != std::string_view::npos)
-    return 8;
-  if (t.find("Float8") != std::string_view::npos || t.find("char") != std::string_view::npos ||
-      t.find("Byte") != std::string_view::npos)
-    return 1;
-  return 4;
-}
-
 Dtype gemm_dtype(std::string_view t) {
   if (t.find("BFloat16") != std::string_view::npos) return Dtype::kBf16;
   if (t.find("Half") != std::string_view::npos) return Dtype::kFp16;
@@ -117,7 +104,11 @@ TraceCostReport cost_report(const KernelsDb& db, const trace::EventTable& t) {
     const Event& e = t.events[i];
     if (e.kind == EventKind::kRuntime && e.correlation >= 0)
       runtime_by_corr.emplace(e.correlation, i);
-    if (e.kind == EventKind::kCpuOp) ops_by_thread[{e.pid, e.tid}].push_back(i);
+    // PyTorch's "nccl:<collective>" annotation inside the c10d operator gives the tensor size
+    // when the kernel has no NCCL args.
+    if (e.kind == EventKind::kCpuOp || (e.kind == EventKind::kUserAnnotation && e.shapes >= 0 &&
+                                        t.name_of(e).rfind("nccl:", 0) == 0))
+      ops_by_thread[{e.pid, e.tid}].push_back(i);
   }
   for (auto& [k, v] : ops_by_thread)
     std::sort(v.begin(), v.end(),
@@ -187,7 +178,7 @@ TraceCostReport cost_report(const KernelsDb& db, const trace::EventTable& t) {
       q.ranks_per_node = std::min(q.ranks, 8);
       // Message size: NCCL args when present, else the record_param_comms operator's input.
       double bytes = -1;
-      const int eb = ci.dtype.empty() ? 4 : elem_bytes(ci.dtype);
+      const int eb = ci.dtype.empty() ? 4 : tensor_elem_bytes(ci.dtype);
       if (ci.in_nelems > 0) {
         const int64_t nel =
             q.op == Collective::kAllGather ? std::max(ci.out_nelems, ci.in_nelems) : ci.in_nelems;
@@ -196,7 +187,8 @@ TraceCostReport cost_report(const KernelsDb& db, const trace::EventTable& t) {
         const auto dims = t.input_dims(*op);
         const auto types = t.input_types(*op);
         if (!dims.empty() && !dims[0].empty())
-          bytes = static_cast<double>(numel(dims[0])) * elem_bytes(types.empty() ? "" : types[0]);
+          bytes = static_cast<double>(numel(dims[0])) *
+                  tensor_elem_bytes(types.empty() ? "" : types[0]);
       }
       if (known && bytes > 0 && q.ranks > 1) {
         q.bytes = bytes;

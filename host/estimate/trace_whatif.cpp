@@ -2,8 +2,10 @@
 
 #include "carbon/energy.hpp"
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "cost/kernels_db.hpp"
 #include "replay/pareto.hpp"
+#include "replay/reference_replay.hpp"
 #include "whatif/gemm_pricing.hpp"
 
 namespace lumos::estimate {
@@ -12,35 +14,76 @@ namespace {
 std::string traced_gpu_of(const graph::LoadedInput& in, const std::string& given,
                           const cost::KernelsDb& db) {
   if (!given.empty()) return given;
-  if (in.table && !in.table->gpu_name.empty()) {
+  const auto tables = in.tables();
+  if (!tables.empty() && !tables[0]->gpu_name.empty()) {
     try {
-      return db.gpu(in.table->gpu_name).name;
+      return db.gpu(tables[0]->gpu_name).name;
     } catch (const InputError&) {
-      throw InputError("lumos whatif: the trace ran on '" + in.table->gpu_name +
+      throw InputError("lumos whatif: the trace ran on '" + tables[0]->gpu_name +
                        "', which kernels_db does not describe; pass --traced-gpu");
     }
   }
   return "h100";
 }
 
+// The network the job is priced on after the edit: a kernels_db topology, with another NIC
+// line rate when asked.
+cost::Topology target_topology(const cost::KernelsDb& db, const WhatifRequest& req,
+                               const cost::Topology& traced) {
+  cost::Topology t = req.topology.empty() ? traced : db.topology(req.topology);
+  if (req.nic_gbps > 0) {
+    LUMOS_EXPECT(req.nic_gbps < 1e6, "lumos whatif: --nic-gbps: expected GB/s below 1e6");
+    t.nic_gbps = req.nic_gbps;
+    t.name += strprintf(" with %.4g GB/s NICs", req.nic_gbps);
+  }
+  return t;
+}
+
 }  // namespace
+
+whatif::JobStructure describe_job(const graph::LoadedInput& in, const cost::KernelsDb& db) {
+  LUMOS_EXPECT(!in.tables().empty(),
+               "lumos whatif: " + in.label + ": a .lgraph file has no trace to recognise a job in");
+  return whatif::recognise_job(whatif::classify_traced(in.tables(), db));
+}
 
 WhatifAnswer run_whatif(const graph::LoadedInput& in, const WhatifRequest& req,
                         const cost::KernelsDb& db) {
   WhatifAnswer a;
   a.traced_gpu = traced_gpu_of(in, req.traced_gpu, db);
+  graph::Graph edited;
+  if (req.edits()) {
+    LUMOS_EXPECT(!in.tables().empty(), "lumos whatif: " + in.label +
+                                           ": editing a job needs its traces, not a .lgraph file");
+    LUMOS_EXPECT(req.dp >= 0 && req.dp <= 1'000'000,
+                 "lumos whatif: --dp: expected a degree from 1 to 1000000");
+    const whatif::TracedKernels tk = whatif::classify_traced(in.tables(), db);
+    a.structure = whatif::recognise_job(tk);
+    const cost::GpuSpec& gpu = db.gpu(a.traced_gpu);
+    const cost::Topology& traced_topo = req.traced_topology.empty()
+                                            ? db.default_topology_for(gpu)
+                                            : db.topology(req.traced_topology);
+    const cost::Topology topo = target_topology(db, req, traced_topo);
+    whatif::CollectiveEditRequest er;
+    er.dp = req.dp;
+    er.gpu = &gpu;
+    er.traced_topology = &traced_topo;
+    er.topology = req.topology.empty() && req.nic_gbps <= 0 ? &traced_topo : &topo;
+    edited = whatif::edit_collectives(in.graph, tk, a.structure, er, db, &a.edits);
+    a.unedited_us = replay::reference_replay(in.graph).makespan_us;
+  }
+  const graph::Graph& g = req.edits() ? edited : in.graph;
   const std::vector<std::string> gpus =
       req.gpus.empty() ? std::vector<std::string>{a.traced_gpu} : req.gpus;
   const std::vector<whatif::SpeedAxis> axes =
       req.speed.empty() ? std::vector<whatif::SpeedAxis>{}
                         : whatif::parse_speed_axes(req.speed, "lumos whatif: --speed");
-  a.grid = whatif::build_grid(db, a.traced_gpu, gpus, axes, in.graph.num_nodes());
+  a.grid = whatif::build_grid(db, a.traced_gpu, gpus, axes, g.num_nodes());
   // GEMMs with known shapes are priced per GPU by the cost model (the trace gives the shapes).
   replay::GemmPricing pricing;
-  if (in.table)
-    pricing = whatif::gemm_pricing(in.graph, *in.table, db, a.traced_gpu, a.grid.variant_gpu);
+  if (in.table) pricing = whatif::gemm_pricing(g, *in.table, db, a.traced_gpu, a.grid.variant_gpu);
   a.gemm_kernels_priced = pricing.priced_nodes();
-  a.result = engine::batch_replay(in.graph, a.grid.batch, req.backend,
+  a.result = engine::batch_replay(g, a.grid.batch, req.backend,
                                   a.gemm_kernels_priced > 0 ? &pricing : nullptr);
   std::vector<const cost::GpuSpec*> spec;
   for (const std::string& name : a.grid.variant_gpu) spec.push_back(&db.gpu(name));

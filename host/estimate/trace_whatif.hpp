@@ -1,6 +1,7 @@
 // `lumos whatif`: a traced step replayed under a grid of variants at once (other GPUs, per-class
-// speed-ups), with GEMMs repriced per GPU by the cost model on every backend, each variant's GPU
-// energy, and the Pareto front over step time and energy.
+// speed-ups) after edits of its structure (another data-parallel degree or network), with GEMMs
+// repriced per GPU by the cost model on every backend, each variant's GPU energy, and the Pareto
+// front over step time and energy.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -8,7 +9,9 @@
 
 #include "engine/engine.hpp"
 #include "graph/load_input.hpp"
+#include "whatif/collective_edit.hpp"
 #include "whatif/grid.hpp"
+#include "whatif/job_structure.hpp"
 
 namespace lumos::estimate {
 
@@ -17,6 +20,12 @@ struct WhatifRequest {
   std::vector<std::string> gpus;  // empty = the traced GPU
   std::string speed;              // grid axes, "" for none
   engine::Backend backend = engine::Backend::kAuto;
+  // Edits of the traced job before the grid runs (whatif/collective_edit.hpp).
+  int dp = 0;                   // new data-parallel degree, 0 = as traced
+  std::string traced_topology;  // "" = the traced GPU's default in kernels_db
+  std::string topology;         // "" = the traced topology
+  double nic_gbps = 0;          // > 0: the NIC line rate of the network priced on
+  bool edits() const { return dp > 0 || !topology.empty() || nic_gbps > 0; }
 };
 
 struct WhatifAnswer {
@@ -26,9 +35,17 @@ struct WhatifAnswer {
   replay::BatchResult result;
   std::vector<double> energy_j;  // [variant]: one GPU over the replayed step
   std::vector<bool> on_front;    // [variant]: Pareto-optimal in (step time, energy)
+  // With edits: what changed, and the unedited job's replayed step for comparison.
+  std::vector<whatif::EditLine> edits;
+  double unedited_us = 0;
+  whatif::JobStructure structure;  // filled when edits were asked
 };
 
-// Throws InputError for an unknown GPU, a bad axis or a grid too large.
+// The job the input traces show (`lumos whatif --describe`). InputError for a .lgraph input.
+whatif::JobStructure describe_job(const graph::LoadedInput& in, const cost::KernelsDb& db);
+
+// Throws InputError for an unknown GPU, a bad axis or a grid too large, and for an edit the
+// traced job lacks the structure for.
 WhatifAnswer run_whatif(const graph::LoadedInput& in, const WhatifRequest& req,
                         const cost::KernelsDb& db);
 

@@ -1,6 +1,9 @@
 #include "graph/load_input.hpp"
 
+#include <filesystem>
+
 #include "graph/graph_file.hpp"
+#include "graph/multi_rank.hpp"
 #include "trace/demo_trace.hpp"
 #include "trace/kineto_loader.hpp"
 
@@ -23,6 +26,25 @@ LoadedInput load_input(const std::string& path) {
   BuildResult b = build_graph(*in.table);
   in.graph = std::move(b.graph);
   in.stats = b.stats;
+  return in;
+}
+
+std::vector<const trace::EventTable*> LoadedInput::tables() const {
+  std::vector<const trace::EventTable*> out;
+  if (table) out.push_back(&*table);
+  for (const auto& t : rank_tables) out.push_back(&t);
+  return out;
+}
+
+LoadedInput load_job(const std::string& path) {
+  std::error_code ec;
+  if (path.empty() || path == "-" || !std::filesystem::is_directory(path, ec))
+    return load_input(path);
+  LoadedInput in;
+  in.label = path;
+  MultiRankResult m = load_multi_rank(path, false, &in.rank_tables);
+  in.graph = std::move(m.graph);
+  in.warnings = std::move(m.warnings);
   return in;
 }
 

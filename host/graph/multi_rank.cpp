@@ -334,7 +334,8 @@ MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const Bu
   return out;
 }
 
-MultiRankResult load_multi_rank(const std::string& dir, bool allow_partial) {
+MultiRankResult load_multi_rank(const std::string& dir, bool allow_partial,
+                                std::vector<trace::EventTable>* tables_out) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
   std::error_code ec;
@@ -376,6 +377,7 @@ MultiRankResult load_multi_rank(const std::string& dir, bool allow_partial) {
   std::vector<std::string> warnings;
   for (const auto& s : skipped) warnings.push_back(s + "; skipped");
   check_one_job(tables, dir, allow_partial, &warnings);
+  if (tables_out) *tables_out = tables;
   MultiRankResult out = build_multi_rank(std::move(tables));
   out.warnings = std::move(warnings);
   return out;

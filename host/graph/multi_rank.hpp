@@ -46,6 +46,8 @@ MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables,
 // declared world have no trace (all of 0..world_size-1, or the distributedInfo
 // lumos_traced_ranks the traces list). With allow_partial, broken or odd rank files are skipped
 // and missing ranks accepted, each named in `warnings`; different jobs stay an error.
-MultiRankResult load_multi_rank(const std::string& dir, bool allow_partial = false);
+// `tables`, when given, receives a copy of every rank's trace (in file order).
+MultiRankResult load_multi_rank(const std::string& dir, bool allow_partial = false,
+                                std::vector<trace::EventTable>* tables = nullptr);
 
 }  // namespace lumos::graph

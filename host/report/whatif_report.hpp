@@ -11,4 +11,8 @@ void whatif_text(std::ostream& os, const std::string& input, const estimate::Wha
 void whatif_json(std::ostream& os, const std::string& input, const estimate::WhatifAnswer& a);
 void whatif_csv(std::ostream& os, const estimate::WhatifAnswer& a);
 
+// `lumos whatif --describe`: the job found in the traces, and what could not be found.
+void job_structure_text(std::ostream& os, const std::string& input, const whatif::JobStructure& js);
+void job_structure_json(std::ostream& os, const std::string& input, const whatif::JobStructure& js);
+
 }  // namespace lumos::report

@@ -71,7 +71,7 @@ struct Event {
   int64_t wait_on_record_corr = -1;  // correlation of the matching cudaEventRecord
   int64_t memcpy_bytes = -1;
   int32_t collective = -1;  // index into EventTable::collectives
-  int32_t shapes = -1;      // cpu_op "Input Dims": index into EventTable::shape_offset
+  int32_t shapes = -1;      // "Input Dims" (CPU ops, annotations): index into shape_offset
   uint32_t index = 0;       // position in the traceEvents array, for messages
 
   TimeNs end_ns() const { return ts_ns + dur_ns; }

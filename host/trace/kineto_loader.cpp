@@ -391,7 +391,8 @@ void Loader::parse_event(object obj) {
     e.wait_on_record_corr = a.wait_on_record_corr;
     e.memcpy_bytes = a.bytes;
   }
-  if (kind == EventKind::kCpuOp && a.has_dims) {
+  // User annotations carry dims too: PyTorch's "nccl:all_reduce" names a collective's tensor.
+  if ((kind == EventKind::kCpuOp || kind == EventKind::kUserAnnotation) && a.has_dims) {
     e.shapes = static_cast<int32_t>(table_.shape_offset.size() - 1);
     for (size_t i = 0; i < a.input_dims.size(); ++i) {
       table_.dims.insert(table_.dims.end(), a.input_dims[i].begin(), a.input_dims[i].end());

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -115,6 +116,13 @@ inline std::string gzip_string(const std::string& s) {
   out.resize(z.total_out);
   deflateEnd(&z);
   return out;
+}
+
+// The command failed as bad input should: exit code 1 and one line naming the problem.
+inline void expect_one_line_exit_1(const RunResult& r, const std::string& needle) {
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find(needle), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
 }
 
 }  // namespace lumos::testing

@@ -111,4 +111,41 @@ TEST(WhatifCli, GeneratedUnfusedAttentionRepricesItsBatchedGemms) {
   EXPECT_EQ(priced(unfused.path()), priced(flash.path()) + 4 * 2 * 6);
 }
 
+TEST(WhatifCli, DescribeAndDpEditOfAGeneratedJob) {
+  lumos::testing::TempDir tmp;
+  const std::string job = tmp.file("job");
+  ASSERT_EQ(run_lumos("generate --layers 8 --tp 2 --pp 2 --dp 4 --gbs 16 -o " + job).exit_code, 0);
+  const auto d = run_lumos("whatif " + job + " --describe");
+  ASSERT_EQ(d.exit_code, 0) << d.out;
+  EXPECT_NE(d.out.find("degrees: tp 2, cp 1, dp 4, pp 2"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("repeated up to 4 times"), std::string::npos) << d.out;
+  const auto dj = run_lumos("whatif " + job + " --describe --json");
+  ASSERT_EQ(dj.exit_code, 0) << dj.out;
+  simdjson::dom::parser parser;
+  const simdjson::dom::element s = parser.parse(dj.out);
+  EXPECT_EQ(s["dp"].get_int64().value(), 4);
+  EXPECT_EQ(s["forward_layers"]["repeats"].get_int64().value(), 4);
+  const auto e = run_lumos("whatif " + job + " --dp 8 --json");
+  ASSERT_EQ(e.exit_code, 0) << e.out;
+  simdjson::dom::parser p2;
+  const simdjson::dom::element w = p2.parse(e.out);
+  const double unedited = w["unedited_us"].get_double().value();
+  const double edited = w["variants"].at(0)["replayed_us"].get_double().value();
+  EXPECT_GT(edited, unedited) << "a data-parallel group across two nodes reduces slower";
+  EXPECT_GE(w["edits"].get_array().size(), 2u);
+  const auto n = run_lumos("whatif " + job + " --dp 8 --nic-gbps 400");
+  ASSERT_EQ(n.exit_code, 0) << n.out;
+  EXPECT_NE(n.out.find("with 400 GB/s NICs"), std::string::npos) << n.out;
+}
+
+TEST(WhatifCli, EditsWithoutTheStructureTheyNeedAreOneLine) {
+  lumos::testing::TempDir tmp;
+  lumos::testing::expect_one_line_exit_1(run_lumos("whatif --dp 0"),
+                                         "--dp: expected a degree of at least 1");
+  lumos::testing::expect_one_line_exit_1(run_lumos("whatif --dp 4"), "has no message size");
+  lumos::testing::expect_one_line_exit_1(run_lumos("whatif --nic-gbps -3"),
+                                         "--nic-gbps: expected a positive rate");
+  lumos::testing::expect_one_line_exit_1(run_lumos("whatif --topology nowhere --dp 2"), "nowhere");
+}
+
 }  // namespace

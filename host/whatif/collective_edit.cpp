@@ -1,0 +1,165 @@
+#include "whatif/collective_edit.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+#include "common/error.hpp"
+#include "common/format.hpp"
+#include "cost/collective_model.hpp"
+#include "cost/dtype.hpp"
+
+namespace lumos::whatif {
+
+namespace {
+
+// The ranks of a group that share a node, in Megatron's rank order (tensor, context, data,
+// pipeline from the inside out): a node holds gpn / (tp x cp) of a data-parallel group, and the
+// first and last pipeline stages sit on different nodes once a stage fills one.
+int ranks_per_node(const JobStructure& js, GroupRole role, int size, const cost::Topology& topo) {
+  const int gpn = std::max(1, topo.gpus_per_node);
+  const int tp = std::max(1, js.tp), cp = std::max(1, js.cp), dp = std::max(1, js.dp);
+  int fit = gpn;
+  if (role == GroupRole::kCp) fit = gpn / tp;
+  if (role == GroupRole::kDp) fit = gpn / (tp * cp);
+  if (role == GroupRole::kPp || role == GroupRole::kEmbedding) fit = tp * cp * dp >= gpn ? 1 : gpn;
+  return std::max(1, std::min(size, fit));
+}
+
+struct GroupChange {
+  int traced_size = 0, size = 0;
+  EditLine line;
+};
+
+}  // namespace
+
+graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
+                              const JobStructure& js, const CollectiveEditRequest& req,
+                              const cost::KernelsDb& db, std::vector<EditLine>* lines) {
+  const ProcessGroup* dp_group = js.group_with(GroupRole::kDp);
+  if (req.dp > 0) {
+    LUMOS_EXPECT(dp_group != nullptr,
+                 "lumos whatif: --dp needs the data-parallel group, and the trace shows none "
+                 "(see --describe)");
+    LUMOS_EXPECT(dp_group->size > 0, "lumos whatif: --dp: the size of group " + dp_group->name +
+                                         " is unknown (no NCCL group args, no distributedInfo)");
+  }
+  const bool network = req.topology != req.traced_topology;
+  // New size per group name: every group keeps its size unless --dp resizes it.
+  // The job after the edit: its DP degree moves the pipeline and embedding pairs across nodes.
+  JobStructure after = js;
+  if (req.dp > 0) after.dp = req.dp;
+  std::map<std::string, GroupChange> change;
+  for (const auto& pg : js.groups) {
+    GroupChange c;
+    c.traced_size = c.size = pg.size;
+    if (req.dp > 0 && pg.role == GroupRole::kDp) c.size = req.dp;
+    const bool moved = pg.size > 0 && ranks_per_node(js, pg.role, pg.size, *req.traced_topology) !=
+                                          ranks_per_node(after, pg.role, pg.size, *req.topology);
+    if (c.size == c.traced_size && !network && !moved) continue;
+    c.line.what = pg.role == GroupRole::kDp && c.size != c.traced_size
+                      ? strprintf("dp %d -> %d: collectives of group %s repriced", c.traced_size,
+                                  c.size, pg.name.c_str())
+                  : network ? "collectives of group " + pg.name + " repriced on " + req.topology->name
+                            : "collectives of group " + pg.name + " repriced: its ranks now " +
+                                  (ranks_per_node(after, pg.role, pg.size, *req.topology) > 1
+                                       ? "share a node"
+                                       : "sit on different nodes");
+    change.emplace(pg.name, c);
+  }
+  // Distributed optimizer: gradients reduce-scattered and parameters all-gathered over DP, each
+  // rank updating its shard; the optimizer kernels then scale with 1 / dp.
+  double optimizer_scale = 1;
+  EditLine opt_line;
+  if (req.dp > 0 && dp_group->ops.count(trace::CollectiveType::kReduceScatter) &&
+      dp_group->ops.count(trace::CollectiveType::kAllGather)) {
+    optimizer_scale = static_cast<double>(dp_group->size) / req.dp;
+    opt_line.what = strprintf("distributed optimizer: optimizer kernels x %.4g (shard of dp %d)",
+                              optimizer_scale, req.dp);
+  }
+  graph::Graph out = g;
+  std::vector<std::unordered_map<int64_t, const cost::ClassifiedKernel*>> by_event(
+      tk.tables.size());
+  for (size_t i = 0; i < tk.tables.size(); ++i)
+    for (const auto& k : tk.reports[i].kernels)
+      by_event[i].emplace(tk.tables[i]->events[k.event].index, &k);
+  std::map<std::tuple<int, double, int, int>, double> model_cache;
+  auto model_us = [&](const cost::CollectiveQuery& q, int ranks, int per_node,
+                      const cost::Topology& topo) {
+    if (ranks < 2) return 0.0;
+    const auto key = std::make_tuple(static_cast<int>(q.op), q.bytes, ranks,
+                                     per_node * 2 + (&topo == req.topology ? 1 : 0));
+    auto it = model_cache.find(key);
+    if (it != model_cache.end()) return it->second;
+    cost::CollectiveQuery x = q;
+    x.ranks = ranks, x.ranks_per_node = per_node;
+    return model_cache[key] = cost::collective_time(db, *req.gpu, topo, x).time_us;
+  };
+  for (graph::NodeId v = 1; v < g.num_nodes(); ++v) {
+    if (g.event[v] < 0 || g.resource[v] == graph::kNoResource) continue;
+    if (g.kind[v] != graph::NodeKind::kKernel) continue;
+    size_t ti = 0;
+    const trace::EventTable* t = tk.table_of_rank(g.resources[g.resource[v]].rank, &ti);
+    if (!t) continue;
+    auto it = by_event[ti].find(g.event[v]);
+    if (it == by_event[ti].end()) continue;
+    const cost::ClassifiedKernel& k = *it->second;
+    if (k.kernel_class == "optimizer" && optimizer_scale != 1) {
+      out.dur_us[v] = g.dur_us[v] * optimizer_scale;
+      ++opt_line.kernels, opt_line.traced_us += g.dur_us[v], opt_line.edited_us += out.dur_us[v];
+      continue;
+    }
+    if (k.kernel_class != "comm") continue;
+    const trace::Event& e = t->events[k.event];
+    const trace::CollectiveInfo* ci = e.collective >= 0 ? &t->collectives[e.collective] : nullptr;
+    const std::string name =
+        ci && !ci->process_group.empty() ? ci->process_group : std::string("(unnamed)");
+    auto c = change.find(name);
+    if (c == change.end()) continue;
+    GroupChange& gc = c->second;
+    LUMOS_EXPECT(gc.traced_size > 0,
+                 "lumos whatif: group " + name + " has no known size to reprice from");
+    // Pipeline messages: a send/receive pair priced from the NCCL args' element count.
+    std::optional<cost::CollectiveQuery> p2p;
+    if (ci && (ci->type == trace::CollectiveType::kSend ||
+               ci->type == trace::CollectiveType::kRecv) && ci->in_nelems > 0) {
+      p2p = cost::CollectiveQuery{};
+      p2p->op = cost::Collective::kSendRecv;
+      p2p->bytes = static_cast<double>(ci->in_nelems) * cost::tensor_elem_bytes(ci->dtype);
+      p2p->ranks = 2;
+    }
+    const cost::CollectiveQuery* query = k.collective ? &*k.collective : p2p ? &*p2p : nullptr;
+    if (!query) {
+      throw InputError(strprintf(
+          "lumos whatif: %s: collective '%s' (trace event %u) has no message size (no NCCL args "
+          "or input dims), so it cannot be repriced",
+          t->path.c_str(), std::string(t->name_of(e)).c_str(), e.index));
+    }
+    const GroupRole role = [&] {
+      for (const auto& pg : js.groups)
+        if (pg.name == name) return pg.role;
+      return GroupRole::kUnknown;
+    }();
+    const int traced_ranks = gc.traced_size;
+    const double before = model_us(*query, traced_ranks,
+                                   ranks_per_node(js, role, traced_ranks, *req.traced_topology),
+                                   *req.traced_topology);
+    const double after_us = model_us(*query, gc.size,
+                                  ranks_per_node(after, role, gc.size, *req.topology),
+                                  *req.topology);
+    // A group of one rank ran no transfer: the model's time is all there is to go on.
+    out.dur_us[v] = before > 0 ? g.dur_us[v] * after_us / before : after_us;
+    if (g.dur_us[v] > 0 || before <= 0)  // not a multi-rank arrival (no time of its own)
+      ++gc.line.kernels, gc.line.traced_us += g.dur_us[v], gc.line.edited_us += out.dur_us[v];
+  }
+  if (lines) {
+    for (auto& [name, gc] : change)
+      if (gc.line.kernels > 0 && gc.line.edited_us != gc.line.traced_us)
+        lines->push_back(gc.line);
+    if (opt_line.kernels > 0) lines->push_back(opt_line);
+  }
+  return out;
+}
+
+}  // namespace lumos::whatif

@@ -1,0 +1,343 @@
+#include "whatif/job_structure.hpp"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "common/format.hpp"
+#include "cost/dtype.hpp"
+#include "cost/kernel_classifier.hpp"
+#include "graph/graph_builder.hpp"
+
+namespace lumos::whatif {
+
+using trace::CollectiveType;
+using trace::EventKind;
+
+const char* to_string(GroupRole r) {
+  switch (r) {
+    case GroupRole::kTp:
+      return "tensor parallel";
+    case GroupRole::kCp:
+      return "context parallel";
+    case GroupRole::kDp:
+      return "data parallel";
+    case GroupRole::kPp:
+      return "pipeline parallel";
+    case GroupRole::kEmbedding:
+      return "tied embedding";
+    case GroupRole::kAllToAll:
+      return "all-to-all (experts or sharded embeddings)";
+    case GroupRole::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+const ProcessGroup* JobStructure::group_with(GroupRole r) const {
+  for (const auto& g : groups)
+    if (g.role == r) return &g;
+  return nullptr;
+}
+
+RepeatPattern find_repeats(const std::vector<uint32_t>& seq, uint32_t max_period) {
+  // Fewer kernels than a norm, a GEMM and an activation are not a layer: a data and a weight
+  // gradient GEMM back to back repeat too.
+  constexpr uint32_t kMinLayerKernels = 3;
+  const size_t n = seq.size();
+  const uint32_t top = static_cast<uint32_t>(std::min<size_t>(max_period, n / 2));
+  // Coverage of period p: kernels inside stretches that repeat a p-block at least twice.
+  auto coverage = [&](uint32_t p, std::vector<std::pair<size_t, size_t>>* runs) {
+    size_t cov = 0;
+    for (size_t i = 0; i + p < n;) {
+      if (seq[i] != seq[i + p]) {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j + p < n && seq[j] == seq[j + p]) ++j;
+      if (j - i >= p) {
+        cov += j - i + p;
+        if (runs) runs->emplace_back(i, j + p);
+      }
+      i = j;
+    }
+    return cov;
+  };
+  std::vector<size_t> cov(top + 1, 0);
+  size_t best = 0;
+  for (uint32_t p = kMinLayerKernels; p <= top; ++p)
+    best = std::max(best, cov[p] = coverage(p, nullptr));
+  RepeatPattern out;
+  if (best == 0 || best < n / 5) return out;  // nothing repeats, or too little to be the layers
+  // Repeats nest: the steady state of a pipeline schedule repeats whole micro-batches, whose
+  // passes repeat layers. The layer is the shortest block that still covers a good part of the
+  // sequence (a block of two layers, or of a forward and a backward pass, covers no more; a
+  // forward pass of fewer kernels than the backward still covers more than a third as much).
+  const size_t enough = std::max<size_t>((best + 2) / 3, n / 5);
+  // A block made of copies of a shorter one (k k k k) is that shorter block repeating.
+  auto primitive = [&](size_t begin, uint32_t p) {
+    for (uint32_t q = 1; q < p; ++q) {
+      if (p % q) continue;
+      bool copies = true;
+      for (uint32_t i = 0; i + q < p && copies; ++i) copies = seq[begin + i] == seq[begin + i + q];
+      if (copies) return false;
+    }
+    return true;
+  };
+  std::vector<std::pair<size_t, size_t>> runs;
+  uint32_t period = kMinLayerKernels;
+  for (; period <= top; ++period) {
+    if (cov[period] < enough) continue;
+    runs.clear();
+    coverage(period, &runs);
+    if (primitive(runs.front().first, period)) break;
+  }
+  if (period > top) return out;
+  out.period = period;
+  out.runs = static_cast<uint32_t>(runs.size());
+  out.first_kernel = static_cast<uint32_t>(runs.front().first);
+  for (const auto& [b, e] : runs)
+    out.repeats = std::max(out.repeats, static_cast<uint32_t>((e - b) / period));
+  return out;
+}
+
+namespace {
+
+bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+
+// A role from the group's name, as Megatron, torchtitan and `lumos generate` name them.
+GroupRole role_from_name(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
+  if (starts("tp/") || contains(name, "tensor")) return GroupRole::kTp;
+  if (starts("cp/") || contains(name, "context")) return GroupRole::kCp;
+  if (starts("dp/") || contains(name, "data_parallel") || contains(name, "data-parallel"))
+    return GroupRole::kDp;
+  if (starts("pp/") || contains(name, "pipeline")) return GroupRole::kPp;
+  if (starts("embedding")) return GroupRole::kEmbedding;
+  return GroupRole::kUnknown;
+}
+
+// Pipeline messages. Not SendRecv: NCCL runs all-to-all as grouped send/receive kernels too.
+bool is_p2p(CollectiveType t) { return t == CollectiveType::kSend || t == CollectiveType::kRecv; }
+
+std::string shape_of(const cost::GemmQuery& q) {
+  std::string s = strprintf("%lld x %lld x %lld", static_cast<long long>(q.m),
+                            static_cast<long long>(q.n), static_cast<long long>(q.k));
+  if (q.batch > 1) s += strprintf(" (batch %lld)", static_cast<long long>(q.batch));
+  return s + " " + cost::to_string(q.dtype);
+}
+
+struct RankScan {
+  std::map<std::string, ProcessGroup> groups;
+  std::set<std::pair<std::string, int64_t>> group_streams;  // (group, stream)
+  std::set<int64_t> gemm_streams;
+};
+
+// Groups and streams of one rank's collectives.
+void scan_rank(const trace::EventTable& t, const cost::TraceCostReport& rep, RankScan& scan) {
+  for (const auto& k : rep.kernels) {
+    const trace::Event& e = t.events[k.event];
+    if (k.kernel_class == "gemm") scan.gemm_streams.insert(e.stream);
+    if (k.kernel_class != "comm") continue;
+    const trace::CollectiveInfo* ci = e.collective >= 0 ? &t.collectives[e.collective] : nullptr;
+    const std::string name =
+        ci && !ci->process_group.empty() ? ci->process_group : std::string("(unnamed)");
+    ProcessGroup& g = scan.groups[name];
+    g.name = name;
+    if (ci && ci->group_size > 0) {
+      g.size = ci->group_size, g.size_from = "NCCL args";
+    } else if (g.size < 0 && t.world_size > 0 && !(ci && is_p2p(ci->type))) {
+      g.size = t.world_size, g.size_from = "distributedInfo world size (no NCCL group args)";
+    }
+    GroupOps& ops = g.ops[ci ? ci->type : CollectiveType::kOther];
+    ++ops.kernels;
+    ops.traced_us += static_cast<double>(e.dur_ns) / 1000.0;
+    if (k.collective) ops.bytes += k.collective->bytes;
+    const int32_t rank = std::max(0, t.rank);
+    if (std::find(g.ranks.begin(), g.ranks.end(), rank) == g.ranks.end()) g.ranks.push_back(rank);
+    scan.group_streams.emplace(name, e.stream);
+  }
+}
+
+void assign_role(ProcessGroup& g, const RankScan& scan) {
+  if ((g.role = role_from_name(g.name)) != GroupRole::kUnknown) {
+    g.role_from = "its name";
+    return;
+  }
+  bool p2p = false, dense = false, a2a = false;
+  for (const auto& [type, ops] : g.ops) {
+    p2p |= is_p2p(type);
+    a2a |= type == CollectiveType::kAllToAll;
+    dense |= type == CollectiveType::kAllReduce || type == CollectiveType::kReduceScatter ||
+             type == CollectiveType::kAllGather;
+  }
+  bool on_gemm_stream = false;
+  for (const auto& [name, stream] : scan.group_streams)
+    on_gemm_stream |= name == g.name && scan.gemm_streams.count(stream) > 0;
+  if (p2p && !dense) {
+    g.role = GroupRole::kPp, g.role_from = "only sends and receives";
+  } else if (dense && on_gemm_stream) {
+    g.role = GroupRole::kTp, g.role_from = "collectives between GEMMs on the compute stream";
+  } else if (dense) {
+    g.role = GroupRole::kDp, g.role_from = "reductions on a stream of their own";
+  } else if (a2a) {
+    g.role = GroupRole::kAllToAll, g.role_from = "only all-to-all";
+  } else {
+    g.role_from = "no collective that tells";
+  }
+}
+
+// The compute stream's kernel names (as ids) in the first step of the rank, and their events.
+std::vector<uint32_t> compute_sequence(const trace::EventTable& t,
+                                       const cost::TraceCostReport& rep,
+                                       std::vector<const cost::ClassifiedKernel*>* kernels) {
+  int64_t begin = INT64_MIN, end = INT64_MAX;
+  const auto steps = graph::find_steps(t);
+  if (!steps.empty()) begin = steps[0].begin_ns, end = steps[0].end_ns;
+  std::map<int64_t, double> busy_by_stream;  // the stream with the most non-collective time
+  for (const auto& k : rep.kernels) {
+    const trace::Event& e = t.events[k.event];
+    if (e.kind == EventKind::kKernel && k.kernel_class != "comm" && e.ts_ns >= begin &&
+        e.ts_ns < end)
+      busy_by_stream[e.stream] += static_cast<double>(e.dur_ns);
+  }
+  if (busy_by_stream.empty()) return {};
+  const int64_t stream = std::max_element(busy_by_stream.begin(), busy_by_stream.end(),
+                                          [](const auto& a, const auto& b) {
+                                            return a.second < b.second;
+                                          })->first;
+  for (const auto& k : rep.kernels) {
+    const trace::Event& e = t.events[k.event];
+    if (e.kind == EventKind::kKernel && k.kernel_class != "comm" && e.stream == stream &&
+        e.ts_ns >= begin && e.ts_ns < end)
+      kernels->push_back(&k);
+  }
+  std::stable_sort(kernels->begin(), kernels->end(), [&](const auto* a, const auto* b) {
+    return t.events[a->event].ts_ns < t.events[b->event].ts_ns;
+  });
+  std::vector<uint32_t> seq;
+  for (const auto* k : *kernels) seq.push_back(t.events[k->event].name);
+  return seq;
+}
+
+void describe_layer(const trace::EventTable& t,
+                    const std::vector<const cost::ClassifiedKernel*>& kernels,
+                    RepeatPattern& p) {
+  for (uint32_t i = p.first_kernel; i < p.first_kernel + p.period && i < kernels.size(); ++i) {
+    const cost::ClassifiedKernel& k = *kernels[i];
+    const trace::Event& e = t.events[k.event];
+    p.kernels.push_back({std::string(t.name_of(e)), k.kernel_class,
+                         static_cast<double>(e.dur_ns) / 1000.0, k.gemm ? shape_of(*k.gemm) : ""});
+  }
+}
+
+}  // namespace
+
+const trace::EventTable* TracedKernels::table_of_rank(int32_t rank, size_t* index) const {
+  for (size_t i = 0; i < tables.size(); ++i)
+    if (tables.size() == 1 || std::max(0, tables[i]->rank) == rank) {
+      *index = i;
+      return tables[i];
+    }
+  return nullptr;
+}
+
+TracedKernels classify_traced(const std::vector<const trace::EventTable*>& tables,
+                              const cost::KernelsDb& db) {
+  TracedKernels tk;
+  tk.tables = tables;
+  for (const trace::EventTable* t : tables) tk.reports.push_back(cost::cost_report(db, *t));
+  return tk;
+}
+
+JobStructure recognise_job(const TracedKernels& tk) {
+  JobStructure js;
+  RankScan scan;
+  const trace::EventTable* first = nullptr;
+  const auto& tables = tk.tables;
+  const auto& reports = tk.reports;
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const trace::EventTable* t = tables[i];
+    scan_rank(*t, reports[i], scan);
+    js.world_size = std::max(js.world_size, t->world_size);
+    js.traced_ranks.push_back(std::max(0, t->rank));
+    if (!first || t->rank < first->rank) first = t;
+  }
+  std::sort(js.traced_ranks.begin(), js.traced_ranks.end());
+  for (auto& [name, g] : scan.groups) {
+    if (g.size < 0) g.size_from = "unknown";
+    assign_role(g, scan);
+    js.groups.push_back(g);
+  }
+  // Without a group of a kind, the job does not split that way: degree 1.
+  auto degree_of = [&](GroupRole r) {
+    const ProcessGroup* g = js.group_with(r);
+    return g ? g->size : 1;
+  };
+  js.tp = degree_of(GroupRole::kTp);
+  js.cp = degree_of(GroupRole::kCp);
+  js.dp = degree_of(GroupRole::kDp);
+  const bool has_pp_group = js.group_with(GroupRole::kPp) != nullptr;
+  const int inner = std::max(1, js.tp) * std::max(1, js.cp) * std::max(1, js.dp);
+  if (!has_pp_group) {
+    js.pp = 1, js.pp_from = "no pipeline sends or receives";
+  } else if (js.world_size > 0 && js.world_size % inner == 0 && js.world_size / inner >= 2) {
+    js.pp = js.world_size / inner;
+    js.pp_from = strprintf("world size %d / (tp x cp x dp = %d)", js.world_size, inner);
+  } else {
+    js.pp_from = "pipeline sends found, but the world size does not give the stage count";
+  }
+  // The layer pattern of the lowest traced rank.
+  const size_t fi = static_cast<size_t>(
+      std::find(tables.begin(), tables.end(), first) - tables.begin());
+  js.described_rank = std::max(0, first->rank);
+  for (const auto& k : reports[fi].kernels) {
+    const trace::Event& e = first->events[k.event];
+    if (k.kernel_class == "comm" && e.collective >= 0 &&
+        is_p2p(first->collectives[e.collective].type))
+      ++js.p2p_kernels;
+  }
+  std::vector<const cost::ClassifiedKernel*> kernels;
+  std::vector<uint32_t> seq = compute_sequence(*first, reports[fi], &kernels);
+  js.compute_kernels = static_cast<uint32_t>(seq.size());
+  RepeatPattern a = find_repeats(seq);
+  // A second pattern among what the first did not cover: the other pass.
+  RepeatPattern b;
+  if (a.period > 0) {
+    std::vector<std::pair<size_t, size_t>> covered;
+    std::vector<uint32_t> rest = seq;
+    for (size_t i = 0; i + a.period < seq.size();) {  // mask the first pattern's stretches
+      if (seq[i] != seq[i + a.period]) {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j + a.period < seq.size() && seq[j] == seq[j + a.period]) ++j;
+      if (j - i >= a.period)
+        for (size_t x = i; x < j + a.period; ++x) rest[x] = 0x80000000u + static_cast<uint32_t>(x);
+      i = j;
+    }
+    b = find_repeats(rest);
+  }
+  if (b.period > 0 && b.first_kernel < a.first_kernel) std::swap(a, b);
+  js.forward = a, js.backward = b;
+  describe_layer(*first, kernels, js.forward);
+  describe_layer(*first, kernels, js.backward);
+  if (js.forward.period == 0)
+    js.missing.push_back("layers: no block of kernels repeats on the compute stream");
+  else if (js.backward.period == 0)
+    js.missing.push_back("backward layers: only one repeating block of kernels was found");
+  if (js.groups.empty()) js.missing.push_back("process groups: the trace runs no collective");
+  if (js.world_size < 0) js.missing.push_back("world size: the trace has no distributedInfo");
+  if (!js.groups.empty() && !js.group_with(GroupRole::kDp))
+    js.missing.push_back("data-parallel group: no group reduces gradients");
+  for (const auto& g : js.groups)
+    if (g.size < 0) js.missing.push_back("size of group " + g.name + ": no NCCL group args");
+  if (has_pp_group && js.pp < 0) js.missing.push_back("pipeline stages: " + js.pp_from);
+  return js;
+}
+
+}  // namespace lumos::whatif

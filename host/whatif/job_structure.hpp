@@ -1,0 +1,88 @@
+// Recognises the job in a trace (Lumos §4): its process groups and what each is for (tensor,
+// data or pipeline parallel), the parallel degrees they imply, and the layers inside the passes,
+// from the repeating kernel pattern of one rank's compute stream. What could not be found is
+// listed, so that an edit that needs it can refuse with one line naming it.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cost/kernel_classifier.hpp"
+#include "cost/kernels_db.hpp"
+#include "trace/event_table.hpp"
+
+namespace lumos::whatif {
+
+enum class GroupRole : uint8_t { kUnknown, kTp, kCp, kDp, kPp, kEmbedding, kAllToAll };
+const char* to_string(GroupRole r);
+
+// One collective type of a group, over every traced rank.
+struct GroupOps {
+  uint32_t kernels = 0;
+  double traced_us = 0;
+  double bytes = 0;  // summed message sizes where the trace gives them
+};
+
+struct ProcessGroup {
+  std::string name;       // NCCL "Process Group Name", or "(unnamed)" without NCCL args
+  int size = -1;          // ranks in the group, -1 when unknown
+  std::string size_from;  // "NCCL args", "distributedInfo world size", "unknown"
+  GroupRole role = GroupRole::kUnknown;
+  std::string role_from;  // why the role was given
+  std::map<trace::CollectiveType, GroupOps> ops;
+  std::vector<int32_t> ranks;  // traced ranks that issued its collectives
+};
+
+// A kernel of one layer, as the first repetition of the pattern ran it.
+struct LayerKernel {
+  std::string name, kernel_class;
+  double dur_us = 0;
+  std::string shape;  // "m x n x k (batch b) dtype" for GEMMs with known shapes, else ""
+};
+
+// A block of kernels repeated back to back: the layers of a pass.
+struct RepeatPattern {
+  uint32_t period = 0;  // kernels per layer; 0 when nothing repeats
+  uint32_t runs = 0;    // separate stretches of repetitions (passes of micro-batches)
+  uint32_t repeats = 0; // repetitions in the longest stretch (layers per pass)
+  uint32_t first_kernel = 0;  // position of the first repetition in the sequence
+  std::vector<LayerKernel> kernels;
+};
+
+struct JobStructure {
+  int32_t world_size = -1;  // distributedInfo, -1 when absent
+  std::vector<int32_t> traced_ranks;
+  std::vector<ProcessGroup> groups;  // by name
+  int tp = -1, cp = -1, dp = -1, pp = -1;
+  std::string pp_from;
+  uint32_t p2p_kernels = 0;  // pipeline sends and receives on the described rank
+  int32_t described_rank = 0;
+  uint32_t compute_kernels = 0;   // on the described rank's compute stream, one step
+  RepeatPattern forward, backward;  // by order of first appearance
+  std::vector<std::string> missing;  // what could not be found, one line each
+
+  const ProcessGroup* group_with(GroupRole r) const;
+};
+
+// The traced job's kernels, classified once: a table and its cost report per traced rank.
+struct TracedKernels {
+  std::vector<const trace::EventTable*> tables;
+  std::vector<cost::TraceCostReport> reports;
+  // The table of a graph node's rank (the only table for a single trace), nullptr if none.
+  const trace::EventTable* table_of_rank(int32_t rank, size_t* index) const;
+};
+TracedKernels classify_traced(const std::vector<const trace::EventTable*>& tables,
+                              const cost::KernelsDb& db);
+
+// Tables: one per traced rank of the same job (one for a single trace). Looks at the first
+// ProfilerStep of the lowest rank for the layer pattern (the whole trace when it has no steps).
+JobStructure recognise_job(const TracedKernels& tk);
+
+// The stretches of a sequence that repeat a block of at least 3 kernels back to back, for the
+// shortest block that covers at least a third as much of the sequence as the best block and a
+// fifth of it (nested repeats: layers inside passes inside micro-batches). Period 0 when nothing
+// repeats. Exposed for tests.
+RepeatPattern find_repeats(const std::vector<uint32_t>& seq, uint32_t max_period = 4096);
+
+}  // namespace lumos::whatif

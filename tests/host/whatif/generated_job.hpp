@@ -1,0 +1,42 @@
+// A job written by `lumos generate` (one Kineto trace per pipeline stage) for the trace what-if
+// tests, and the estimate it came from.
+#pragma once
+#include <string>
+
+#include "cost/kernels_db.hpp"
+#include "estimate/estimate.hpp"
+#include "estimate/generated_trace.hpp"
+#include "support/test_util.hpp"
+
+namespace lumos::testing {
+
+struct JobConfig {
+  const char* model = "gpt3-15b";
+  int64_t layers = 8;
+  int tp = 2, pp = 2, dp = 4, interleave = 1;
+  int64_t gbs = 16;
+  bool distributed_optimizer = false;
+};
+
+inline estimate::EstimateRequest job_request(const JobConfig& c) {
+  estimate::EstimateRequest r;
+  r.model = model::preset(c.model);
+  r.model.layers = c.layers;
+  r.cfg.tp = c.tp, r.cfg.pp = c.pp, r.cfg.dp = c.dp, r.cfg.interleave = c.interleave;
+  r.cfg.gbs = c.gbs;
+  r.cfg.distributed_optimizer = c.distributed_optimizer;
+  return r;
+}
+
+// Writes the job's traces into `dir` (which must not exist yet) and returns its step time.
+inline double write_job(const JobConfig& c, const std::string& dir) {
+  const estimate::EstimateRun run = estimate::run_estimate(job_request(c), cost::embedded_db());
+  estimate::write_stage_traces(run.step, run.replay, dir, run.estimate.gpu);
+  return run.estimate.step_time_us;
+}
+
+inline double estimate_us(const JobConfig& c) {
+  return estimate::run_estimate(job_request(c), cost::embedded_db()).estimate.step_time_us;
+}
+
+}  // namespace lumos::testing
