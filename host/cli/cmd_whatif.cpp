@@ -2,6 +2,7 @@
 // speed-ups): step time and GPU energy per variant, and the Pareto front.
 #include <cxxopts.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -10,9 +11,14 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
+#include "estimate/generated_trace.hpp"
+#include "estimate/trace_structural.hpp"
 #include "estimate/trace_whatif.hpp"
 #include "graph/load_input.hpp"
+#include "model/model_spec.hpp"
 #include "report/build_warnings.hpp"
+#include "report/structural_report.hpp"
+#include "report/timeline_writer.hpp"
 #include "report/whatif_report.hpp"
 
 namespace lumos::cli {
@@ -24,6 +30,55 @@ std::vector<std::string> split_list(const std::string& s) {
   for (std::string item; std::getline(ss, item, ',');)
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+constexpr const char* kStructuralFlags[] = {"layers", "hidden", "ffn",        "heads", "seq",
+                                            "tp",     "pp",     "interleave", "mbs",   "gbs"};
+
+int run_structural(const cxxopts::ParseResult& a, const graph::LoadedInput& in,
+                   const estimate::WhatifRequest& w) {
+  LUMOS_EXPECT(w.traced_topology.empty() && w.nic_gbps <= 0,
+               "lumos whatif: --traced-topology and --nic-gbps go with --dp alone; a structural "
+               "edit takes --topology");
+  estimate::StructuralRequest req;
+  if (a.count("model-file")) {
+    LUMOS_EXPECT(!a.count("model"), "lumos whatif: give --model or --model-file, not both");
+    req.model = model::load_model_toml(a["model-file"].as<std::string>());
+  } else if (a.count("model")) {
+    req.model = model::preset(a["model"].as<std::string>());
+  }
+  if (a.count("stack")) req.stack = a["stack"].as<std::string>();
+  if (a.count("traced-gpu")) req.gpu = a["traced-gpu"].as<std::string>();
+  if (a.count("gpu")) req.target_gpu = a["gpu"].as<std::string>();
+  req.topology = w.topology;
+  estimate::StructuralEdit& e = req.edit;
+  auto i64 = [&](const char* k, std::optional<int64_t>& to) {
+    if (a.count(k)) to = a[k].as<int64_t>();
+  };
+  auto i32 = [&](const char* k, std::optional<int>& to) {
+    if (a.count(k)) to = a[k].as<int>();
+  };
+  i64("layers", e.layers), i64("hidden", e.hidden), i64("ffn", e.ffn), i64("heads", e.heads);
+  i64("seq", e.seq), i64("mbs", e.mbs), i64("gbs", e.gbs);
+  i32("tp", e.tp), i32("pp", e.pp), i32("interleave", e.interleave);
+  if (w.dp > 0) e.dp = w.dp;
+  const estimate::StructuralAnswer ans =
+      estimate::run_structural_whatif(in, req, cost::embedded_db());
+  std::vector<std::string> files;
+  if (a.count("timeline"))
+    report::write_timeline(ans.edited.step.graph, ans.edited.replay,
+                           a["timeline"].as<std::string>());
+  if (a.count("emit-traces"))
+    files =
+        estimate::write_stage_traces(ans.edited.step, ans.edited.replay,
+                                     a["emit-traces"].as<std::string>(), ans.edited.estimate.gpu);
+  if (a.count("json")) {
+    report::structural_json(std::cout, in.label, ans);
+  } else {
+    report::structural_text(std::cout, in.label, ans);
+    for (const auto& f : files) std::cout << "  wrote " << f << '\n';
+  }
+  return 0;
 }
 
 }  // namespace
@@ -53,6 +108,27 @@ int cmd_whatif(int argc, char** argv) {
       "nic-gbps", "edit: NIC line rate in GB/s of the network priced on", cxxopts::value<double>())(
       "traced-topology", "network the trace ran on (default: the traced GPU's in kernels_db)",
       cxxopts::value<std::string>())("h,help", "show this help");
+  // Structural edits: the iteration rebuilt for another configuration (trace_structural.hpp).
+  o.add_options("structural edits (need --model or --model-file: what the trace ran)")(
+      "model", "the traced model: a preset (gpt3-15b, llama3-8b, ...)",
+      cxxopts::value<std::string>())("model-file", "the traced model: a TOML model file",
+                                     cxxopts::value<std::string>())(
+      "stack", "software stack the trace ran (kernels_db/stacks.json)",
+      cxxopts::value<std::string>())("layers", "edit: transformer layers",
+                                     cxxopts::value<int64_t>())(
+      "hidden", "edit: hidden size", cxxopts::value<int64_t>())("ffn", "edit: MLP inner size",
+                                                                cxxopts::value<int64_t>())(
+      "heads", "edit: attention heads", cxxopts::value<int64_t>())("seq", "edit: sequence length",
+                                                                   cxxopts::value<int64_t>())(
+      "tp", "edit: tensor parallel degree", cxxopts::value<int>())("pp", "edit: pipeline stages",
+                                                                   cxxopts::value<int>())(
+      "interleave", "edit: virtual stages per GPU", cxxopts::value<int>())(
+      "mbs", "edit: micro-batch size", cxxopts::value<int64_t>())("gbs", "edit: global batch size",
+                                                                  cxxopts::value<int64_t>())(
+      "gpu", "edit: the GPU the edited job runs on", cxxopts::value<std::string>())(
+      "timeline", "write the edited iteration as a Chrome trace", cxxopts::value<std::string>())(
+      "emit-traces", "write the edited job as one Kineto trace per stage into this new folder",
+      cxxopts::value<std::string>());
   add_input_options(o);
   o.parse_positional({"input"});
   const auto a = o.parse(argc, argv);
@@ -81,6 +157,16 @@ int cmd_whatif(int argc, char** argv) {
     req.nic_gbps = a["nic-gbps"].as<double>();
     LUMOS_EXPECT(req.nic_gbps > 0, "lumos whatif: --nic-gbps: expected a positive rate in GB/s");
   }
+  const bool structural = std::any_of(std::begin(kStructuralFlags), std::end(kStructuralFlags),
+                                      [&](const char* f) { return a.count(f) > 0; });
+  LUMOS_EXPECT(structural || !(a.count("timeline") || a.count("emit-traces") || a.count("gpu")),
+               "lumos whatif: --timeline, --emit-traces and --gpu go with a structural edit (--pp, "
+               "--layers, --hidden, --ffn, --heads, --seq, --tp, --interleave, --mbs, --gbs)");
+  LUMOS_EXPECT(!structural || !(a.count("gpus") || a.count("speed") || a.count("csv")),
+               "lumos whatif: --gpus, --speed and --csv replay the traced graph; a structural edit "
+               "takes --gpu");
+  if (a.count("timeline") && !is_stdout(a["timeline"].as<std::string>()))
+    check_output_path(a["timeline"].as<std::string>());
   const graph::LoadedInput in =
       graph::load_job(a.count("input") ? a["input"].as<std::string>() : "");
   report::build_warnings(std::cerr, in.stats);
@@ -93,6 +179,7 @@ int cmd_whatif(int argc, char** argv) {
       report::job_structure_text(std::cout, in.label, js);
     return 0;
   }
+  if (structural) return run_structural(a, in, req);
   const estimate::WhatifAnswer ans = estimate::run_whatif(in, req, cost::embedded_db());
   if (a.count("csv")) {
     write_output(a["csv"].as<std::string>(),

@@ -60,7 +60,8 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   e.peak_tflops = *peak;
 
   const auto t0 = std::chrono::steady_clock::now();
-  const StepCosts costs = price_step(e.model, e.cfg, e.layout, db, gpu, topo, req.options);
+  StepCosts costs = price_step(e.model, e.cfg, e.layout, db, gpu, topo, req.options);
+  if (req.adjust_costs) req.adjust_costs(costs);
   run.step = build_step_graph(e.model, e.cfg, e.layout, costs);
   e.build_ms = ms_since(t0);
   const graph::Graph& g = run.step.graph;

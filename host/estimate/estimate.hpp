@@ -2,6 +2,7 @@
 // reference replay and reports step time, throughput, model and hardware FLOP rates, MFU/HFU,
 // the execution breakdown (Lumos's four classes plus the pipeline bubble) and memory per GPU.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,8 @@ struct EstimateRequest {
   std::string gpu = "h100";
   std::string topology;  // "" = the GPU's default topology in kernels_db
   StepCostOptions options;
+  // Applied to the priced kernels before the graph is built (a trace's calibration), if set.
+  std::function<void(model::StepCosts&)> adjust_costs;
 };
 
 struct StageReport {

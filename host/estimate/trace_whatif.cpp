@@ -9,7 +9,6 @@
 #include "whatif/gemm_pricing.hpp"
 
 namespace lumos::estimate {
-namespace {
 
 std::string traced_gpu_of(const graph::LoadedInput& in, const std::string& given,
                           const cost::KernelsDb& db) {
@@ -25,6 +24,8 @@ std::string traced_gpu_of(const graph::LoadedInput& in, const std::string& given
   }
   return "h100";
 }
+
+namespace {
 
 // The network the job is priced on after the edit: a kernels_db topology, with another NIC
 // line rate when asked.

@@ -41,6 +41,11 @@ struct WhatifAnswer {
   whatif::JobStructure structure;  // filled when edits were asked
 };
 
+// The GPU the traces ran on, in kernels_db: `given` when not empty, else the traces'
+// deviceProperties, else h100. InputError for a GPU kernels_db does not describe.
+std::string traced_gpu_of(const graph::LoadedInput& in, const std::string& given,
+                          const cost::KernelsDb& db);
+
 // The job the input traces show (`lumos whatif --describe`). InputError for a .lgraph input.
 whatif::JobStructure describe_job(const graph::LoadedInput& in, const cost::KernelsDb& db);
 

@@ -157,25 +157,30 @@ class Pricer {
 
 KernelOp StepCosts::grad_reduce(double params) const {
   const auto n = static_cast<int64_t>(params);
-  return priced_collective(
+  KernelOp op = priced_collective(
       *db, *gpu, *topo, CommGroup::kDp,
       distributed_optimizer ? Collective::kReduceScatter : Collective::kAllReduce,
       params * grad_reduce_bytes, n, distributed_optimizer ? n / dp_group : n, dp_group,
       dp_ranks_per_node, grad_reduce_bytes >= 4 ? "f32" : "bf16", opt.free_comm);
+  op.dur_us *= dp_comm_scale;
+  return op;
 }
 
 KernelOp StepCosts::param_gather(double params) const {
   const auto n = static_cast<int64_t>(params);
-  return priced_collective(*db, *gpu, *topo, CommGroup::kDp, Collective::kAllGather, params * 2,
-                           n / dp_group, n, dp_group, dp_ranks_per_node, "bf16", opt.free_comm);
+  KernelOp op =
+      priced_collective(*db, *gpu, *topo, CommGroup::kDp, Collective::kAllGather, params * 2,
+                        n / dp_group, n, dp_group, dp_ranks_per_node, "bf16", opt.free_comm);
+  op.dur_us *= dp_comm_scale;
+  return op;
 }
 
 KernelOp StepCosts::optimizer(double params) const {
   KernelOp op;
   op.name = "multi_tensor_apply_kernel (adam)";
   if (opt.uniform_kernel_us <= 0 && params > 0)
-    op.dur_us =
-        cost::membound_time_us(*db, *gpu, "optimizer", params * stack->optimizer_bytes_per_param);
+    op.dur_us = optimizer_scale * cost::membound_time_us(*db, *gpu, "optimizer",
+                                                         params * stack->optimizer_bytes_per_param);
   return op;
 }
 

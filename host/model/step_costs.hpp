@@ -61,6 +61,9 @@ struct StepCosts {
   double bucket_params = 0;
   int dp_group = 1;  // ranks that reduce gradients (dp x cp)
   int dp_ranks_per_node = 1;
+  // Multiply what grad_reduce / param_gather and optimizer price: a trace's calibration of
+  // the kernels priced while the graph is built (whatif/trace_calibration.hpp).
+  double dp_comm_scale = 1, optimizer_scale = 1;
   // Prices a gradient reduction (all-reduce, or reduce-scatter with the distributed optimizer)
   // and a parameter all-gather of `params` parameters.
   KernelOp grad_reduce(double params) const;

@@ -95,10 +95,8 @@ void estimate_text(std::ostream& os, const Estimate& e) {
       e.build_ms, e.replay_ms);
 }
 
-void estimate_json(std::ostream& os, const Estimate& e, const std::vector<std::string>& files) {
-  common::JsonWriter w(os);
+void estimate_fields(common::JsonWriter& w, const Estimate& e) {
   const ParallelConfig& c = e.cfg;
-  w.begin_object();
   w.key("model").begin_object();
   w.field("name", e.model.name).field("layers", e.model.layers).field("hidden", e.model.hidden);
   w.field("ffn", e.model.ffn).field("heads", e.model.heads).field("kv_heads", e.model.kv_heads);
@@ -148,6 +146,12 @@ void estimate_json(std::ostream& os, const Estimate& e, const std::vector<std::s
   w.end_array();
   w.key("graph").begin_object().field("nodes", e.nodes).field("edges", e.edges);
   w.field("build_ms", e.build_ms).field("replay_ms", e.replay_ms).end_object();
+}
+
+void estimate_json(std::ostream& os, const Estimate& e, const std::vector<std::string>& files) {
+  common::JsonWriter w(os);
+  w.begin_object();
+  estimate_fields(w, e);
   if (!files.empty()) {
     w.key("traces").begin_array();
     for (const auto& f : files) w.value(f);

@@ -61,11 +61,12 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
     c.line.what = pg.role == GroupRole::kDp && c.size != c.traced_size
                       ? strprintf("dp %d -> %d: collectives of group %s repriced", c.traced_size,
                                   c.size, pg.name.c_str())
-                  : network ? "collectives of group " + pg.name + " repriced on " + req.topology->name
-                            : "collectives of group " + pg.name + " repriced: its ranks now " +
-                                  (ranks_per_node(after, pg.role, pg.size, *req.topology) > 1
-                                       ? "share a node"
-                                       : "sit on different nodes");
+                  : network
+                      ? "collectives of group " + pg.name + " repriced on " + req.topology->name
+                      : "collectives of group " + pg.name + " repriced: its ranks now " +
+                            (ranks_per_node(after, pg.role, pg.size, *req.topology) > 1
+                                 ? "share a node"
+                                 : "sit on different nodes");
     change.emplace(pg.name, c);
   }
   // Distributed optimizer: gradients reduce-scattered and parameters all-gathered over DP, each
@@ -79,11 +80,6 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
                               optimizer_scale, req.dp);
   }
   graph::Graph out = g;
-  std::vector<std::unordered_map<int64_t, const cost::ClassifiedKernel*>> by_event(
-      tk.tables.size());
-  for (size_t i = 0; i < tk.tables.size(); ++i)
-    for (const auto& k : tk.reports[i].kernels)
-      by_event[i].emplace(tk.tables[i]->events[k.event].index, &k);
   std::map<std::tuple<int, double, int, int>, double> model_cache;
   auto model_us = [&](const cost::CollectiveQuery& q, int ranks, int per_node,
                       const cost::Topology& topo) {
@@ -97,14 +93,12 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
     return model_cache[key] = cost::collective_time(db, *req.gpu, topo, x).time_us;
   };
   for (graph::NodeId v = 1; v < g.num_nodes(); ++v) {
-    if (g.event[v] < 0 || g.resource[v] == graph::kNoResource) continue;
     if (g.kind[v] != graph::NodeKind::kKernel) continue;
     size_t ti = 0;
-    const trace::EventTable* t = tk.table_of_rank(g.resources[g.resource[v]].rank, &ti);
-    if (!t) continue;
-    auto it = by_event[ti].find(g.event[v]);
-    if (it == by_event[ti].end()) continue;
-    const cost::ClassifiedKernel& k = *it->second;
+    const cost::ClassifiedKernel* kp = tk.kernel_of(g, v, &ti);
+    if (!kp) continue;
+    const cost::ClassifiedKernel& k = *kp;
+    const trace::EventTable* t = tk.tables[ti];
     if (k.kernel_class == "optimizer" && optimizer_scale != 1) {
       out.dur_us[v] = g.dur_us[v] * optimizer_scale;
       ++opt_line.kernels, opt_line.traced_us += g.dur_us[v], opt_line.edited_us += out.dur_us[v];
@@ -122,8 +116,9 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
                  "lumos whatif: group " + name + " has no known size to reprice from");
     // Pipeline messages: a send/receive pair priced from the NCCL args' element count.
     std::optional<cost::CollectiveQuery> p2p;
-    if (ci && (ci->type == trace::CollectiveType::kSend ||
-               ci->type == trace::CollectiveType::kRecv) && ci->in_nelems > 0) {
+    if (ci &&
+        (ci->type == trace::CollectiveType::kSend || ci->type == trace::CollectiveType::kRecv) &&
+        ci->in_nelems > 0) {
       p2p = cost::CollectiveQuery{};
       p2p->op = cost::Collective::kSendRecv;
       p2p->bytes = static_cast<double>(ci->in_nelems) * cost::tensor_elem_bytes(ci->dtype);
@@ -142,12 +137,11 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
       return GroupRole::kUnknown;
     }();
     const int traced_ranks = gc.traced_size;
-    const double before = model_us(*query, traced_ranks,
-                                   ranks_per_node(js, role, traced_ranks, *req.traced_topology),
-                                   *req.traced_topology);
-    const double after_us = model_us(*query, gc.size,
-                                  ranks_per_node(after, role, gc.size, *req.topology),
-                                  *req.topology);
+    const double before =
+        model_us(*query, traced_ranks, ranks_per_node(js, role, traced_ranks, *req.traced_topology),
+                 *req.traced_topology);
+    const double after_us = model_us(
+        *query, gc.size, ranks_per_node(after, role, gc.size, *req.topology), *req.topology);
     // A group of one rank ran no transfer: the model's time is all there is to go on.
     out.dur_us[v] = before > 0 ? g.dur_us[v] * after_us / before : after_us;
     if (g.dur_us[v] > 0 || before <= 0)  // not a multi-rank arrival (no time of its own)
@@ -155,8 +149,7 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
   }
   if (lines) {
     for (auto& [name, gc] : change)
-      if (gc.line.kernels > 0 && gc.line.edited_us != gc.line.traced_us)
-        lines->push_back(gc.line);
+      if (gc.line.kernels > 0 && gc.line.edited_us != gc.line.traced_us) lines->push_back(gc.line);
     if (opt_line.kernels > 0) lines->push_back(opt_line);
   }
   return out;

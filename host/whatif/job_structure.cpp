@@ -97,16 +97,22 @@ RepeatPattern find_repeats(const std::vector<uint32_t>& seq, uint32_t max_period
   out.period = period;
   out.runs = static_cast<uint32_t>(runs.size());
   out.first_kernel = static_cast<uint32_t>(runs.front().first);
-  for (const auto& [b, e] : runs)
+  out.first_repeats = static_cast<uint32_t>((runs.front().second - runs.front().first) / period);
+  for (const auto& [b, e] : runs) {
     out.repeats = std::max(out.repeats, static_cast<uint32_t>((e - b) / period));
+    out.instances += static_cast<uint32_t>((e - b) / period);
+  }
   return out;
 }
 
 namespace {
 
-bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const char* part) {
+  return s.find(part) != std::string::npos;
+}
 
-// A role from the group's name, as Megatron, torchtitan and `lumos generate` name them.
+}  // namespace
+
 GroupRole role_from_name(std::string name) {
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -120,8 +126,12 @@ GroupRole role_from_name(std::string name) {
   return GroupRole::kUnknown;
 }
 
+namespace {
+
 // Pipeline messages. Not SendRecv: NCCL runs all-to-all as grouped send/receive kernels too.
-bool is_p2p(CollectiveType t) { return t == CollectiveType::kSend || t == CollectiveType::kRecv; }
+bool is_p2p(CollectiveType t) {
+  return t == CollectiveType::kSend || t == CollectiveType::kRecv;
+}
 
 std::string shape_of(const cost::GemmQuery& q) {
   std::string s = strprintf("%lld x %lld x %lld", static_cast<long long>(q.m),
@@ -191,8 +201,7 @@ void assign_role(ProcessGroup& g, const RankScan& scan) {
 }
 
 // The compute stream's kernel names (as ids) in the first step of the rank, and their events.
-std::vector<uint32_t> compute_sequence(const trace::EventTable& t,
-                                       const cost::TraceCostReport& rep,
+std::vector<uint32_t> compute_sequence(const trace::EventTable& t, const cost::TraceCostReport& rep,
                                        std::vector<const cost::ClassifiedKernel*>* kernels) {
   int64_t begin = INT64_MIN, end = INT64_MAX;
   const auto steps = graph::find_steps(t);
@@ -205,10 +214,10 @@ std::vector<uint32_t> compute_sequence(const trace::EventTable& t,
       busy_by_stream[e.stream] += static_cast<double>(e.dur_ns);
   }
   if (busy_by_stream.empty()) return {};
-  const int64_t stream = std::max_element(busy_by_stream.begin(), busy_by_stream.end(),
-                                          [](const auto& a, const auto& b) {
-                                            return a.second < b.second;
-                                          })->first;
+  const int64_t stream =
+      std::max_element(busy_by_stream.begin(), busy_by_stream.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; })
+          ->first;
   for (const auto& k : rep.kernels) {
     const trace::Event& e = t.events[k.event];
     if (e.kind == EventKind::kKernel && k.kernel_class != "comm" && e.stream == stream &&
@@ -224,13 +233,13 @@ std::vector<uint32_t> compute_sequence(const trace::EventTable& t,
 }
 
 void describe_layer(const trace::EventTable& t,
-                    const std::vector<const cost::ClassifiedKernel*>& kernels,
-                    RepeatPattern& p) {
+                    const std::vector<const cost::ClassifiedKernel*>& kernels, RepeatPattern& p) {
   for (uint32_t i = p.first_kernel; i < p.first_kernel + p.period && i < kernels.size(); ++i) {
     const cost::ClassifiedKernel& k = *kernels[i];
     const trace::Event& e = t.events[k.event];
     p.kernels.push_back({std::string(t.name_of(e)), k.kernel_class,
-                         static_cast<double>(e.dur_ns) / 1000.0, k.gemm ? shape_of(*k.gemm) : ""});
+                         static_cast<double>(e.dur_ns) / 1000.0, k.gemm ? shape_of(*k.gemm) : "",
+                         k.gemm});
   }
 }
 
@@ -250,7 +259,19 @@ TracedKernels classify_traced(const std::vector<const trace::EventTable*>& table
   TracedKernels tk;
   tk.tables = tables;
   for (const trace::EventTable* t : tables) tk.reports.push_back(cost::cost_report(db, *t));
+  tk.by_event.resize(tables.size());
+  for (size_t i = 0; i < tables.size(); ++i)
+    for (const auto& k : tk.reports[i].kernels)
+      tk.by_event[i].emplace(tables[i]->events[k.event].index, &k);
   return tk;
+}
+
+const cost::ClassifiedKernel* TracedKernels::kernel_of(const graph::Graph& g, graph::NodeId v,
+                                                       size_t* table) const {
+  if (g.event[v] < 0 || g.resource[v] == graph::kNoResource) return nullptr;
+  if (!table_of_rank(g.resources[g.resource[v]].rank, table)) return nullptr;
+  auto it = by_event[*table].find(g.event[v]);
+  return it == by_event[*table].end() ? nullptr : it->second;
 }
 
 JobStructure recognise_job(const TracedKernels& tk) {
@@ -291,8 +312,8 @@ JobStructure recognise_job(const TracedKernels& tk) {
     js.pp_from = "pipeline sends found, but the world size does not give the stage count";
   }
   // The layer pattern of the lowest traced rank.
-  const size_t fi = static_cast<size_t>(
-      std::find(tables.begin(), tables.end(), first) - tables.begin());
+  const size_t fi =
+      static_cast<size_t>(std::find(tables.begin(), tables.end(), first) - tables.begin());
   js.described_rank = std::max(0, first->rank);
   for (const auto& k : reports[fi].kernels) {
     const trace::Event& e = first->events[k.event];

@@ -5,11 +5,14 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cost/kernel_classifier.hpp"
 #include "cost/kernels_db.hpp"
+#include "graph/graph.hpp"
 #include "trace/event_table.hpp"
 
 namespace lumos::whatif {
@@ -39,14 +42,17 @@ struct LayerKernel {
   std::string name, kernel_class;
   double dur_us = 0;
   std::string shape;  // "m x n x k (batch b) dtype" for GEMMs with known shapes, else ""
+  std::optional<cost::GemmQuery> gemm;
 };
 
 // A block of kernels repeated back to back: the layers of a pass.
 struct RepeatPattern {
-  uint32_t period = 0;  // kernels per layer; 0 when nothing repeats
-  uint32_t runs = 0;    // separate stretches of repetitions (passes of micro-batches)
-  uint32_t repeats = 0; // repetitions in the longest stretch (layers per pass)
-  uint32_t first_kernel = 0;  // position of the first repetition in the sequence
+  uint32_t period = 0;         // kernels per layer; 0 when nothing repeats
+  uint32_t runs = 0;           // separate stretches of repetitions (passes of micro-batches)
+  uint32_t repeats = 0;        // repetitions in the longest stretch (layers per pass)
+  uint32_t instances = 0;      // repetitions over every stretch (layers x passes)
+  uint32_t first_repeats = 0;  // repetitions in the first stretch (one pass of one model chunk)
+  uint32_t first_kernel = 0;   // position of the first repetition in the sequence
   std::vector<LayerKernel> kernels;
 };
 
@@ -58,8 +64,8 @@ struct JobStructure {
   std::string pp_from;
   uint32_t p2p_kernels = 0;  // pipeline sends and receives on the described rank
   int32_t described_rank = 0;
-  uint32_t compute_kernels = 0;   // on the described rank's compute stream, one step
-  RepeatPattern forward, backward;  // by order of first appearance
+  uint32_t compute_kernels = 0;      // on the described rank's compute stream, one step
+  RepeatPattern forward, backward;   // by order of first appearance
   std::vector<std::string> missing;  // what could not be found, one line each
 
   const ProcessGroup* group_with(GroupRole r) const;
@@ -69,8 +75,13 @@ struct JobStructure {
 struct TracedKernels {
   std::vector<const trace::EventTable*> tables;
   std::vector<cost::TraceCostReport> reports;
+  // Per table: trace file position (Graph::event) -> its classified kernel.
+  std::vector<std::unordered_map<int64_t, const cost::ClassifiedKernel*>> by_event;
   // The table of a graph node's rank (the only table for a single trace), nullptr if none.
   const trace::EventTable* table_of_rank(int32_t rank, size_t* index) const;
+  // The classified kernel behind a graph node, nullptr for CPU and synthetic nodes.
+  const cost::ClassifiedKernel* kernel_of(const graph::Graph& g, graph::NodeId v,
+                                          size_t* table) const;
 };
 TracedKernels classify_traced(const std::vector<const trace::EventTable*>& tables,
                               const cost::KernelsDb& db);
@@ -78,6 +89,10 @@ TracedKernels classify_traced(const std::vector<const trace::EventTable*>& table
 // Tables: one per traced rank of the same job (one for a single trace). Looks at the first
 // ProfilerStep of the lowest rank for the layer pattern (the whole trace when it has no steps).
 JobStructure recognise_job(const TracedKernels& tk);
+
+// A group's role from its name, as Megatron, torchtitan and `lumos generate` name groups
+// ("tp/stage0", "...tensor...", "dp/...", "pp/...", "embedding/..."); kUnknown otherwise.
+GroupRole role_from_name(std::string name);
 
 // The stretches of a sequence that repeat a block of at least 3 kernels back to back, for the
 // shortest block that covers at least a third as much of the sequence as the best block and a

@@ -4,6 +4,7 @@
 
 #include <simdjson.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "support/test_util.hpp"
@@ -146,6 +147,52 @@ TEST(WhatifCli, EditsWithoutTheStructureTheyNeedAreOneLine) {
   lumos::testing::expect_one_line_exit_1(run_lumos("whatif --nic-gbps -3"),
                                          "--nic-gbps: expected a positive rate");
   lumos::testing::expect_one_line_exit_1(run_lumos("whatif --topology nowhere --dp 2"), "nowhere");
+}
+
+TEST(WhatifCli, StructuralEditOfAGeneratedJobReportsAndEmitsTheEditedJob) {
+  lumos::testing::TempDir tmp;
+  const std::string job = tmp.file("job");
+  ASSERT_EQ(run_lumos("generate --layers 8 --tp 2 --pp 2 --dp 1 --gbs 4 -o " + job).exit_code, 0);
+  const auto r = run_lumos("whatif " + job + " --model gpt3-15b --pp 4 --gbs 8 --emit-traces " +
+                           tmp.file("edited") + " --timeline " + tmp.file("t.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("traced    gpt3-15b, 8 layers: TP 2 x CP 1 x PP 2 x DP 1"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("edits     pp 2 -> 4, gbs 4 -> 8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("layout    TP 2 x CP 1 x PP 4 x DP 1"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(tmp.file("t.json")));
+  // The emitted job replays to the predicted step.
+  const auto j = run_lumos("whatif " + job + " --model gpt3-15b --pp 4 --gbs 8 --json");
+  ASSERT_EQ(j.exit_code, 0) << j.out;
+  simdjson::dom::parser parser;
+  const simdjson::dom::element d = parser.parse(j.out);
+  const double predicted = d["trace_whatif"]["predicted_us"].get_double().value();
+  EXPECT_NEAR(d["step_time_s"].get_double().value() * 1e6, predicted, 1e-6 * predicted);
+  const auto back = run_lumos("replay " + tmp.file("edited") + " --json");
+  ASSERT_EQ(back.exit_code, 0) << back.out;
+  simdjson::dom::parser p2;
+  double replayed = 0;
+  for (auto s : p2.parse(back.out)["steps"].get_array())
+    replayed = std::max(replayed, s["replayed_us"].get_double().value());
+  EXPECT_NEAR(replayed, predicted, 1e-3 * predicted);
+}
+
+TEST(WhatifCli, StructuralEditsRefuseInOneLine) {
+  lumos::testing::TempDir tmp;
+  const std::string job = tmp.file("job");
+  ASSERT_EQ(run_lumos("generate --layers 8 --tp 2 --pp 2 --dp 1 --gbs 4 -o " + job).exit_code, 0);
+  lumos::testing::expect_one_line_exit_1(run_lumos("whatif " + job + " --pp 4"),
+                                         "needs the traced model's dimensions");
+  lumos::testing::expect_one_line_exit_1(run_lumos("whatif " + job + " --model gpt3-15b --pp 3"),
+                                         "3");
+  lumos::testing::expect_one_line_exit_1(run_lumos("whatif " + job + " --model gpt3-15b --tp 5"),
+                                         "heads");
+  lumos::testing::expect_one_line_exit_1(
+      run_lumos("whatif " + job + " --model gpt3-15b --pp 4 --gpus a100"),
+      "a structural edit takes --gpu");
+  lumos::testing::expect_one_line_exit_1(run_lumos("whatif " + job + " --emit-traces x"),
+                                         "go with a structural edit");
 }
 
 }  // namespace

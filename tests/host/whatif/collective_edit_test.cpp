@@ -30,7 +30,9 @@ struct DpCase {
   int factor;
 };
 
-void PrintTo(const DpCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const DpCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 JobConfig job(const char* model, int tp, int pp, int dp, int v, int64_t gbs, int64_t layers,
               bool dist = false) {

@@ -14,14 +14,21 @@ struct JobConfig {
   const char* model = "gpt3-15b";
   int64_t layers = 8;
   int tp = 2, pp = 2, dp = 4, interleave = 1;
-  int64_t gbs = 16;
+  int64_t gbs = 16, mbs = 1;
   bool distributed_optimizer = false;
+  int64_t hidden = 0, ffn = 0;  // 0 keeps the preset's
 };
 
 inline estimate::EstimateRequest job_request(const JobConfig& c) {
   estimate::EstimateRequest r;
   r.model = model::preset(c.model);
   r.model.layers = c.layers;
+  if (c.hidden) {  // the head dimension follows, as a what-if edit of the width does
+    if (r.model.kv_heads == r.model.heads) r.model.kv_heads = r.model.heads;
+    r.model.hidden = c.hidden, r.model.head_dim = c.hidden / r.model.heads;
+  }
+  if (c.ffn) r.model.ffn = c.ffn;
+  r.cfg.mbs = c.mbs;
   r.cfg.tp = c.tp, r.cfg.pp = c.pp, r.cfg.dp = c.dp, r.cfg.interleave = c.interleave;
   r.cfg.gbs = c.gbs;
   r.cfg.distributed_optimizer = c.distributed_optimizer;

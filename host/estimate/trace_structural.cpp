@@ -1,0 +1,86 @@
+#include "estimate/trace_structural.hpp"
+
+#include "common/error.hpp"
+#include "common/format.hpp"
+#include "estimate/trace_whatif.hpp"
+#include "replay/reference_replay.hpp"
+
+namespace lumos::estimate {
+
+namespace {
+
+template <typename T>
+void edit_field(const std::optional<T>& to, T& field, const char* name,
+                std::vector<std::string>& edits) {
+  if (!to) return;
+  if (*to != field)
+    edits.push_back(strprintf("%s %lld -> %lld", name, static_cast<long long>(field),
+                              static_cast<long long>(*to)));
+  field = *to;
+}
+
+// The edited configuration. The global batch follows a new data-parallel degree unless given
+// (each rank keeps its micro-batches); the head dimension follows a new width or head count.
+void apply_edit(const StructuralEdit& e, model::ModelSpec& m, model::ParallelConfig& c,
+                std::vector<std::string>& edits) {
+  const int64_t heads = m.heads;
+  if (e.dp && !e.gbs) c.gbs = c.gbs / c.dp * *e.dp;
+  edit_field(e.layers, m.layers, "layers", edits);
+  edit_field(e.hidden, m.hidden, "hidden", edits);
+  edit_field(e.ffn, m.ffn, "ffn", edits);
+  edit_field(e.heads, m.heads, "heads", edits);
+  edit_field(e.seq, m.seq, "seq", edits);
+  edit_field(e.tp, c.tp, "tp", edits);
+  edit_field(e.pp, c.pp, "pp", edits);
+  edit_field(e.dp, c.dp, "dp", edits);
+  edit_field(e.interleave, c.interleave, "interleave", edits);
+  edit_field(e.mbs, c.mbs, "mbs", edits);
+  edit_field(e.gbs, c.gbs, "gbs", edits);
+  if (e.hidden || e.heads) {
+    LUMOS_EXPECT(m.heads > 0 && m.hidden % m.heads == 0,
+                 strprintf("lumos whatif: hidden %lld is not a multiple of %lld heads",
+                           static_cast<long long>(m.hidden), static_cast<long long>(m.heads)));
+    m.head_dim = m.hidden / m.heads;
+    if (m.kv_heads == heads) m.kv_heads = m.heads;  // no grouped queries: one KV head per head
+  }
+}
+
+}  // namespace
+
+StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const StructuralRequest& req,
+                                       const cost::KernelsDb& db) {
+  LUMOS_EXPECT(req.model.has_value(),
+               "lumos whatif: a structural edit needs the traced model's dimensions: give "
+               "--model PRESET or --model-file FILE");
+  LUMOS_EXPECT(!in.tables().empty(),
+               "lumos whatif: " + in.label + ": editing a job needs its traces, not a .lgraph file");
+  StructuralAnswer a;
+  const whatif::TracedKernels tk = whatif::classify_traced(in.tables(), db);
+  a.structure = whatif::recognise_job(tk);
+  a.traced = whatif::traced_config(a.structure, *req.model, req.stack, db);
+  EstimateRequest traced;
+  traced.model = a.traced.model;
+  traced.cfg = a.traced.cfg;
+  traced.gpu = traced_gpu_of(in, req.gpu, db);
+  const EstimateRun modelled = run_estimate(traced, db);
+  a.calibration = whatif::calibrate(in.graph, tk, a.structure, modelled.step, db);
+  const whatif::TraceCalibration& cal = a.calibration;
+  traced.adjust_costs = [&cal, &db](model::StepCosts& c) { whatif::apply_calibration(cal, db, c); };
+  a.calibrated_traced_us = run_estimate(traced, db).estimate.step_time_us;
+  a.trace_replay_us = replay::reference_replay(in.graph).makespan_us;
+  EstimateRequest edited = traced;
+  apply_edit(req.edit, edited.model, edited.cfg, a.edits);
+  if (!req.topology.empty()) {
+    a.edits.push_back("network -> " + req.topology);
+    edited.topology = req.topology;
+  }
+  if (!req.target_gpu.empty() && db.gpu(req.target_gpu).name != db.gpu(traced.gpu).name) {
+    a.edits.push_back("gpu " + db.gpu(traced.gpu).name + " -> " + db.gpu(req.target_gpu).name);
+    edited.gpu = req.target_gpu;
+  }
+  if (!a.edits.empty()) edited.model.name += " (edited)";
+  a.edited = run_estimate(edited, db);
+  return a;
+}
+
+}  // namespace lumos::estimate

@@ -1,0 +1,54 @@
+// Structural what-ifs of a traced job (Lumos §4: other pipeline degree, layer count, model width,
+// tensor degree, batch): the traced configuration is recognised (whatif/traced_config.hpp), the
+// model's graph of it calibrated on the trace (whatif/trace_calibration.hpp), and the iteration
+// of the edited configuration rebuilt by the model's graph builder with the same calibration:
+// the pipeline schedule for the new micro-batch count, the stages' layers, sends and receives,
+// TP collectives added or removed, every kernel at traced x model(new) / model(traced).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cost/kernels_db.hpp"
+#include "estimate/estimate.hpp"
+#include "graph/load_input.hpp"
+#include "whatif/job_structure.hpp"
+#include "whatif/trace_calibration.hpp"
+#include "whatif/traced_config.hpp"
+
+namespace lumos::estimate {
+
+// New values; unset keeps the traced one.
+struct StructuralEdit {
+  std::optional<int64_t> layers, hidden, ffn, heads, seq, mbs, gbs;
+  std::optional<int> pp, interleave, tp, dp;
+  bool any() const {
+    return layers || hidden || ffn || heads || seq || mbs || gbs || pp || interleave || tp || dp;
+  }
+};
+
+struct StructuralRequest {
+  std::optional<model::ModelSpec> model;  // the traced model (required)
+  std::string stack;                      // "" = the default stack
+  std::string gpu;                        // "" = the trace's
+  std::string target_gpu;                 // "" = the traced GPU: the edited job's GPU
+  std::string topology;                   // "" = the GPU's default
+  StructuralEdit edit;
+};
+
+struct StructuralAnswer {
+  whatif::JobStructure structure;
+  whatif::TracedConfig traced;
+  whatif::TraceCalibration calibration;
+  double trace_replay_us = 0;       // the traced job, replayed as it ran
+  double calibrated_traced_us = 0;  // the model's graph of the traced configuration, calibrated
+  std::vector<std::string> edits;   // "pp 2 -> 4", ...
+  EstimateRun edited;               // the edited configuration, calibrated
+};
+
+// InputError (one line) without a model, for a trace without the structure the edit needs, a
+// model the trace disagrees with, or an impossible edited layout.
+StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const StructuralRequest& req,
+                                       const cost::KernelsDb& db);
+
+}  // namespace lumos::estimate

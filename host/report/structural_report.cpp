@@ -1,0 +1,71 @@
+#include "report/structural_report.hpp"
+
+#include "common/format.hpp"
+#include "common/json_writer.hpp"
+#include "report/estimate_report.hpp"
+
+namespace lumos::report {
+
+namespace {
+
+std::string config_text(const estimate::StructuralAnswer& a) {
+  const model::ParallelConfig& c = a.traced.cfg;
+  return strprintf("%s, %lld layers: TP %d x CP %d x PP %d x DP %d, interleave %d, mbs %lld, gbs %lld",
+                   a.traced.model.name.c_str(), static_cast<long long>(a.traced.model.layers),
+                   c.tp, c.cp, c.pp, c.dp, c.interleave, static_cast<long long>(c.mbs),
+                   static_cast<long long>(c.gbs));
+}
+
+double pct(double x, double ref) { return ref > 0 ? (x / ref - 1) * 100 : 0.0; }
+
+}  // namespace
+
+void structural_text(std::ostream& os, const std::string& input,
+                     const estimate::StructuralAnswer& a) {
+  os << strprintf("lumos whatif: %s\n  traced    %s\n", input.c_str(), config_text(a).c_str());
+  for (const auto& s : a.traced.assumed) os << "  assumed   " << s << '\n';
+  os << strprintf(
+      "  check     the traced job replays in %.1f us; the model's graph of its configuration, "
+      "calibrated on the trace, in %.1f us (%+.2f%%)\n",
+      a.trace_replay_us, a.calibrated_traced_us, pct(a.calibrated_traced_us, a.trace_replay_us));
+  os << "  calibration (traced / model time):";
+  for (const char* key : {"gemm", "comm"})
+    os << strprintf(" %s x%.3f", key, a.calibration.factor(key));
+  for (const auto& [key, us] : a.calibration.traced_us)
+    if (key.rfind("class ", 0) == 0)
+      os << strprintf(" %s x%.3f", key.substr(6).c_str(), a.calibration.factor(key));
+  os << "\n  edits     ";
+  if (a.edits.empty()) os << "none (the traced configuration)";
+  for (size_t i = 0; i < a.edits.size(); ++i) os << (i ? ", " : "") << a.edits[i];
+  os << strprintf("\n  predicted step %.1f us (%+.2f%% from the traced replay)\n\n",
+                  a.edited.estimate.step_time_us,
+                  pct(a.edited.estimate.step_time_us, a.trace_replay_us));
+  estimate_text(os, a.edited.estimate);
+}
+
+void structural_json(std::ostream& os, const std::string& input,
+                     const estimate::StructuralAnswer& a) {
+  common::JsonWriter w(os);
+  w.begin_object();
+  estimate_fields(w, a.edited.estimate);
+  w.key("trace_whatif").begin_object().field("input", input);
+  const model::ParallelConfig& c = a.traced.cfg;
+  w.key("traced").begin_object().field("model", a.traced.model.name);
+  w.field("layers", a.traced.model.layers).field("tp", c.tp).field("cp", c.cp).field("pp", c.pp);
+  w.field("dp", c.dp).field("interleave", c.interleave).field("mbs", c.mbs).field("gbs", c.gbs);
+  w.key("assumed").begin_array();
+  for (const auto& s : a.traced.assumed) w.value(s);
+  w.end_array().end_object();
+  w.field("trace_replay_us", a.trace_replay_us);
+  w.field("calibrated_traced_us", a.calibrated_traced_us);
+  w.field("predicted_us", a.edited.estimate.step_time_us);
+  w.key("edits").begin_array();
+  for (const auto& e : a.edits) w.value(e);
+  w.end_array();
+  w.key("calibration").begin_object();
+  for (const auto& [key, us] : a.calibration.traced_us) w.field(key, a.calibration.factor(key));
+  w.end_object().end_object().end_object();
+  os << '\n';
+}
+
+}  // namespace lumos::report

@@ -1,0 +1,122 @@
+#include "whatif/traced_config.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "common/error.hpp"
+#include "common/format.hpp"
+#include "model/step_costs.hpp"
+
+namespace lumos::whatif {
+
+namespace {
+
+using Shape = std::tuple<int64_t, int64_t, int64_t, int64_t>;
+
+std::string shape_text(const Shape& s) {
+  return strprintf("%lld x %lld x %lld%s", static_cast<long long>(std::get<0>(s)),
+                   static_cast<long long>(std::get<1>(s)), static_cast<long long>(std::get<2>(s)),
+                   std::get<3>(s) > 1
+                       ? strprintf(" (batch %lld)", static_cast<long long>(std::get<3>(s))).c_str()
+                       : "");
+}
+
+std::string shapes_text(const std::map<Shape, int>& shapes) {
+  std::string out;
+  for (const auto& [s, n] : shapes)
+    out += (out.empty() ? "" : ", ") + shape_text(s) + (n > 1 ? strprintf(" (x%d)", n) : "");
+  return out;
+}
+
+}  // namespace
+
+TracedConfig traced_config(const JobStructure& js, const model::ModelSpec& m,
+                           const std::string& stack, const cost::KernelsDb& db) {
+  const std::string where = "lumos whatif: ";
+  LUMOS_EXPECT(js.forward.period > 0,
+               where + "this edit rebuilds the layers, and the trace shows no repeating layer "
+                       "pattern (see --describe)");
+  LUMOS_EXPECT(js.pp > 0, where + "this edit needs the pipeline stages: " + js.pp_from);
+  TracedConfig tc;
+  tc.model = m;
+  model::ParallelConfig& c = tc.cfg;
+  // The data-parallel group reduces over dp x cp ranks.
+  c.tp = std::max(1, js.tp), c.cp = std::max(1, js.cp), c.pp = js.pp;
+  c.dp = std::max(1, js.dp / c.cp);
+  c.stack = stack;
+  // Layers: the first forward stretch of the first stage is one pass of one model chunk; every
+  // micro-batch runs each chunk forward once (no full recomputation), and the first stage sends
+  // and receives 2M(2V - 1) pipeline messages for M micro-batches over V chunks.
+  const int64_t chunk_layers = js.forward.first_repeats, instances = js.forward.instances;
+  const std::string found = strprintf("%lld forward layers on rank %d, %lld in the first pass",
+                                      static_cast<long long>(instances), js.described_rank,
+                                      static_cast<long long>(chunk_layers));
+  LUMOS_EXPECT(chunk_layers > 0 && instances % chunk_layers == 0,
+               where + "the trace's " + found +
+                   " do not make whole passes (a pass shows its layers when it runs two or more)");
+  const int64_t passes = instances / chunk_layers;  // micro-batches x chunks
+  int64_t microbatches = passes;
+  c.interleave = 1;
+  if (c.pp > 1) {
+    const int64_t half = js.p2p_kernels / 2;
+    microbatches = 2 * passes - half;
+    LUMOS_EXPECT(js.p2p_kernels % 2 == 0 && microbatches >= 1 && passes % microbatches == 0 &&
+                     half == microbatches * (2 * (passes / microbatches) - 1),
+                 strprintf("%s%u pipeline sends and receives on rank %d do not fit a 1F1B or "
+                           "interleaved schedule of the trace's %s",
+                           where.c_str(), js.p2p_kernels, js.described_rank, found.c_str()));
+    c.interleave = static_cast<int>(passes / microbatches);
+  }
+  const int64_t layers = chunk_layers * c.interleave * c.pp;
+  if (layers != m.layers) {
+    tc.assumed.push_back(strprintf("layers: %lld from the trace (%lld per chunk x %d chunks x %d "
+                                   "stages), not the model's %lld",
+                                   static_cast<long long>(layers),
+                                   static_cast<long long>(chunk_layers), c.interleave, c.pp,
+                                   static_cast<long long>(m.layers)));
+    tc.model.layers = layers;
+  }
+  // Micro-batch size from the tokens of a layer GEMM: mbs x seq / cp.
+  std::map<Shape, int> traced;
+  int64_t tokens = 0;
+  for (const auto& k : js.forward.kernels)
+    if (k.gemm) {
+      traced[{k.gemm->m, k.gemm->n, k.gemm->k, k.gemm->batch}]++;
+      if (!tokens && k.gemm->batch == 1) tokens = k.gemm->m, c.dtype = k.gemm->dtype;
+    }
+  LUMOS_EXPECT(tokens > 0, where + "the traced layer has no GEMM with a known shape (the trace "
+                                   "records no input shapes)");
+  LUMOS_EXPECT((tokens * c.cp) % m.seq == 0,
+               strprintf("%sthe traced layer's GEMMs see %lld tokens, not a multiple of the "
+                         "model's sequence of %lld over cp %d (is the model right?)",
+                         where.c_str(), static_cast<long long>(tokens),
+                         static_cast<long long>(m.seq), c.cp));
+  c.mbs = tokens * c.cp / m.seq;
+  LUMOS_EXPECT(c.mbs > 0, where + "the traced layer's GEMMs see fewer tokens than one sequence");
+  c.gbs = c.mbs * microbatches * c.dp;
+  const ProcessGroup* tp = js.group_with(GroupRole::kTp);
+  c.sequence_parallel = tp && tp->ops.count(trace::CollectiveType::kReduceScatter) &&
+                        !tp->ops.count(trace::CollectiveType::kAllReduce);
+  const ProcessGroup* dp = js.group_with(GroupRole::kDp);
+  c.distributed_optimizer = dp && dp->ops.count(trace::CollectiveType::kReduceScatter);
+  tc.assumed.push_back("recomputation: none (a recomputed forward would count as micro-batches)");
+  tc.assumed.push_back("software stack: " + (stack.empty() ? db.default_stack : stack));
+  // The model must run the traced layer's GEMMs at this layout.
+  const model::Layout layout = model::check_layout(tc.model, c);
+  const cost::GpuSpec& gpu = db.gpu("h100");  // shapes only: any GPU prices them
+  const model::StepCosts costs =
+      model::price_step(tc.model, c, layout, db, gpu, db.default_topology_for(gpu));
+  std::map<Shape, int> modelled;
+  for (const auto& op : costs.layer_fwd)
+    if (op.gemm) modelled[{op.gemm->m, op.gemm->n, op.gemm->k, op.gemm->batch}]++;
+  LUMOS_EXPECT(
+      traced == modelled,
+      strprintf("%sthe traced layer runs GEMMs %s; %s at tp %d, mbs %lld runs %s (is the model "
+                "right?)",
+                where.c_str(), shapes_text(traced).c_str(), m.name.c_str(), c.tp,
+                static_cast<long long>(c.mbs), shapes_text(modelled).c_str()));
+  return tc;
+}
+
+}  // namespace lumos::whatif
