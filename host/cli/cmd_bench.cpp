@@ -14,15 +14,17 @@ namespace lumos::cli {
 
 int cmd_bench(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "estimate") return bench_estimate(argc - 1, argv + 1);
+  if (argc >= 2 && std::string(argv[1]) == "whatif") return bench_whatif(argc - 1, argv + 1);
   if (argc < 2 || std::string(argv[1]) != "batch") {
     if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
       std::cout << "usage: lumos bench batch --nodes N --variants V --backend cpu|cuda [--json]\n"
-                   "       lumos bench estimate [--runs N] [--json]\n";
+                   "       lumos bench estimate [--runs N] [--json]\n"
+                   "       lumos bench whatif [--runs N] [--layers L] [--json]\n";
       return 0;
     }
     throw InputError(
-        "lumos bench: expected 'batch' or 'estimate' (usage: lumos bench batch --nodes N "
-        "--variants V --backend cpu|cuda, or lumos bench estimate)");
+        "lumos bench: expected 'batch', 'estimate' or 'whatif' (usage: lumos bench batch --nodes N "
+        "--variants V --backend cpu|cuda, lumos bench estimate, or lumos bench whatif)");
   }
   cxxopts::Options o("lumos bench batch",
                      "Batch replay throughput on a synthetic graph shaped like the traces.");

@@ -11,6 +11,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
+#include "cost/size_units.hpp"
 #include "estimate/generated_trace.hpp"
 #include "estimate/trace_structural.hpp"
 #include "estimate/trace_whatif.hpp"
@@ -37,9 +38,10 @@ constexpr const char* kStructuralFlags[] = {"layers", "hidden", "ffn",        "h
 
 int run_structural(const cxxopts::ParseResult& a, const graph::LoadedInput& in,
                    const estimate::WhatifRequest& w) {
-  LUMOS_EXPECT(w.traced_topology.empty() && w.nic_gbps <= 0,
-               "lumos whatif: --traced-topology and --nic-gbps go with --dp alone; a structural "
-               "edit takes --topology");
+  LUMOS_EXPECT(
+      w.traced_topology.empty() && w.nic_gbps <= 0,
+      "lumos whatif: --traced-topology and --nic-bandwidth go with --dp alone; a structural "
+      "edit takes --topology");
   estimate::StructuralRequest req;
   if (a.count("model-file")) {
     LUMOS_EXPECT(!a.count("model"), "lumos whatif: give --model or --model-file, not both");
@@ -105,7 +107,9 @@ int cmd_whatif(int argc, char** argv) {
       cxxopts::value<int>())("topology",
                              "edit: price collectives on this kernels_db network topology",
                              cxxopts::value<std::string>())(
-      "nic-gbps", "edit: NIC line rate in GB/s of the network priced on", cxxopts::value<double>())(
+      "nic-bandwidth",
+      "edit: NIC line rate of the network priced on, with its unit (400Gbps, 50GB/s)",
+      cxxopts::value<std::string>())(
       "traced-topology", "network the trace ran on (default: the traced GPU's in kernels_db)",
       cxxopts::value<std::string>())("h,help", "show this help");
   // Structural edits: the iteration rebuilt for another configuration (trace_structural.hpp).
@@ -153,10 +157,9 @@ int cmd_whatif(int argc, char** argv) {
   }
   if (a.count("topology")) req.topology = a["topology"].as<std::string>();
   if (a.count("traced-topology")) req.traced_topology = a["traced-topology"].as<std::string>();
-  if (a.count("nic-gbps")) {
-    req.nic_gbps = a["nic-gbps"].as<double>();
-    LUMOS_EXPECT(req.nic_gbps > 0, "lumos whatif: --nic-gbps: expected a positive rate in GB/s");
-  }
+  if (a.count("nic-bandwidth"))
+    req.nic_gbps = cost::parse_bandwidth_gbytes_per_s(a["nic-bandwidth"].as<std::string>(),
+                                                      "lumos whatif: --nic-bandwidth");
   const bool structural = std::any_of(std::begin(kStructuralFlags), std::end(kStructuralFlags),
                                       [&](const char* f) { return a.count(f) > 0; });
   LUMOS_EXPECT(structural || !(a.count("timeline") || a.count("emit-traces") || a.count("gpu")),

@@ -11,6 +11,7 @@ int cmd_info(int argc, char** argv);
 int cmd_cost(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
 int bench_estimate(int argc, char** argv);  // lumos bench estimate
+int bench_whatif(int argc, char** argv);    // lumos bench whatif
 int cmd_whatif(int argc, char** argv);
 int cmd_estimate(int argc, char** argv);
 int cmd_generate(int argc, char** argv);

@@ -52,8 +52,8 @@ StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const Struc
   LUMOS_EXPECT(req.model.has_value(),
                "lumos whatif: a structural edit needs the traced model's dimensions: give "
                "--model PRESET or --model-file FILE");
-  LUMOS_EXPECT(!in.tables().empty(),
-               "lumos whatif: " + in.label + ": editing a job needs its traces, not a .lgraph file");
+  LUMOS_EXPECT(!in.tables().empty(), "lumos whatif: " + in.label +
+                                         ": editing a job needs its traces, not a .lgraph file");
   StructuralAnswer a;
   const whatif::TracedKernels tk = whatif::classify_traced(in.tables(), db);
   a.structure = whatif::recognise_job(tk);

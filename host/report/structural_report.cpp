@@ -10,13 +10,15 @@ namespace {
 
 std::string config_text(const estimate::StructuralAnswer& a) {
   const model::ParallelConfig& c = a.traced.cfg;
-  return strprintf("%s, %lld layers: TP %d x CP %d x PP %d x DP %d, interleave %d, mbs %lld, gbs %lld",
-                   a.traced.model.name.c_str(), static_cast<long long>(a.traced.model.layers),
-                   c.tp, c.cp, c.pp, c.dp, c.interleave, static_cast<long long>(c.mbs),
-                   static_cast<long long>(c.gbs));
+  return strprintf(
+      "%s, %lld layers: TP %d x CP %d x PP %d x DP %d, interleave %d, mbs %lld, gbs %lld",
+      a.traced.model.name.c_str(), static_cast<long long>(a.traced.model.layers), c.tp, c.cp, c.pp,
+      c.dp, c.interleave, static_cast<long long>(c.mbs), static_cast<long long>(c.gbs));
 }
 
-double pct(double x, double ref) { return ref > 0 ? (x / ref - 1) * 100 : 0.0; }
+double pct(double x, double ref) {
+  return ref > 0 ? (x / ref - 1) * 100 : 0.0;
+}
 
 }  // namespace
 

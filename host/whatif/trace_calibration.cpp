@@ -16,7 +16,9 @@ std::string gemm_key(const cost::GemmQuery& q) {
                    static_cast<long long>(q.batch));
 }
 
-std::string comm_key(GroupRole r) { return std::string("comm ") + to_string(r); }
+std::string comm_key(GroupRole r) {
+  return std::string("comm ") + to_string(r);
+}
 
 GroupRole role_of(model::CommGroup g) {
   switch (g) {
@@ -74,7 +76,8 @@ TraceCalibration calibrate(const graph::Graph& traced, const TracedKernels& tk,
   std::unordered_map<uint32_t, std::string> class_of_name;
   auto class_of = [&](uint32_t name, const std::string& text) -> const std::string& {
     auto it = class_of_name.find(name);
-    if (it == class_of_name.end()) it = class_of_name.emplace(name, cost::classify_kernel(db, text)).first;
+    if (it == class_of_name.end())
+      it = class_of_name.emplace(name, cost::classify_kernel(db, text)).first;
     return it->second;
   };
   for (graph::NodeId v = 1; v < mg.num_nodes(); ++v) {
@@ -88,8 +91,9 @@ TraceCalibration calibrate(const graph::Graph& traced, const TracedKernels& tk,
       if (meta.comm >= 0)
         r = role_from_name(sg.comms[static_cast<size_t>(meta.comm)].process_group);
       else  // the transfer half of a pipeline message or of the tied-embedding all-reduce
-        r = meta.stream >= model::kRecvFwd && meta.stream <= model::kSendBwd ? GroupRole::kPp
-                                                                            : GroupRole::kEmbedding;
+        r = meta.stream >= model::kRecvFwd && meta.stream <= model::kSendBwd
+                ? GroupRole::kPp
+                : GroupRole::kEmbedding;
       key = comm_key(r);
     } else {
       key = "class " + class_of(mg.name[v], mg.names[mg.name[v]]);
@@ -125,7 +129,7 @@ TraceCalibration calibrate(const graph::Graph& traced, const TracedKernels& tk,
       const trace::CollectiveInfo* ci =
           e.collective >= 0 ? &tk.tables[ti]->collectives[e.collective] : nullptr;
       auto it = role_of_group.find(ci && !ci->process_group.empty() ? ci->process_group
-                                                                     : std::string("(unnamed)"));
+                                                                    : std::string("(unnamed)"));
       key = comm_key(it == role_of_group.end() ? GroupRole::kUnknown : it->second);
     } else {
       key = "class " + k->kernel_class;

@@ -35,8 +35,9 @@ TracedConfig traced_config(const JobStructure& js, const model::ModelSpec& m,
                            const std::string& stack, const cost::KernelsDb& db) {
   const std::string where = "lumos whatif: ";
   LUMOS_EXPECT(js.forward.period > 0,
-               where + "this edit rebuilds the layers, and the trace shows no repeating layer "
-                       "pattern (see --describe)");
+               where +
+                   "this edit rebuilds the layers, and the trace shows no repeating layer "
+                   "pattern (see --describe)");
   LUMOS_EXPECT(js.pp > 0, where + "this edit needs the pipeline stages: " + js.pp_from);
   TracedConfig tc;
   tc.model = m;
@@ -70,11 +71,11 @@ TracedConfig traced_config(const JobStructure& js, const model::ModelSpec& m,
   }
   const int64_t layers = chunk_layers * c.interleave * c.pp;
   if (layers != m.layers) {
-    tc.assumed.push_back(strprintf("layers: %lld from the trace (%lld per chunk x %d chunks x %d "
-                                   "stages), not the model's %lld",
-                                   static_cast<long long>(layers),
-                                   static_cast<long long>(chunk_layers), c.interleave, c.pp,
-                                   static_cast<long long>(m.layers)));
+    tc.assumed.push_back(
+        strprintf("layers: %lld from the trace (%lld per chunk x %d chunks x %d "
+                  "stages), not the model's %lld",
+                  static_cast<long long>(layers), static_cast<long long>(chunk_layers),
+                  c.interleave, c.pp, static_cast<long long>(m.layers)));
     tc.model.layers = layers;
   }
   // Micro-batch size from the tokens of a layer GEMM: mbs x seq / cp.
@@ -85,8 +86,9 @@ TracedConfig traced_config(const JobStructure& js, const model::ModelSpec& m,
       traced[{k.gemm->m, k.gemm->n, k.gemm->k, k.gemm->batch}]++;
       if (!tokens && k.gemm->batch == 1) tokens = k.gemm->m, c.dtype = k.gemm->dtype;
     }
-  LUMOS_EXPECT(tokens > 0, where + "the traced layer has no GEMM with a known shape (the trace "
-                                   "records no input shapes)");
+  LUMOS_EXPECT(tokens > 0, where +
+                               "the traced layer has no GEMM with a known shape (the trace "
+                               "records no input shapes)");
   LUMOS_EXPECT((tokens * c.cp) % m.seq == 0,
                strprintf("%sthe traced layer's GEMMs see %lld tokens, not a multiple of the "
                          "model's sequence of %lld over cp %d (is the model right?)",

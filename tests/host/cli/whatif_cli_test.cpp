@@ -134,7 +134,7 @@ TEST(WhatifCli, DescribeAndDpEditOfAGeneratedJob) {
   const double edited = w["variants"].at(0)["replayed_us"].get_double().value();
   EXPECT_GT(edited, unedited) << "a data-parallel group across two nodes reduces slower";
   EXPECT_GE(w["edits"].get_array().size(), 2u);
-  const auto n = run_lumos("whatif " + job + " --dp 8 --nic-gbps 400");
+  const auto n = run_lumos("whatif " + job + " --dp 8 --nic-bandwidth 400GB/s");
   ASSERT_EQ(n.exit_code, 0) << n.out;
   EXPECT_NE(n.out.find("with 400 GB/s NICs"), std::string::npos) << n.out;
 }
@@ -144,8 +144,8 @@ TEST(WhatifCli, EditsWithoutTheStructureTheyNeedAreOneLine) {
   lumos::testing::expect_one_line_exit_1(run_lumos("whatif --dp 0"),
                                          "--dp: expected a degree of at least 1");
   lumos::testing::expect_one_line_exit_1(run_lumos("whatif --dp 4"), "has no message size");
-  lumos::testing::expect_one_line_exit_1(run_lumos("whatif --nic-gbps -3"),
-                                         "--nic-gbps: expected a positive rate");
+  lumos::testing::expect_one_line_exit_1(run_lumos("whatif --nic-bandwidth 400"),
+                                         "--nic-bandwidth");
   lumos::testing::expect_one_line_exit_1(run_lumos("whatif --topology nowhere --dp 2"), "nowhere");
 }
 
@@ -193,6 +193,19 @@ TEST(WhatifCli, StructuralEditsRefuseInOneLine) {
       "a structural edit takes --gpu");
   lumos::testing::expect_one_line_exit_1(run_lumos("whatif " + job + " --emit-traces x"),
                                          "go with a structural edit");
+}
+
+TEST(WhatifCli, BenchTimesTheEditsOfAGeneratedJob) {
+  const auto r = run_lumos("bench whatif --layers 8 --runs 1 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  simdjson::dom::parser parser;
+  const simdjson::dom::element d = parser.parse(r.out);
+  EXPECT_GT(d["traced_nodes"].get_uint64().value(), 10000u);
+  EXPECT_GT(d["edited_nodes"].get_uint64().value(), 0u);
+  for (const char* k : {"load_ms", "structural_edit_ms", "dp_edit_ms"})
+    EXPECT_GT(d[k].get_double().value(), 0) << k;
+  lumos::testing::expect_one_line_exit_1(run_lumos("bench whatif --layers 12"),
+                                         "--layers must be a multiple of 8");
 }
 
 }  // namespace

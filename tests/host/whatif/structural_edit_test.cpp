@@ -32,7 +32,9 @@ struct EditCase {
   StructuralEdit edit;
 };
 
-void PrintTo(const EditCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const EditCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 lumos::estimate::StructuralAnswer edit_job(const JobConfig& traced, const StructuralEdit& e,
                                            const lumos::testing::TempDir& tmp) {
@@ -126,9 +128,8 @@ std::string first_stage_order(const lumos::estimate::EstimateRun& run) {
     if (run.step.meta_of(v).stage == 0 && g.kind[v] == lumos::graph::NodeKind::kKernel &&
         g.names[g.name[v]].rfind("embedding_", 0) == 0)
       nodes.push_back(v);
-  std::sort(nodes.begin(), nodes.end(), [&](auto a, auto b) {
-    return run.replay.start_us[a] < run.replay.start_us[b];
-  });
+  std::sort(nodes.begin(), nodes.end(),
+            [&](auto a, auto b) { return run.replay.start_us[a] < run.replay.start_us[b]; });
   std::string out;
   int f = 0, b = 0;
   for (auto v : nodes) {
