@@ -55,7 +55,7 @@ int bench_whatif(int argc, char** argv) {
                   cxxopts::value<int>()->default_value("5"))(
       "layers", "layers of the traced job (32: about 100K nodes over 4 stages)",
       cxxopts::value<int64_t>()->default_value("32"))("json", "print JSON")("h,help",
-                                                                           "show this help");
+                                                                            "show this help");
   const auto a = o.parse(argc, argv);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
   const int runs = a["runs"].as<int>();

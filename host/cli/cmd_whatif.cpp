@@ -162,6 +162,16 @@ int cmd_whatif(int argc, char** argv) {
                                                       "lumos whatif: --nic-bandwidth");
   const bool structural = std::any_of(std::begin(kStructuralFlags), std::end(kStructuralFlags),
                                       [&](const char* f) { return a.count(f) > 0; });
+  LUMOS_EXPECT(!a.count("describe") ||
+                   !(structural || a.count("dp") || a.count("gpus") || a.count("speed") ||
+                     a.count("csv") || a.count("topology") || a.count("nic-bandwidth")),
+               "lumos whatif: --describe prints the job the traces show; it takes no edit");
+  LUMOS_EXPECT(structural || !(a.count("model") || a.count("model-file") || a.count("stack")),
+               "lumos whatif: --model, --model-file and --stack describe the traced job for a "
+               "structural edit (--pp, --layers, --hidden, --ffn, --heads, --seq, --tp, "
+               "--interleave, --mbs, --gbs)");
+  LUMOS_EXPECT(!structural || !a.count("timeline") || !is_stdout(a["timeline"].as<std::string>()),
+               "lumos whatif: --timeline: give a file (standard output carries the report)");
   LUMOS_EXPECT(structural || !(a.count("timeline") || a.count("emit-traces") || a.count("gpu")),
                "lumos whatif: --timeline, --emit-traces and --gpu go with a structural edit (--pp, "
                "--layers, --hidden, --ffn, --heads, --seq, --tp, --interleave, --mbs, --gbs)");

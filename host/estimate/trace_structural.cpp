@@ -1,9 +1,13 @@
 #include "estimate/trace_structural.hpp"
 
+#include <algorithm>
+#include <map>
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "estimate/trace_whatif.hpp"
+
 #include "replay/reference_replay.hpp"
+#include "replay/step_report.hpp"
 
 namespace lumos::estimate {
 
@@ -23,7 +27,7 @@ void edit_field(const std::optional<T>& to, T& field, const char* name,
 // (each rank keeps its micro-batches); the head dimension follows a new width or head count.
 void apply_edit(const StructuralEdit& e, model::ModelSpec& m, model::ParallelConfig& c,
                 std::vector<std::string>& edits) {
-  const int64_t heads = m.heads;
+  const int64_t heads = m.heads, hidden = m.hidden, head_dim = m.head_dim;
   if (e.dp && !e.gbs) c.gbs = c.gbs / c.dp * *e.dp;
   edit_field(e.layers, m.layers, "layers", edits);
   edit_field(e.hidden, m.hidden, "hidden", edits);
@@ -36,12 +40,15 @@ void apply_edit(const StructuralEdit& e, model::ModelSpec& m, model::ParallelCon
   edit_field(e.interleave, c.interleave, "interleave", edits);
   edit_field(e.mbs, c.mbs, "mbs", edits);
   edit_field(e.gbs, c.gbs, "gbs", edits);
-  if (e.hidden || e.heads) {
+  if (m.hidden != hidden || m.heads != heads) {
     LUMOS_EXPECT(m.heads > 0 && m.hidden % m.heads == 0,
                  strprintf("lumos whatif: hidden %lld is not a multiple of %lld heads",
                            static_cast<long long>(m.hidden), static_cast<long long>(m.heads)));
     m.head_dim = m.hidden / m.heads;
     if (m.kv_heads == heads) m.kv_heads = m.heads;  // no grouped queries: one KV head per head
+    if (m.head_dim != head_dim)
+      edits.push_back(strprintf("head_dim %lld -> %lld", static_cast<long long>(head_dim),
+                                static_cast<long long>(m.head_dim)));
   }
 }
 
@@ -67,7 +74,11 @@ StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const Struc
   const whatif::TraceCalibration& cal = a.calibration;
   traced.adjust_costs = [&cal, &db](model::StepCosts& c) { whatif::apply_calibration(cal, db, c); };
   a.calibrated_traced_us = run_estimate(traced, db).estimate.step_time_us;
-  a.trace_replay_us = replay::reference_replay(in.graph).makespan_us;
+  // The traced iteration: each rank's first step, replayed (the model builds one iteration).
+  std::map<int32_t, double> first_step_us;
+  for (const auto& st : replay::step_times(in.graph, replay::reference_replay(in.graph)))
+    first_step_us.emplace(st.rank, st.replayed_us);
+  for (const auto& [rank, us] : first_step_us) a.trace_replay_us = std::max(a.trace_replay_us, us);
   EstimateRequest edited = traced;
   apply_edit(req.edit, edited.model, edited.cfg, a.edits);
   if (!req.topology.empty()) {

@@ -53,6 +53,7 @@ struct CollectiveInfo {
   int32_t group_size = -1;
   int64_t seq = -1;
   std::string process_group;
+  std::string process_group_desc;  // PyTorch's "Process Group Description" (Megatron's group name)
 };
 
 struct Event {

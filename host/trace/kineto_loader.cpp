@@ -220,7 +220,7 @@ struct Args {
   int64_t correlation = -1, external_id = -1, stream = -1, device = -1;
   int64_t wait_on_stream = -1, wait_on_record_corr = -1, bytes = -1;
   std::string_view sync_kind;
-  std::string_view collective_name, dtype, pg_name;
+  std::string_view collective_name, dtype, pg_name, pg_desc;
   std::vector<std::vector<int64_t>> input_dims;
   std::vector<std::string_view> input_types;
   bool has_dims = false;
@@ -321,6 +321,8 @@ void Loader::parse_event(object obj) {
           if (av.get_string().get(a.dtype)) a.dtype = {};
         } else if (k == "Process Group Name") {
           if (av.get_string().get(a.pg_name)) a.pg_name = {};
+        } else if (k == "Process Group Description") {
+          if (av.get_string().get(a.pg_desc)) a.pg_desc = {};
         } else if (k == "In msg nelems")
           a.in_nelems = int_of(av, "args.In msg nelems");
         else if (k == "Out msg nelems")
@@ -445,6 +447,7 @@ void Loader::parse_event(object obj) {
     ci.group_size = static_cast<int32_t>(a.group_size);
     ci.seq = a.seq;
     ci.process_group = std::string(a.pg_name);
+    ci.process_group_desc = std::string(a.pg_desc);
     e.collective = static_cast<int32_t>(table_.collectives.size());
     table_.collectives.push_back(std::move(ci));
   }

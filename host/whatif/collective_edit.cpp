@@ -15,15 +15,15 @@ namespace lumos::whatif {
 namespace {
 
 // The ranks of a group that share a node, in Megatron's rank order (tensor, context, data,
-// pipeline from the inside out): a node holds gpn / (tp x cp) of a data-parallel group, and the
+// pipeline from the inside out): a node holds gpn / tp of the gradient group (dp x cp), and the
 // first and last pipeline stages sit on different nodes once a stage fills one.
 int ranks_per_node(const JobStructure& js, GroupRole role, int size, const cost::Topology& topo) {
   const int gpn = std::max(1, topo.gpus_per_node);
-  const int tp = std::max(1, js.tp), cp = std::max(1, js.cp), dp = std::max(1, js.dp);
+  const int tp = std::max(1, js.tp);
   int fit = gpn;
-  if (role == GroupRole::kCp) fit = gpn / tp;
-  if (role == GroupRole::kDp) fit = gpn / (tp * cp);
-  if (role == GroupRole::kPp || role == GroupRole::kEmbedding) fit = tp * cp * dp >= gpn ? 1 : gpn;
+  if (role == GroupRole::kCp || role == GroupRole::kDp) fit = gpn / tp;
+  if (role == GroupRole::kPp || role == GroupRole::kEmbedding)
+    fit = js.ranks_per_stage() >= gpn ? 1 : gpn;
   return std::max(1, std::min(size, fit));
 }
 
@@ -47,20 +47,23 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
   }
   const bool network = req.topology != req.traced_topology;
   // New size per group name: every group keeps its size unless --dp resizes it.
+  // The gradient group spans the context-parallel ranks: --dp N makes it N x cp.
+  const int cp = std::max(1, js.cp);
+  const int new_group = req.dp > 0 && dp_group->size % cp == 0 ? req.dp * cp : req.dp;
   // The job after the edit: its DP degree moves the pipeline and embedding pairs across nodes.
   JobStructure after = js;
-  if (req.dp > 0) after.dp = req.dp;
+  if (req.dp > 0) after.dp = new_group;
   std::map<std::string, GroupChange> change;
   for (const auto& pg : js.groups) {
     GroupChange c;
     c.traced_size = c.size = pg.size;
-    if (req.dp > 0 && pg.role == GroupRole::kDp) c.size = req.dp;
+    if (req.dp > 0 && pg.role == GroupRole::kDp) c.size = new_group;
     const bool moved = pg.size > 0 && ranks_per_node(js, pg.role, pg.size, *req.traced_topology) !=
                                           ranks_per_node(after, pg.role, pg.size, *req.topology);
     if (c.size == c.traced_size && !network && !moved) continue;
     c.line.what = pg.role == GroupRole::kDp && c.size != c.traced_size
-                      ? strprintf("dp %d -> %d: collectives of group %s repriced", c.traced_size,
-                                  c.size, pg.name.c_str())
+                      ? strprintf("dp group %d -> %d ranks: collectives of group %s repriced",
+                                  c.traced_size, c.size, pg.name.c_str())
                   : network
                       ? "collectives of group " + pg.name + " repriced on " + req.topology->name
                       : "collectives of group " + pg.name + " repriced: its ranks now " +
@@ -75,7 +78,7 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
   EditLine opt_line;
   if (req.dp > 0 && dp_group->ops.count(trace::CollectiveType::kReduceScatter) &&
       dp_group->ops.count(trace::CollectiveType::kAllGather)) {
-    optimizer_scale = static_cast<double>(dp_group->size) / req.dp;
+    optimizer_scale = static_cast<double>(dp_group->size) / new_group;
     opt_line.what = strprintf("distributed optimizer: optimizer kernels x %.4g (shard of dp %d)",
                               optimizer_scale, req.dp);
   }
@@ -114,34 +117,43 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
     GroupChange& gc = c->second;
     LUMOS_EXPECT(gc.traced_size > 0,
                  "lumos whatif: group " + name + " has no known size to reprice from");
-    // Pipeline messages: a send/receive pair priced from the NCCL args' element count.
-    std::optional<cost::CollectiveQuery> p2p;
-    if (ci &&
-        (ci->type == trace::CollectiveType::kSend || ci->type == trace::CollectiveType::kRecv) &&
-        ci->in_nelems > 0) {
-      p2p = cost::CollectiveQuery{};
-      p2p->op = cost::Collective::kSendRecv;
-      p2p->bytes = static_cast<double>(ci->in_nelems) * cost::tensor_elem_bytes(ci->dtype);
-      p2p->ranks = 2;
+    const GroupRole role = [&] {
+      for (const auto& pg : js.groups)
+        if (pg.name == name) return pg.role;
+      return GroupRole::kUnknown;
+    }();
+    // Pipeline messages (sends, receives, and batched send/receive kernels of the pipeline
+    // group) are between two ranks, priced from their element count.
+    const bool message =
+        ci &&
+        (ci->type == trace::CollectiveType::kSend || ci->type == trace::CollectiveType::kRecv ||
+         (ci->type == trace::CollectiveType::kSendRecv && role == GroupRole::kPp));
+    std::optional<cost::CollectiveQuery> query = k.collective;
+    if (message) {
+      const double bytes = ci->in_nelems > 0 ? static_cast<double>(ci->in_nelems) *
+                                                   cost::tensor_elem_bytes(ci->dtype)
+                           : k.collective ? k.collective->bytes
+                                          : 0.0;
+      query.reset();
+      if (bytes > 0) {
+        query = cost::CollectiveQuery{};
+        query->op = cost::Collective::kSendRecv;
+        query->bytes = bytes;
+      }
     }
-    const cost::CollectiveQuery* query = k.collective ? &*k.collective : p2p ? &*p2p : nullptr;
     if (!query) {
       throw InputError(strprintf(
           "lumos whatif: %s: collective '%s' (trace event %u) has no message size (no NCCL args "
           "or input dims), so it cannot be repriced",
           t->path.c_str(), std::string(t->name_of(e)).c_str(), e.index));
     }
-    const GroupRole role = [&] {
-      for (const auto& pg : js.groups)
-        if (pg.name == name) return pg.role;
-      return GroupRole::kUnknown;
-    }();
-    const int traced_ranks = gc.traced_size;
+    const int traced_ranks = message ? 2 : gc.traced_size;
+    const int new_ranks = message ? 2 : gc.size;
     const double before =
         model_us(*query, traced_ranks, ranks_per_node(js, role, traced_ranks, *req.traced_topology),
                  *req.traced_topology);
     const double after_us = model_us(
-        *query, gc.size, ranks_per_node(after, role, gc.size, *req.topology), *req.topology);
+        *query, new_ranks, ranks_per_node(after, role, new_ranks, *req.topology), *req.topology);
     // A group of one rank ran no transfer: the model's time is all there is to go on.
     out.dur_us[v] = before > 0 ? g.dur_us[v] * after_us / before : after_us;
     if (g.dur_us[v] > 0 || before <= 0)  // not a multi-rank arrival (no time of its own)

@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "common/error.hpp"
 #include "common/format.hpp"
 #include "cost/dtype.hpp"
 #include "cost/kernel_classifier.hpp"
@@ -38,6 +39,11 @@ const ProcessGroup* JobStructure::group_with(GroupRole r) const {
   for (const auto& g : groups)
     if (g.role == r) return &g;
   return nullptr;
+}
+
+int JobStructure::ranks_per_stage() const {
+  const int t = std::max(1, tp), c = std::max(1, cp), d = std::max(1, dp);
+  return t * (d % c == 0 ? d : d * c);
 }
 
 RepeatPattern find_repeats(const std::vector<uint32_t>& seq, uint32_t max_period) {
@@ -147,7 +153,8 @@ struct RankScan {
 };
 
 // Groups and streams of one rank's collectives.
-void scan_rank(const trace::EventTable& t, const cost::TraceCostReport& rep, RankScan& scan) {
+void scan_rank(const trace::EventTable& t, int32_t rank, const cost::TraceCostReport& rep,
+               RankScan& scan) {
   for (const auto& k : rep.kernels) {
     const trace::Event& e = t.events[k.event];
     if (k.kernel_class == "gemm") scan.gemm_streams.insert(e.stream);
@@ -157,8 +164,11 @@ void scan_rank(const trace::EventTable& t, const cost::TraceCostReport& rep, Ran
         ci && !ci->process_group.empty() ? ci->process_group : std::string("(unnamed)");
     ProcessGroup& g = scan.groups[name];
     g.name = name;
+    if (ci && !ci->process_group_desc.empty()) g.desc = ci->process_group_desc;
     if (ci && ci->group_size > 0) {
       g.size = ci->group_size, g.size_from = "NCCL args";
+    } else if (g.size < 0 && ci && is_p2p(ci->type)) {
+      g.size = 2, g.size_from = "a send or receive is between two ranks";
     } else if (g.size < 0 && t.world_size > 0 && !(ci && is_p2p(ci->type))) {
       g.size = t.world_size, g.size_from = "distributedInfo world size (no NCCL group args)";
     }
@@ -166,13 +176,18 @@ void scan_rank(const trace::EventTable& t, const cost::TraceCostReport& rep, Ran
     ++ops.kernels;
     ops.traced_us += static_cast<double>(e.dur_ns) / 1000.0;
     if (k.collective) ops.bytes += k.collective->bytes;
-    const int32_t rank = std::max(0, t.rank);
     if (std::find(g.ranks.begin(), g.ranks.end(), rank) == g.ranks.end()) g.ranks.push_back(rank);
     scan.group_streams.emplace(name, e.stream);
   }
 }
 
-void assign_role(ProcessGroup& g, const RankScan& scan) {
+// `in_forward`: the group reduced inside the first forward and backward passes of the described
+// rank (tensor parallelism does; gradient reduction never does in the forward).
+void assign_role(ProcessGroup& g, const RankScan& scan, bool in_forward) {
+  if (!g.desc.empty() && (g.role = role_from_name(g.desc)) != GroupRole::kUnknown) {
+    g.role_from = "its description";
+    return;
+  }
   if ((g.role = role_from_name(g.name)) != GroupRole::kUnknown) {
     g.role_from = "its name";
     return;
@@ -191,26 +206,50 @@ void assign_role(ProcessGroup& g, const RankScan& scan) {
     g.role = GroupRole::kPp, g.role_from = "only sends and receives";
   } else if (dense && on_gemm_stream) {
     g.role = GroupRole::kTp, g.role_from = "collectives between GEMMs on the compute stream";
+  } else if (dense && in_forward) {
+    g.role = GroupRole::kTp, g.role_from = "reductions inside the forward and backward passes";
   } else if (dense) {
     g.role = GroupRole::kDp, g.role_from = "reductions on a stream of their own";
   } else if (a2a) {
     g.role = GroupRole::kAllToAll, g.role_from = "only all-to-all";
+  } else if (g.ops.count(CollectiveType::kSendRecv)) {
+    g.role_from = "only batched sends and receives: pipeline messages or an all-to-all";
   } else {
     g.role_from = "no collective that tells";
   }
 }
 
+// Whether a GPU op belongs to the first ProfilerStep: launched within its window (a kernel may
+// run after the next step's CPU work began). Every op when the trace has no steps.
+class StepWindow {
+ public:
+  explicit StepWindow(const trace::EventTable& t) {
+    const auto steps = graph::find_steps(t);
+    if (steps.empty()) return;
+    begin_ = steps[0].begin_ns, end_ = steps[0].end_ns;
+    for (const trace::Event& e : t.events)
+      if (e.kind == EventKind::kRuntime && e.correlation >= 0)
+        launch_ns_.emplace(e.correlation, e.ts_ns);
+  }
+  bool operator()(const trace::Event& e) const {
+    auto it = e.correlation >= 0 ? launch_ns_.find(e.correlation) : launch_ns_.end();
+    const int64_t at = it == launch_ns_.end() ? e.ts_ns : it->second;
+    return at >= begin_ && at < end_;
+  }
+
+ private:
+  int64_t begin_ = INT64_MIN, end_ = INT64_MAX;
+  std::unordered_map<int64_t, int64_t> launch_ns_;
+};
+
 // The compute stream's kernel names (as ids) in the first step of the rank, and their events.
 std::vector<uint32_t> compute_sequence(const trace::EventTable& t, const cost::TraceCostReport& rep,
                                        std::vector<const cost::ClassifiedKernel*>* kernels) {
-  int64_t begin = INT64_MIN, end = INT64_MAX;
-  const auto steps = graph::find_steps(t);
-  if (!steps.empty()) begin = steps[0].begin_ns, end = steps[0].end_ns;
+  const StepWindow in_step(t);
   std::map<int64_t, double> busy_by_stream;  // the stream with the most non-collective time
   for (const auto& k : rep.kernels) {
     const trace::Event& e = t.events[k.event];
-    if (e.kind == EventKind::kKernel && k.kernel_class != "comm" && e.ts_ns >= begin &&
-        e.ts_ns < end)
+    if (e.kind == EventKind::kKernel && k.kernel_class != "comm" && in_step(e))
       busy_by_stream[e.stream] += static_cast<double>(e.dur_ns);
   }
   if (busy_by_stream.empty()) return {};
@@ -221,7 +260,7 @@ std::vector<uint32_t> compute_sequence(const trace::EventTable& t, const cost::T
   for (const auto& k : rep.kernels) {
     const trace::Event& e = t.events[k.event];
     if (e.kind == EventKind::kKernel && k.kernel_class != "comm" && e.stream == stream &&
-        e.ts_ns >= begin && e.ts_ns < end)
+        in_step(e))
       kernels->push_back(&k);
   }
   std::stable_sort(kernels->begin(), kernels->end(), [&](const auto* a, const auto* b) {
@@ -247,7 +286,7 @@ void describe_layer(const trace::EventTable& t,
 
 const trace::EventTable* TracedKernels::table_of_rank(int32_t rank, size_t* index) const {
   for (size_t i = 0; i < tables.size(); ++i)
-    if (tables.size() == 1 || std::max(0, tables[i]->rank) == rank) {
+    if (tables.size() == 1 || ranks[i] == rank) {
       *index = i;
       return tables[i];
     }
@@ -259,6 +298,8 @@ TracedKernels classify_traced(const std::vector<const trace::EventTable*>& table
   TracedKernels tk;
   tk.tables = tables;
   for (const trace::EventTable* t : tables) tk.reports.push_back(cost::cost_report(db, *t));
+  for (size_t i = 0; i < tables.size(); ++i)
+    tk.ranks.push_back(tables[i]->rank >= 0 ? tables[i]->rank : static_cast<int32_t>(i));
   tk.by_event.resize(tables.size());
   for (size_t i = 0; i < tables.size(); ++i)
     for (const auto& k : tk.reports[i].kernels)
@@ -276,51 +317,21 @@ const cost::ClassifiedKernel* TracedKernels::kernel_of(const graph::Graph& g, gr
 
 JobStructure recognise_job(const TracedKernels& tk) {
   JobStructure js;
+  LUMOS_EXPECT(!tk.tables.empty(), "lumos whatif: no trace to recognise a job in");
   RankScan scan;
-  const trace::EventTable* first = nullptr;
   const auto& tables = tk.tables;
   const auto& reports = tk.reports;
+  size_t fi = 0;  // the lowest rank: its layers are described
   for (size_t i = 0; i < tables.size(); ++i) {
-    const trace::EventTable* t = tables[i];
-    scan_rank(*t, reports[i], scan);
-    js.world_size = std::max(js.world_size, t->world_size);
-    js.traced_ranks.push_back(std::max(0, t->rank));
-    if (!first || t->rank < first->rank) first = t;
+    scan_rank(*tables[i], tk.ranks[i], reports[i], scan);
+    js.world_size = std::max(js.world_size, tables[i]->world_size);
+    js.traced_ranks.push_back(tk.ranks[i]);
+    if (tk.ranks[i] < tk.ranks[fi]) fi = i;
   }
   std::sort(js.traced_ranks.begin(), js.traced_ranks.end());
-  for (auto& [name, g] : scan.groups) {
-    if (g.size < 0) g.size_from = "unknown";
-    assign_role(g, scan);
-    js.groups.push_back(g);
-  }
-  // Without a group of a kind, the job does not split that way: degree 1.
-  auto degree_of = [&](GroupRole r) {
-    const ProcessGroup* g = js.group_with(r);
-    return g ? g->size : 1;
-  };
-  js.tp = degree_of(GroupRole::kTp);
-  js.cp = degree_of(GroupRole::kCp);
-  js.dp = degree_of(GroupRole::kDp);
-  const bool has_pp_group = js.group_with(GroupRole::kPp) != nullptr;
-  const int inner = std::max(1, js.tp) * std::max(1, js.cp) * std::max(1, js.dp);
-  if (!has_pp_group) {
-    js.pp = 1, js.pp_from = "no pipeline sends or receives";
-  } else if (js.world_size > 0 && js.world_size % inner == 0 && js.world_size / inner >= 2) {
-    js.pp = js.world_size / inner;
-    js.pp_from = strprintf("world size %d / (tp x cp x dp = %d)", js.world_size, inner);
-  } else {
-    js.pp_from = "pipeline sends found, but the world size does not give the stage count";
-  }
+  const trace::EventTable* first = tables[fi];
+  js.described_rank = tk.ranks[fi];
   // The layer pattern of the lowest traced rank.
-  const size_t fi =
-      static_cast<size_t>(std::find(tables.begin(), tables.end(), first) - tables.begin());
-  js.described_rank = std::max(0, first->rank);
-  for (const auto& k : reports[fi].kernels) {
-    const trace::Event& e = first->events[k.event];
-    if (k.kernel_class == "comm" && e.collective >= 0 &&
-        is_p2p(first->collectives[e.collective].type))
-      ++js.p2p_kernels;
-  }
   std::vector<const cost::ClassifiedKernel*> kernels;
   std::vector<uint32_t> seq = compute_sequence(*first, reports[fi], &kernels);
   js.compute_kernels = static_cast<uint32_t>(seq.size());
@@ -328,7 +339,6 @@ JobStructure recognise_job(const TracedKernels& tk) {
   // A second pattern among what the first did not cover: the other pass.
   RepeatPattern b;
   if (a.period > 0) {
-    std::vector<std::pair<size_t, size_t>> covered;
     std::vector<uint32_t> rest = seq;
     for (size_t i = 0; i + a.period < seq.size();) {  // mask the first pattern's stretches
       if (seq[i] != seq[i + a.period]) {
@@ -347,6 +357,65 @@ JobStructure recognise_job(const TracedKernels& tk) {
   js.forward = a, js.backward = b;
   describe_layer(*first, kernels, js.forward);
   describe_layer(*first, kernels, js.backward);
+  // Groups that reduce inside the first stretch of a pattern. Tensor parallelism reduces in the
+  // forward and the backward pass; gradient reduction only in the backward (and the pass
+  // labelled forward may be the backward when the forward does not repeat): both are needed.
+  auto reducing_in = [&](const RepeatPattern& p) {
+    std::set<std::string> out;
+    if (p.period == 0) return out;
+    const trace::Event& from = first->events[kernels[p.first_kernel]->event];
+    const trace::Event& to =
+        first->events[kernels[p.first_kernel + p.first_repeats * p.period - 1]->event];
+    for (const auto& k : reports[fi].kernels) {
+      const trace::Event& e = first->events[k.event];
+      if (k.kernel_class != "comm" || e.collective < 0 || e.ts_ns < from.ts_ns ||
+          e.ts_ns > to.end_ns())
+        continue;
+      const trace::CollectiveInfo& ci = first->collectives[e.collective];
+      if (ci.type == CollectiveType::kAllReduce || ci.type == CollectiveType::kReduceScatter ||
+          ci.type == CollectiveType::kAllGather)
+        out.insert(ci.process_group.empty() ? "(unnamed)" : ci.process_group);
+    }
+    return out;
+  };
+  const std::set<std::string> in_fwd = reducing_in(js.forward), in_bwd = reducing_in(js.backward);
+  for (auto& [name, g] : scan.groups) {
+    if (g.size < 0) g.size_from = "unknown";
+    assign_role(g, scan, in_fwd.count(name) > 0 && in_bwd.count(name) > 0);
+    js.groups.push_back(g);
+  }
+  // Without a group of a kind, the job does not split that way: degree 1.
+  auto degree_of = [&](GroupRole r) {
+    const ProcessGroup* g = js.group_with(r);
+    return g ? g->size : 1;
+  };
+  js.tp = degree_of(GroupRole::kTp);
+  js.cp = degree_of(GroupRole::kCp);
+  js.dp = degree_of(GroupRole::kDp);
+  const bool has_pp_group = js.group_with(GroupRole::kPp) != nullptr;
+  const int inner = js.ranks_per_stage();
+  if (!has_pp_group) {
+    js.pp = 1, js.pp_from = "no pipeline sends or receives";
+  } else if (js.world_size > 0 && js.world_size % inner == 0 && js.world_size / inner >= 2) {
+    js.pp = js.world_size / inner;
+    js.pp_from = strprintf("world size %d / (tp x dp x cp = %d)", js.world_size, inner);
+  } else {
+    js.pp_from = "pipeline sends found, but the world size does not give the stage count";
+  }
+  // Pipeline messages of the described rank's first step.
+  const StepWindow in_step(*first);
+  for (const auto& k : reports[fi].kernels) {
+    const trace::Event& e = first->events[k.event];
+    if (k.kernel_class != "comm" || e.collective < 0 || !in_step(e)) continue;
+    const trace::CollectiveInfo& ci = first->collectives[e.collective];
+    const std::string name = ci.process_group.empty() ? "(unnamed)" : ci.process_group;
+    const bool pp_group = scan.groups.count(name) && [&] {
+      for (const auto& g : js.groups)
+        if (g.name == name) return g.role == GroupRole::kPp;
+      return false;
+    }();
+    if (is_p2p(ci.type) || (ci.type == CollectiveType::kSendRecv && pp_group)) ++js.p2p_kernels;
+  }
   if (js.forward.period == 0)
     js.missing.push_back("layers: no block of kernels repeats on the compute stream");
   else if (js.backward.period == 0)

@@ -29,6 +29,7 @@ struct GroupOps {
 
 struct ProcessGroup {
   std::string name;       // NCCL "Process Group Name", or "(unnamed)" without NCCL args
+  std::string desc;       // "Process Group Description" when the trace has it
   int size = -1;          // ranks in the group, -1 when unknown
   std::string size_from;  // "NCCL args", "distributedInfo world size", "unknown"
   GroupRole role = GroupRole::kUnknown;
@@ -59,8 +60,8 @@ struct RepeatPattern {
 struct JobStructure {
   int32_t world_size = -1;  // distributedInfo, -1 when absent
   std::vector<int32_t> traced_ranks;
-  std::vector<ProcessGroup> groups;  // by name
-  int tp = -1, cp = -1, dp = -1, pp = -1;
+  std::vector<ProcessGroup> groups;        // by name
+  int tp = -1, cp = -1, dp = -1, pp = -1;  // dp: the size of the gradient group (dp x cp)
   std::string pp_from;
   uint32_t p2p_kernels = 0;  // pipeline sends and receives on the described rank
   int32_t described_rank = 0;
@@ -69,11 +70,16 @@ struct JobStructure {
   std::vector<std::string> missing;  // what could not be found, one line each
 
   const ProcessGroup* group_with(GroupRole r) const;
+  // Ranks of one pipeline stage in Megatron's order: tp x the gradient group (which spans the
+  // context-parallel ranks too).
+  int ranks_per_stage() const;
 };
 
 // The traced job's kernels, classified once: a table and its cost report per traced rank.
 struct TracedKernels {
   std::vector<const trace::EventTable*> tables;
+  std::vector<int32_t> ranks;  // per table: distributedInfo.rank, else its position (as the
+                               // multi-rank graph numbers them)
   std::vector<cost::TraceCostReport> reports;
   // Per table: trace file position (Graph::event) -> its classified kernel.
   std::vector<std::unordered_map<int64_t, const cost::ClassifiedKernel*>> by_event;

@@ -102,16 +102,26 @@ TraceCalibration calibrate(const graph::Graph& traced, const TracedKernels& tk,
   }
   // The trace: per traced rank, against the model's stage of that rank (Megatron's order puts
   // the stage outermost).
-  const int inner = std::max(1, js.tp) * std::max(1, js.cp) * std::max(1, js.dp);
+  const int inner = js.ranks_per_stage();
   std::map<std::string, GroupRole> role_of_group;
   for (const auto& g : js.groups) role_of_group[g.name] = g.role;
-  for (const trace::EventTable* t : tk.tables) {
-    const int stage = std::min(sg.stages - 1, std::max(0, t->rank) / inner);
+  for (int32_t rank : tk.ranks) {
+    const int stage = std::min(sg.stages - 1, std::max(0, rank) / inner);
     for (const auto& [key, us] : per_stage[static_cast<size_t>(stage)]) cal.model_us[key] += us;
   }
+  // One iteration of the trace against one of the model: each rank's first step.
+  std::map<int32_t, int32_t> first_step;
+  for (size_t i = 0; i < traced.steps.size(); ++i)
+    first_step.emplace(traced.steps[i].rank, static_cast<int32_t>(i));
+  auto in_first_step = [&](graph::NodeId v) {
+    if (traced.step[v] < 0) return false;
+    auto it = first_step.find(traced.steps[static_cast<size_t>(traced.step[v])].rank);
+    return it != first_step.end() && it->second == traced.step[v];
+  };
   double launch_us = 0;
   uint64_t launches = 0;
   for (graph::NodeId v = 1; v < traced.num_nodes(); ++v) {
+    if (!in_first_step(v)) continue;
     if (traced.kind[v] == graph::NodeKind::kRuntime) {
       const std::string& name = traced.names[traced.name[v]];
       if (name.rfind("cudaLaunchKernel", 0) == 0) launch_us += traced.dur_us[v], ++launches;

@@ -39,12 +39,18 @@ TracedConfig traced_config(const JobStructure& js, const model::ModelSpec& m,
                    "this edit rebuilds the layers, and the trace shows no repeating layer "
                    "pattern (see --describe)");
   LUMOS_EXPECT(js.pp > 0, where + "this edit needs the pipeline stages: " + js.pp_from);
+  model::validate(m);  // a model file may leave fields out: no division by a zero sequence
+  for (const auto& g : js.groups)
+    LUMOS_EXPECT(g.size > 0 || g.role == GroupRole::kUnknown,
+                 where + "this edit needs the size of group " + g.name +
+                     ", which the trace "
+                     "does not give (no NCCL group args, no distributedInfo)");
   TracedConfig tc;
   tc.model = m;
   model::ParallelConfig& c = tc.cfg;
-  // The data-parallel group reduces over dp x cp ranks.
+  // The gradient group reduces over dp x cp ranks.
   c.tp = std::max(1, js.tp), c.cp = std::max(1, js.cp), c.pp = js.pp;
-  c.dp = std::max(1, js.dp / c.cp);
+  c.dp = std::max(1, js.dp % c.cp == 0 ? js.dp / c.cp : js.dp);
   c.stack = stack;
   // Layers: the first forward stretch of the first stage is one pass of one model chunk; every
   // micro-batch runs each chunk forward once (no full recomputation), and the first stage sends

@@ -208,4 +208,17 @@ TEST(WhatifCli, BenchTimesTheEditsOfAGeneratedJob) {
                                          "--layers must be a multiple of 8");
 }
 
+TEST(WhatifCli, AFolderOfTwoDifferentJobsIsOneLine) {
+  lumos::testing::TempDir tmp;
+  ASSERT_EQ(
+      run_lumos("generate --layers 4 --tp 2 --pp 2 --dp 4 --gbs 8 -o " + tmp.file("a")).exit_code,
+      0);
+  ASSERT_EQ(
+      run_lumos("generate --layers 4 --tp 1 --pp 2 --dp 1 --gbs 4 -o " + tmp.file("b")).exit_code,
+      0);
+  std::filesystem::copy(tmp.file("b") + "/stage1.rank1.json", tmp.file("a") + "/other.json");
+  for (const char* edit : {" --describe", " --dp 8", " --model gpt3-15b --pp 4"})
+    lumos::testing::expect_one_line_exit_1(run_lumos("whatif " + tmp.file("a") + edit), "world");
+}
+
 }  // namespace

@@ -92,6 +92,41 @@ TEST(NetworkEdit, AFasterNetworkNeverSlowsAGeneratedJob) {
   }
 }
 
+TEST(TraceEdits, EveryEditAtTheTracedConfigurationReproducesTheReplayOfEverySharedTrace) {
+  LUMOS_REQUIRE_TRACES();
+  std::vector<std::string> inputs = lumos::testing::shared_traces();
+  inputs.push_back(lumos::testing::trace_dir() + "/param/dlrm_kineto");
+  const auto& db = lumos::cost::embedded_db();
+  int edited = 0;
+  for (const std::string& path : inputs) {
+    SCOPED_TRACE(path);
+    const auto in = lumos::graph::load_job(path);
+    WhatifRequest base;
+    try {
+      (void)lumos::estimate::traced_gpu_of(in, "", db);
+    } catch (const lumos::InputError&) {
+      base.traced_gpu = "a100";  // a GPU kernels_db lacks (V100, MI250): price on another
+    }
+    const double plain = whatif_us(in, base);
+    const auto js = lumos::estimate::describe_job(in, db);
+    const auto* dp = js.group_with(lumos::whatif::GroupRole::kDp);
+    WhatifRequest same = base;
+    same.dp = dp && dp->size > 0 ? dp->size : 1;
+    try {
+      EXPECT_NEAR(whatif_us(in, same), plain, 1e-4 * plain) << "dp as traced";
+      ++edited;
+    } catch (const lumos::InputError& e) {
+      // Refused in one line, naming what the trace lacks (no group, or no message sizes).
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+      EXPECT_TRUE(!dp || dp->size <= 1 ||
+                  std::string(e.what()).find("message size") != std::string::npos)
+          << e.what();
+    }
+    std::printf("%-90s %s\n", path.c_str(), dp ? "data-parallel group found" : "no DP group");
+  }
+  EXPECT_GE(edited, 1) << "at least DLRM's data-parallel group is edited";
+}
+
 TEST(TraceEdits, IdentityAndMonotoneOnTheSharedTracesWithCollectives) {
   LUMOS_REQUIRE_TRACES();
   // The DLRM job (a folder, eight ranks) and one of its ranks alone; V100 is priced as A100.
