@@ -7,10 +7,29 @@
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "cost/kernels_db.hpp"
 #include "engine/batch_benchmark.hpp"
+#include "estimate/estimate.hpp"
+#include "graph/load_input.hpp"
 #include "report/bench_report.hpp"
 
 namespace lumos::cli {
+
+namespace {
+
+// The graph `--graph` names: generated:MODEL, or an input as the other commands read it.
+graph::Graph benchmark_graph(const std::string& spec) {
+  const std::string prefix = "generated:";
+  if (spec.rfind(prefix, 0) != 0) return graph::load_job(spec).graph;
+  estimate::EstimateRequest r;
+  r.model = model::preset(spec.substr(prefix.size()));
+  r.cfg.tp = 8, r.cfg.pp = 8, r.cfg.dp = 16, r.cfg.gbs = 1024;
+  r.cfg.sequence_parallel = r.cfg.distributed_optimizer = true;
+  r.cfg.split_counts_embedding = r.model.layers % r.cfg.pp != 0;  // Llama 3 405B: 126 + 2
+  return estimate::run_estimate(r, cost::embedded_db()).step.graph;
+}
+
+}  // namespace
 
 int cmd_bench(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "estimate") return bench_estimate(argc - 1, argv + 1);
@@ -32,19 +51,27 @@ int cmd_bench(int argc, char** argv) {
       "variants", "variants per launch", cxxopts::value<uint32_t>()->default_value("1024"))(
       "backend", "cpu or cuda (auto: the GPU when present)",
       cxxopts::value<std::string>()->default_value("auto"))(
-      "seed", "graph seed", cxxopts::value<uint64_t>()->default_value("1"))("json", "print JSON")(
-      "h,help", "show this help");
+      "seed", "graph seed", cxxopts::value<uint64_t>()->default_value("1"))(
+      "graph",
+      "replay this graph instead of the synthetic one: a trace, a folder of rank traces, a "
+      ".lgraph file, or generated:MODEL (the preset at TP 8 x PP 8 x DP 16, 64 micro-batches)",
+      cxxopts::value<std::string>())("json", "print JSON")("h,help", "show this help");
   const auto a = o.parse(argc - 1, argv + 1);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
   engine::BatchBenchmarkRequest req;
   req.nodes = a["nodes"].as<uint32_t>();
   req.variants = a["variants"].as<uint32_t>();
-  LUMOS_EXPECT(req.nodes >= 2 && req.variants >= 1,
+  LUMOS_EXPECT((a.count("graph") || req.nodes >= 2) && req.variants >= 1,
                "lumos bench batch: --nodes must be at least 2 and --variants at least 1");
   req.backend = engine::parse_backend(a["backend"].as<std::string>());
   LUMOS_EXPECT(req.backend != engine::Backend::kReference,
                "lumos bench batch: the reference is what the backend is compared with");
   req.seed = a["seed"].as<uint64_t>();
+  graph::Graph other;
+  if (a.count("graph")) {
+    other = benchmark_graph(a["graph"].as<std::string>());
+    req.graph = &other;
+  }
   const engine::BatchBenchmark b = engine::run_batch_benchmark(req);
   if (a.count("json"))
     report::batch_benchmark_json(std::cout, b);

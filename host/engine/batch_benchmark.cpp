@@ -8,6 +8,7 @@
 #include "common/error.hpp"
 #include "graph/synthetic_graph.hpp"
 #include "replay/reference_replay.hpp"
+#include "replay/replay_program.hpp"
 
 namespace lumos::engine {
 namespace {
@@ -19,14 +20,16 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
-  LUMOS_EXPECT(req.nodes >= 2 && req.variants >= 1,
+  LUMOS_EXPECT((req.graph || req.nodes >= 2) && req.variants >= 1,
                "batch benchmark: at least 2 nodes and 1 variant");
   LUMOS_EXPECT(req.backend != Backend::kReference,
                "batch benchmark: the reference is what the backend is compared with");
   const Backend backend = req.backend != Backend::kAuto ? req.backend
                           : cuda_available()            ? Backend::kCuda
                                                         : Backend::kCpu;
-  const graph::Graph g = graph::synthetic_graph(req.nodes, req.seed);
+  graph::Graph synthetic;
+  if (!req.graph) synthetic = graph::synthetic_graph(req.nodes, req.seed);
+  const graph::Graph& g = req.graph ? *req.graph : synthetic;
   // Random speed factors between 0.5x and 2x per class and variant.
   replay::VariantBatch b = replay::VariantBatch::identity(req.variants);
   std::mt19937 rng(7);
@@ -56,6 +59,13 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
     ++runs;
   } while (seconds_since(t0) < 1.0);
   r.seconds_per_launch = seconds_since(t0) / runs;
+  if (backend == Backend::kCpu) {
+    r.max_live = replay::compile_program(g).max_live;
+    // Per thread: three [register][tile] planes (16 B per register and variant), tiles of at
+    // most the batch; at most one tile per variant in flight over all threads.
+    r.state_bytes = 16.0 * r.max_live * req.variants;
+    r.state_fraction = r.state_bytes / (8.0 * g.num_nodes() * req.variants);
+  }
   r.node_variants_per_s = static_cast<double>(g.num_nodes()) * req.variants / r.seconds_per_launch;
   r.vs_reference = r.node_variants_per_s / r.reference_nodes_per_s;
   // State traffic per node-variant: predecessor finishes read, the winner's two path sums, the

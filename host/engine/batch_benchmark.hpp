@@ -5,14 +5,16 @@
 #include <string>
 
 #include "engine/engine.hpp"
+#include "graph/graph.hpp"
 
 namespace lumos::engine {
 
 struct BatchBenchmarkRequest {
-  uint32_t nodes = 100000;           // at least 2
-  uint32_t variants = 1024;          // per launch, at least 1
-  Backend backend = Backend::kAuto;  // auto: the GPU when present; not the reference
-  uint64_t seed = 1;                 // of the synthetic graph
+  uint32_t nodes = 100000;              // at least 2
+  uint32_t variants = 1024;             // per launch, at least 1
+  Backend backend = Backend::kAuto;     // auto: the GPU when present; not the reference
+  uint64_t seed = 1;                    // of the synthetic graph
+  const graph::Graph* graph = nullptr;  // another graph (a trace's, a generated one) when set
 };
 
 struct BatchBenchmark {
@@ -27,6 +29,11 @@ struct BatchBenchmark {
   // for the CPU backend only, 0 otherwise.
   double machine_copy_bytes_per_s = 0;
   double fraction_of_copy_bandwidth = 0;
+  // The replay program's registers, and the state a launch keeps against a [node][variant]
+  // state of 8-byte finish times (CPU backend).
+  uint32_t max_live = 0;
+  double state_bytes = 0;
+  double state_fraction = 0;  // state_bytes / (nodes x variants x 8)
 };
 
 // Times the reference for at least 0.3 s, the batch (after one warm-up launch) for at least 1 s

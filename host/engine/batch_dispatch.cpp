@@ -65,7 +65,7 @@ replay::BatchResult batch_replay(const graph::Graph& g, const replay::VariantBat
     case Backend::kAuto:
       break;
   }
-  return replay::batch_replay_cpu(g, b, 64, 0, pricing);
+  return replay::batch_replay_cpu(g, b, 0, 0, pricing);
 }
 
 std::vector<std::string> device_report() {

@@ -12,6 +12,7 @@
 #include "replay/batch_update.hpp"
 #include "replay/critical_path.hpp"
 #include "replay/reference_replay.hpp"
+#include "replay/replay_program.hpp"
 
 namespace lumos::replay {
 
@@ -90,58 +91,79 @@ void reprice_busy(const graph::Graph& g, const VariantBatch& b, const GemmPricin
   }
 }
 
+// Variants per tile: wide enough that the per-instruction work (operand rows, lags, the class
+// factor) is spread over many variants, small enough that a thread's state (max_live rows of 16
+// bytes per variant) stays in a core's L2, and leaving every thread a tile.
+uint32_t auto_tile(uint32_t max_live, uint32_t variants, unsigned threads) {
+  constexpr uint64_t kStateBytes = 512 * 1024;
+  constexpr uint32_t kMaxTile = 1024, kMinTile = 8;
+  uint32_t tile = kMaxTile;
+  while (tile > kMinTile && static_cast<uint64_t>(max_live) * tile * 16 > kStateBytes) tile /= 2;
+  while (tile > kMinTile && (variants + tile - 1) / tile < threads) tile /= 2;
+  return tile;
+}
+
 }  // namespace
 
 BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint32_t tile,
                              unsigned threads, const GemmPricing* pricing) {
   b.validate();
   check_pricing(g, b, pricing);
-  LUMOS_EXPECT(tile > 0, "batch replay: tile must be positive");
   BatchResult r;
   init_result(g, b, "cpu", &r);
-  const uint32_t n = g.num_nodes();
   const BatchGraphView view = graph_view(g);
   const BatchGemmView gemm_view = pricing ? pricing->view() : BatchGemmView{};
   const BatchGemmView* gemm = pricing ? &gemm_view : nullptr;
   reprice_busy(g, b, pricing, &r);
 
+  // The graph as a program over live-state registers: the state is max_live x tile.
+  const ReplayProgram prog = compile_program(g);
+  r.max_live = prog.max_live;
   if (threads == 0) threads = worker_threads(0);
-  tile = std::min(tile, b.count);  // no wider than the batch: the state is nodes x tile
+  if (tile == 0) tile = auto_tile(prog.max_live, b.count, threads);
+  tile = std::min(tile, b.count);  // no wider than the batch
   const uint32_t tiles = (b.count + tile - 1) / tile;
   threads = std::min<unsigned>(threads, tiles);
+  const size_t steps = g.steps.size();
   std::atomic<uint32_t> next{0};
   auto worker = [&]() {
-    // One state buffer per thread: three [node][tile] planes in a single allocation.
-    const size_t plane = static_cast<size_t>(n) * tile;
+    // One state buffer per thread: three [register][tile] planes in a single allocation.
+    const size_t plane = static_cast<size_t>(prog.max_live) * tile;
     std::unique_ptr<char[]> buf(new char[plane * (sizeof(double) + 2 * sizeof(float))]);
     BatchState s{tile, reinterpret_cast<double*>(buf.get()),
                  reinterpret_cast<float*>(buf.get() + plane * sizeof(double)),
                  reinterpret_cast<float*>(buf.get() + plane * (sizeof(double) + sizeof(float)))};
-    std::vector<double> end(tile), step_end(g.steps.size() * tile);
-    std::vector<uint32_t> last(tile);
+    std::vector<double> end(tile), step_end(steps * tile), step_begin(steps * tile);
+    std::vector<float> end_compute(tile), end_comm(tile);
+    constexpr double kNone = -std::numeric_limits<double>::infinity();
     for (uint32_t t; (t = next.fetch_add(1)) < tiles;) {
       const uint32_t v0 = t * tile, w = std::min(tile, b.count - v0);
-      std::fill(end.begin(), end.end(), -std::numeric_limits<double>::infinity());
-      std::fill(step_end.begin(), step_end.end(), -std::numeric_limits<double>::infinity());
-      for (uint32_t node = 0; node < n; ++node) {
-        batch_node_update(view, s, node, 0, w, b.speed[view.cls[node]].data() + v0, gemm, v0);
-        const double* f = s.finish_us + static_cast<size_t>(node) * tile;
+      std::fill(end.begin(), end.end(), kNone);
+      std::fill(step_end.begin(), step_end.end(), kNone);
+      for (const uint32_t node : prog.order) {
+        const uint32_t reg = prog.dst[node];
+        batch_node_update(view, s, node, 0, w, b.speed[view.cls[node]].data() + v0, gemm, v0,
+                          prog.op_reg.data(), reg);
+        const size_t row = static_cast<size_t>(reg) * tile;
+        const double* f = s.finish_us + row;
+        const float* c = s.cp_compute_us + row;
+        const float* m = s.cp_comm_us + row;
         for (uint32_t v = 0; v < w; ++v)
-          if (f[v] > end[v]) end[v] = f[v], last[v] = node;
+          if (f[v] > end[v]) end[v] = f[v], end_compute[v] = c[v], end_comm[v] = m[v];
         if (g.step[node] >= 0) {  // per-step end times
           double* se = step_end.data() + static_cast<size_t>(g.step[node]) * tile;
           for (uint32_t v = 0; v < w; ++v) se[v] = std::max(se[v], f[v]);
         }
+        for (uint32_t k = prog.marks_offset[node]; k < prog.marks_offset[node + 1]; ++k)
+          std::copy(f, f + w, step_begin.data() + static_cast<size_t>(prog.marks_step[k]) * tile);
       }
       for (uint32_t v = 0; v < w; ++v) {
         r.makespan_us[v0 + v] = end[v];
-        r.cp_compute_us[v0 + v] = s.cp_compute_us[static_cast<size_t>(last[v]) * tile + v];
-        r.cp_comm_us[v0 + v] = s.cp_comm_us[static_cast<size_t>(last[v]) * tile + v];
-        for (size_t k = 0; k < g.steps.size(); ++k) {
-          const double begin =
-              s.finish_us[static_cast<size_t>(g.steps[k].marker) * tile + v];  // markers last 0
+        r.cp_compute_us[v0 + v] = end_compute[v];
+        r.cp_comm_us[v0 + v] = end_comm[v];
+        for (size_t k = 0; k < steps; ++k) {
           const double e = step_end[k * tile + v];
-          r.step_us[k][v0 + v] = e == -std::numeric_limits<double>::infinity() ? 0.0 : e - begin;
+          r.step_us[k][v0 + v] = e == kNone ? 0.0 : e - step_begin[k * tile + v];  // markers last 0
         }
       }
     }

@@ -20,12 +20,15 @@ struct BatchResult {
   std::vector<std::vector<double>> resource_busy_us;  // [graph resource][variant], for energy
   std::vector<double> cp_compute_us;  // [variant]: compute + memory on the critical path
   std::vector<double> cp_comm_us;     // [variant]: communication on it
+  uint32_t max_live = 0;  // registers of the replay program (CPU backend), 0 when not compiled
 };
 
-// Runs on the CPU with all cores; variants are tiled so each thread's state is `tile` variants
-// wide ([node][tile] planes). Throws InputError on an invalid batch.
+// Runs on the CPU with all cores over the graph's replay program (replay_program.hpp); variants
+// are tiled so each thread's state is `tile` variants wide ([register][tile] planes). Throws
+// InputError on an invalid batch.
 // With `pricing`, GEMM nodes take the cost model's ratio for each variant's GPU.
-BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint32_t tile = 64,
+// `tile` 0 picks one from the program's size (state within a core's L2).
+BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint32_t tile = 0,
                              unsigned threads = 0, const GemmPricing* pricing = nullptr);
 
 // Only the per-variant busy time per class (no replay): what every backend reports.

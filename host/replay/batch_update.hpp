@@ -52,6 +52,9 @@ static_assert(kClassMemory == static_cast<uint8_t>(graph::NodeClass::kMemory));
 // Speed factors are indexed by class: kMemory is the last graph::NodeClass.
 static_assert(kNumNodeClasses == static_cast<int>(graph::NodeClass::kMemory) + 1);
 
+// "The node's own row" for batch_node_update's dst_row.
+constexpr uint32_t kNodeRow = UINT32_MAX;
+
 // Duration of node n in the variant whose speed factor for n's class is `speed`.
 LUMOS_HD double batch_duration(double base_us, float speed) {
   return base_us / static_cast<double>(speed);
@@ -76,18 +79,25 @@ LUMOS_HD double batch_node_duration(const BatchGraphView& g, const BatchGemmView
   return batch_duration(g.base_dur_us[n], speed[v]);
 }
 
+// State rows: by default one per node (row n holds node n). A replay program
+// (replay_program.hpp) passes its registers instead: `operand_row` lists the row of each
+// predecessor edge (in pred_index order) and `dst_row` the row n's finish goes to.
 LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, uint32_t n,
                                 uint32_t v_begin, uint32_t v_end, const float* speed,
-                                const BatchGemmView* gemm = nullptr, uint32_t v0 = 0) {
+                                const BatchGemmView* gemm = nullptr, uint32_t v0 = 0,
+                                const uint32_t* operand_row = nullptr,
+                                uint32_t dst_row = kNodeRow) {
   const uint32_t b = g.pred_offset[n], e = g.pred_offset[n + 1];
-  double* fn = s.finish_us + static_cast<uint64_t>(n) * s.stride;
-  float* cn = s.cp_compute_us + static_cast<uint64_t>(n) * s.stride;
-  float* mn = s.cp_comm_us + static_cast<uint64_t>(n) * s.stride;
+  const uint32_t* rows = operand_row ? operand_row : g.pred_index;
+  const uint64_t out = dst_row == kNodeRow ? n : dst_row;
+  double* fn = s.finish_us + out * s.stride;
+  float* cn = s.cp_compute_us + out * s.stride;
+  float* mn = s.cp_comm_us + out * s.stride;
   if (b == e) {
     for (uint32_t v = v_begin; v < v_end; ++v) fn[v] = 0.0, cn[v] = 0.0f, mn[v] = 0.0f;
   } else {
     {
-      const uint64_t row = static_cast<uint64_t>(g.pred_index[b]) * s.stride;
+      const uint64_t row = static_cast<uint64_t>(rows[b]) * s.stride;
       const double lag = g.pred_lag_us[b];
       const double* fp = s.finish_us + row;
       const float* cp = s.cp_compute_us + row;
@@ -95,7 +105,7 @@ LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, ui
       for (uint32_t v = v_begin; v < v_end; ++v) fn[v] = fp[v] + lag, cn[v] = cp[v], mn[v] = mp[v];
     }
     for (uint32_t k = b + 1; k < e; ++k) {
-      const uint64_t row = static_cast<uint64_t>(g.pred_index[k]) * s.stride;
+      const uint64_t row = static_cast<uint64_t>(rows[k]) * s.stride;
       const double lag = g.pred_lag_us[k];
       const double* fp = s.finish_us + row;
       const float* cp = s.cp_compute_us + row;

@@ -16,8 +16,15 @@ void batch_benchmark_text(std::ostream& os, const engine::BatchBenchmark& b) {
       b.backend.c_str(), b.nodes, b.variants, b.seconds_per_launch, b.node_variants_per_s,
       b.bytes_per_s, b.reference_nodes_per_s, b.vs_reference);
   if (b.machine_copy_bytes_per_s > 0)
-    os << strprintf("machine memcpy %.3g B/s; the replay moves %.0f%% of that\n",
-                    b.machine_copy_bytes_per_s, 100.0 * b.fraction_of_copy_bandwidth);
+    os << strprintf(
+        "machine memcpy %.3g B/s; the replay touches %.0f%% of that in state "
+        "(mostly in cache)\n",
+        b.machine_copy_bytes_per_s, 100.0 * b.fraction_of_copy_bandwidth);
+  if (b.max_live > 0)
+    os << strprintf(
+        "replay program: max_live %u registers for %u nodes; state %.3g B, %.3f%% of "
+        "a [node][variant] state\n",
+        b.max_live, b.nodes, b.state_bytes, 100.0 * b.state_fraction);
 }
 
 void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
@@ -31,6 +38,10 @@ void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
   if (b.machine_copy_bytes_per_s > 0)
     w.field("machine_copy_bytes_per_s", b.machine_copy_bytes_per_s)
         .field("fraction_of_copy_bandwidth", b.fraction_of_copy_bandwidth);
+  if (b.max_live > 0)
+    w.field("max_live", b.max_live)
+        .field("state_bytes", b.state_bytes)
+        .field("state_fraction", b.state_fraction);
   w.end_object();
   os << '\n';
 }

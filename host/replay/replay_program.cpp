@@ -1,0 +1,96 @@
+#include "replay/replay_program.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <utility>
+
+namespace lumos::replay {
+
+ReplayProgram compile_program(const graph::Graph& g) {
+  const uint32_t n = g.num_nodes();
+  ReplayProgram p;
+  p.nodes = n;
+  // Order: GPU work (and rendezvous) as soon as it is ready, CPU work in its traced time order.
+  // A CPU thread runs far ahead of its GPU (thousands of launches queued), so computing each
+  // kernel as soon as its launch and its stream predecessor are known keeps few launches
+  // waiting; only work behind another rank's progress waits, and time order keeps ranks level.
+  const graph::Successors succ = graph::successors_of(g);
+  std::vector<uint32_t> waiting(n);
+  for (graph::NodeId v = 0; v < n; ++v) waiting[v] = g.pred_offset[v + 1] - g.pred_offset[v];
+  using Key = std::pair<double, graph::NodeId>;
+  std::priority_queue<Key, std::vector<Key>, std::greater<Key>> ready_cpu;
+  std::vector<graph::NodeId> ready_gpu;  // depth first
+  auto make_ready = [&](graph::NodeId v) {
+    if (g.cls[v] == graph::NodeClass::kCpu)
+      ready_cpu.emplace(g.measured_start_us[v], v);
+    else
+      ready_gpu.push_back(v);
+  };
+  for (graph::NodeId v = n; v-- > 0;)
+    if (waiting[v] == 0) make_ready(v);
+  p.order.reserve(n);
+  while (!ready_gpu.empty() || !ready_cpu.empty()) {
+    graph::NodeId u;
+    if (!ready_gpu.empty()) {
+      u = ready_gpu.back();
+      ready_gpu.pop_back();
+    } else {
+      u = ready_cpu.top().second;
+      ready_cpu.pop();
+    }
+    p.order.push_back(u);
+    for (uint32_t e = succ.offset[u + 1]; e-- > succ.offset[u];)
+      if (--waiting[succ.index[e]] == 0) make_ready(succ.index[e]);
+  }
+  // Position of each node in the order, and the last instruction that reads it.
+  std::vector<uint32_t> at(n);
+  for (uint32_t i = 0; i < n; ++i) at[p.order[i]] = i;
+  constexpr uint32_t kUnread = UINT32_MAX;
+  std::vector<uint32_t> last_read(n, kUnread);
+  for (graph::NodeId v = 0; v < n; ++v)
+    for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e) {
+      uint32_t& l = last_read[g.pred_index[e]];
+      l = l == kUnread ? at[v] : std::max(l, at[v]);
+    }
+  // Frees per instruction: the nodes whose last reader it is.
+  std::vector<uint32_t> free_offset(n + 1, 0);
+  for (graph::NodeId u = 0; u < n; ++u)
+    if (last_read[u] != kUnread) ++free_offset[last_read[u] + 1];
+  for (uint32_t i = 0; i < n; ++i) free_offset[i + 1] += free_offset[i];
+  std::vector<uint32_t> free_node(free_offset[n]);
+  {
+    std::vector<uint32_t> fill(free_offset.begin(), free_offset.end() - 1);
+    for (graph::NodeId u = 0; u < n; ++u)
+      if (last_read[u] != kUnread) free_node[fill[last_read[u]]++] = u;
+  }
+  p.dst.resize(n);
+  p.op_reg.resize(g.pred_index.size());
+  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> free_regs;
+  uint32_t next_reg = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const graph::NodeId v = p.order[i];
+    for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e)
+      p.op_reg[e] = p.dst[g.pred_index[e]];
+    // The destination never aliases an operand: operands are released after the instruction.
+    if (free_regs.empty()) {
+      p.dst[v] = next_reg++;
+    } else {
+      p.dst[v] = free_regs.top();
+      free_regs.pop();
+    }
+    for (uint32_t k = free_offset[i]; k < free_offset[i + 1]; ++k)
+      free_regs.push(p.dst[free_node[k]]);
+    if (last_read[v] == kUnread) free_regs.push(p.dst[v]);  // a sink: read at once, then free
+  }
+  p.max_live = next_reg;
+  p.marks_offset.assign(n + 1, 0);
+  for (const auto& s : g.steps) ++p.marks_offset[s.marker + 1];
+  for (uint32_t i = 0; i < n; ++i) p.marks_offset[i + 1] += p.marks_offset[i];
+  p.marks_step.resize(g.steps.size());
+  std::vector<uint32_t> fill(p.marks_offset.begin(), p.marks_offset.end() - 1);
+  for (uint32_t k = 0; k < g.steps.size(); ++k) p.marks_step[fill[g.steps[k].marker]++] = k;
+  return p;
+}
+
+}  // namespace lumos::replay

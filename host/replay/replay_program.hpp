@@ -1,0 +1,31 @@
+// A graph compiled once into a straight-line replay program over live-state registers
+// (DESIGN.md "Replay engines"): instruction i computes node i's finish time into a register
+// from its predecessors' registers and lags; a register is reused once the last successor of
+// its node has read it (liveness along the topological order). A batch replay then keeps
+// max_live x tile values of state instead of nodes x tile, so a tile of variants stays in cache.
+// Step ends, step starts and the critical path's composition are accumulated as the program
+// runs, so no node's state is needed after its last reader.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "graph/graph.hpp"
+
+namespace lumos::replay {
+
+struct ReplayProgram {
+  uint32_t nodes = 0;
+  uint32_t max_live = 0;               // registers the program needs
+  std::vector<uint32_t> order;         // [instruction]: the node it computes (a topological order)
+  std::vector<uint32_t> dst;           // [node]: register its finish time goes to
+  std::vector<uint32_t> op_reg;        // [edge, as pred_index]: register of that predecessor
+  std::vector<uint32_t> marks_offset;  // [node + 1]: steps whose start is this node's finish
+  std::vector<uint32_t> marks_step;
+};
+
+// The order follows each chain of work as far as it goes before another (depth first), which
+// keeps few values waiting for a reader: on pipeline graphs an order of a few stages' frontiers
+// rather than the width of a wavefront. Registers are given lowest-free-first.
+ReplayProgram compile_program(const graph::Graph& g);
+
+}  // namespace lumos::replay
