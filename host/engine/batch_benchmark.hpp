@@ -32,6 +32,7 @@ struct BatchBenchmark {
   // The replay program's registers, and the state a launch keeps against a [node][variant]
   // state of 8-byte finish times (CPU backend).
   uint32_t max_live = 0;
+  double compile_s = 0;  // compiling the graph into its program, once (not in the launches)
   double state_bytes = 0;
   double state_fraction = 0;  // state_bytes / (nodes x variants x 8)
 };

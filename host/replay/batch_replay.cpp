@@ -1,6 +1,7 @@
 #include "replay/batch_replay.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <limits>
 #include <memory>
@@ -95,8 +96,8 @@ void reprice_busy(const graph::Graph& g, const VariantBatch& b, const GemmPricin
 // factor) is spread over many variants, small enough that a thread's state (max_live rows of 16
 // bytes per variant) stays in a core's L2, and leaving every thread a tile.
 uint32_t auto_tile(uint32_t max_live, uint32_t variants, unsigned threads) {
-  constexpr uint64_t kStateBytes = 512 * 1024;
-  constexpr uint32_t kMaxTile = 1024, kMinTile = 8;
+  constexpr uint64_t kStateBytes = 2048 * 1024;
+  constexpr uint32_t kMaxTile = 256, kMinTile = 8;
   uint32_t tile = kMaxTile;
   while (tile > kMinTile && static_cast<uint64_t>(max_live) * tile * 16 > kStateBytes) tile /= 2;
   while (tile > kMinTile && (variants + tile - 1) / tile < threads) tile /= 2;
@@ -106,7 +107,8 @@ uint32_t auto_tile(uint32_t max_live, uint32_t variants, unsigned threads) {
 }  // namespace
 
 BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint32_t tile,
-                             unsigned threads, const GemmPricing* pricing) {
+                             unsigned threads, const GemmPricing* pricing,
+                             const ReplayProgram* program) {
   b.validate();
   check_pricing(g, b, pricing);
   BatchResult r;
@@ -117,7 +119,11 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
   reprice_busy(g, b, pricing, &r);
 
   // The graph as a program over live-state registers: the state is max_live x tile.
-  const ReplayProgram prog = compile_program(g);
+  ReplayProgram own;
+  if (!program) own = compile_program(g);
+  const ReplayProgram& prog = program ? *program : own;
+  LUMOS_EXPECT(prog.nodes == g.num_nodes() && prog.op_reg.size() == g.num_edges(),
+               "batch replay: the program was compiled from another graph");
   r.max_live = prog.max_live;
   if (threads == 0) threads = worker_threads(0);
   if (tile == 0) tile = auto_tile(prog.max_live, b.count, threads);
@@ -135,22 +141,28 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
                  reinterpret_cast<float*>(buf.get() + plane * (sizeof(double) + sizeof(float)))};
     std::vector<double> end(tile), step_end(steps * tile), step_begin(steps * tile);
     std::vector<float> end_compute(tile), end_comm(tile);
+    std::array<std::vector<InverseSpeed>, kNumNodeClasses> inverse;
+    for (auto& x : inverse) x.resize(tile);
     constexpr double kNone = -std::numeric_limits<double>::infinity();
     for (uint32_t t; (t = next.fetch_add(1)) < tiles;) {
       const uint32_t v0 = t * tile, w = std::min(tile, b.count - v0);
       std::fill(end.begin(), end.end(), kNone);
       std::fill(step_end.begin(), step_end.end(), kNone);
+      for (int c = 0; c < kNumNodeClasses; ++c)
+        for (uint32_t v = 0; v < w; ++v)
+          inverse[c][v].inverse = 1.0 / static_cast<double>(b.speed[c][v0 + v]);
       for (const uint32_t node : prog.order) {
         const uint32_t reg = prog.dst[node];
-        batch_node_update(view, s, node, 0, w, b.speed[view.cls[node]].data() + v0, gemm, v0,
+        batch_node_update(view, s, node, 0, w, inverse[view.cls[node]].data(), gemm, v0,
                           prog.op_reg.data(), reg);
         const size_t row = static_cast<size_t>(reg) * tile;
         const double* f = s.finish_us + row;
         const float* c = s.cp_compute_us + row;
         const float* m = s.cp_comm_us + row;
-        for (uint32_t v = 0; v < w; ++v)
-          if (f[v] > end[v]) end[v] = f[v], end_compute[v] = c[v], end_comm[v] = m[v];
-        if (g.step[node] >= 0) {  // per-step end times
+        if (prog.may_end[node])
+          for (uint32_t v = 0; v < w; ++v)
+            if (f[v] > end[v]) end[v] = f[v], end_compute[v] = c[v], end_comm[v] = m[v];
+        if (g.step[node] >= 0 && prog.may_end_step[node]) {  // per-step end times
           double* se = step_end.data() + static_cast<size_t>(g.step[node]) * tile;
           for (uint32_t v = 0; v < w; ++v) se[v] = std::max(se[v], f[v]);
         }

@@ -7,6 +7,7 @@
 
 #include "graph/graph.hpp"
 #include "replay/gemm_table.hpp"
+#include "replay/replay_program.hpp"
 #include "replay/variant_batch.hpp"
 
 namespace lumos::replay {
@@ -27,9 +28,11 @@ struct BatchResult {
 // are tiled so each thread's state is `tile` variants wide ([register][tile] planes). Throws
 // InputError on an invalid batch.
 // With `pricing`, GEMM nodes take the cost model's ratio for each variant's GPU.
-// `tile` 0 picks one from the program's size (state within a core's L2).
+// `tile` 0 picks one from the program's size (state within a core's L2). `program`: the graph's
+// compiled program when the caller keeps one for several launches, else compiled here.
 BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint32_t tile = 0,
-                             unsigned threads = 0, const GemmPricing* pricing = nullptr);
+                             unsigned threads = 0, const GemmPricing* pricing = nullptr,
+                             const ReplayProgram* program = nullptr);
 
 // Only the per-variant busy time per class (no replay): what every backend reports.
 BatchResult batch_replay_cpu_busy(const graph::Graph& g, const VariantBatch& b,

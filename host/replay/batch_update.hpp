@@ -60,14 +60,24 @@ LUMOS_HD double batch_duration(double base_us, float speed) {
   return base_us / static_cast<double>(speed);
 }
 
+// A class factor given as its reciprocal, computed once per tile: the CPU backend multiplies
+// rather than divides in its inner loop (the results differ in the last bit at most).
+struct InverseSpeed {
+  double inverse = 1;
+};
+LUMOS_HD double batch_duration(double base_us, InverseSpeed s) {
+  return base_us * s.inverse;
+}
+
 // start(n) = max over preds (finish(p) + lag); finish(n) = start + dur, for the variants
 // [v_begin, v_end) of the state's rows (speed[v] is n's class factor of variant v). The path
 // bookkeeping follows the first predecessor reaching the maximum. The CPU backend passes whole
 // tiles (the loops over v vectorize: every access is a contiguous row), the GPU one variant per
 // thread.
 // Duration of node n in row variant v (absolute variant v0 + v).
+template <typename Speed>
 LUMOS_HD double batch_node_duration(const BatchGraphView& g, const BatchGemmView* gemm, uint32_t n,
-                                    uint32_t v, uint32_t v0, const float* speed) {
+                                    uint32_t v, uint32_t v0, const Speed* speed) {
   if (gemm && gemm->node_key[n] >= 0) {
     const int32_t key = gemm->node_key[n];
     const int64_t* sh = gemm->shape + 4 * static_cast<int64_t>(key);
@@ -82,8 +92,9 @@ LUMOS_HD double batch_node_duration(const BatchGraphView& g, const BatchGemmView
 // State rows: by default one per node (row n holds node n). A replay program
 // (replay_program.hpp) passes its registers instead: `operand_row` lists the row of each
 // predecessor edge (in pred_index order) and `dst_row` the row n's finish goes to.
+template <typename Speed>
 LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, uint32_t n,
-                                uint32_t v_begin, uint32_t v_end, const float* speed,
+                                uint32_t v_begin, uint32_t v_end, const Speed* speed,
                                 const BatchGemmView* gemm = nullptr, uint32_t v0 = 0,
                                 const uint32_t* operand_row = nullptr,
                                 uint32_t dst_row = kNodeRow) {

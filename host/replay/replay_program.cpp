@@ -84,6 +84,15 @@ ReplayProgram compile_program(const graph::Graph& g) {
     if (last_read[v] == kUnread) free_regs.push(p.dst[v]);  // a sink: read at once, then free
   }
   p.max_live = next_reg;
+  p.may_end.assign(n, 1);
+  p.may_end_step.assign(n, 1);
+  for (graph::NodeId v = 0; v < n; ++v)
+    for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e)
+      if (g.pred_lag_us[e] >= 0) {
+        const graph::NodeId u = g.pred_index[e];
+        p.may_end[u] = 0;
+        if (g.step[u] == g.step[v]) p.may_end_step[u] = 0;
+      }
   p.marks_offset.assign(n + 1, 0);
   for (const auto& s : g.steps) ++p.marks_offset[s.marker + 1];
   for (uint32_t i = 0; i < n; ++i) p.marks_offset[i + 1] += p.marks_offset[i];

@@ -15,10 +15,14 @@ namespace lumos::replay {
 
 struct ReplayProgram {
   uint32_t nodes = 0;
-  uint32_t max_live = 0;               // registers the program needs
-  std::vector<uint32_t> order;         // [instruction]: the node it computes (a topological order)
-  std::vector<uint32_t> dst;           // [node]: register its finish time goes to
-  std::vector<uint32_t> op_reg;        // [edge, as pred_index]: register of that predecessor
+  uint32_t max_live = 0;         // registers the program needs
+  std::vector<uint32_t> order;   // [instruction]: the node it computes (a topological order)
+  std::vector<uint32_t> dst;     // [node]: register its finish time goes to
+  std::vector<uint32_t> op_reg;  // [edge, as pred_index]: register of that predecessor
+  // [node]: whether it can finish last. A node with a successor edge of non-negative lag cannot
+  // finish after that successor, so only the others are compared for the makespan.
+  std::vector<uint8_t> may_end;
+  std::vector<uint8_t> may_end_step;   // the same within its step (a successor in the same step)
   std::vector<uint32_t> marks_offset;  // [node + 1]: steps whose start is this node's finish
   std::vector<uint32_t> marks_step;
 };
