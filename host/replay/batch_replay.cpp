@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/error.hpp"
+#include "common/launch.hpp"
 #include "common/thread_pool.hpp"
 #include "cost/dtype.hpp"
 #include "replay/batch_update.hpp"
@@ -181,6 +182,46 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
     }
   };
   run_workers(threads, worker);
+  return r;
+}
+
+BatchResult batch_replay_device_body(const graph::Graph& g, const VariantBatch& b,
+                                     const GemmPricing* pricing) {
+  BatchResult r = batch_replay_cpu_busy(g, b, pricing);
+  r.backend = "device body on the cpu";
+  const ReplayProgram prog = compile_program(g);
+  r.max_live = prog.max_live;
+  // Speed factors as one [class][variant] array, as the device holds them.
+  std::vector<float> speed(static_cast<size_t>(kNumNodeClasses) * b.count);
+  for (int c = 0; c < kNumNodeClasses; ++c)
+    std::copy(b.speed[c].begin(), b.speed[c].end(),
+              speed.begin() + static_cast<size_t>(c) * b.count);
+  const uint32_t w = b.count, steps = static_cast<uint32_t>(g.steps.size());
+  const size_t plane = static_cast<size_t>(prog.max_live) * w;
+  std::vector<double> finish(plane), step_us(static_cast<size_t>(steps) * w),
+      step_begin(static_cast<size_t>(steps) * w), makespan(w);
+  std::vector<float> path_compute(plane), path_comm(plane), cp_compute(w), cp_comm(w);
+  const BatchGemmView gemm = pricing ? pricing->view() : BatchGemmView{};
+  ProgramThread body{graph_view(g),
+                     program_view(prog, g),
+                     gemm,
+                     pricing != nullptr,
+                     speed.data(),
+                     b.count,
+                     0,
+                     BatchState{w, finish.data(), path_compute.data(), path_comm.data()},
+                     step_us.data(),
+                     step_begin.data(),
+                     makespan.data(),
+                     cp_compute.data(),
+                     cp_comm.data()};
+  launch_threads(w, body);
+  for (uint32_t v = 0; v < w; ++v) {
+    r.makespan_us[v] = makespan[v];
+    r.cp_compute_us[v] = cp_compute[v];
+    r.cp_comm_us[v] = cp_comm[v];
+    for (uint32_t k = 0; k < steps; ++k) r.step_us[k][v] = step_us[static_cast<size_t>(k) * w + v];
+  }
   return r;
 }
 

@@ -34,6 +34,12 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
                              unsigned threads = 0, const GemmPricing* pricing = nullptr,
                              const ReplayProgram* program = nullptr);
 
+// The CUDA backend's kernel body (program_thread.hpp), one "thread" per variant, started by the
+// host launcher (common/launch.hpp): the device code as the GPU runs it, on the CPU, so that
+// ctest holds it to the CPU backend on machines without a GPU.
+BatchResult batch_replay_device_body(const graph::Graph& g, const VariantBatch& b,
+                                     const GemmPricing* pricing = nullptr);
+
 // Only the per-variant busy time per class (no replay): what every backend reports.
 BatchResult batch_replay_cpu_busy(const graph::Graph& g, const VariantBatch& b,
                                   const GemmPricing* pricing);

@@ -102,4 +102,19 @@ ReplayProgram compile_program(const graph::Graph& g) {
   return p;
 }
 
+ProgramView program_view(const ReplayProgram& p, const graph::Graph& g) {
+  ProgramView v;
+  v.nodes = p.nodes;
+  v.order = p.order.data();
+  v.dst = p.dst.data();
+  v.op_reg = p.op_reg.data();
+  v.may_end = p.may_end.data();
+  v.may_end_step = p.may_end_step.data();
+  v.marks_offset = p.marks_offset.data();
+  v.marks_step = p.marks_step.data();
+  v.step_of = g.step.data();
+  v.steps = static_cast<uint32_t>(g.steps.size());
+  return v;
+}
+
 }  // namespace lumos::replay

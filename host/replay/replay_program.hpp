@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "graph/graph.hpp"
+#include "replay/program_thread.hpp"
 
 namespace lumos::replay {
 
@@ -31,5 +32,8 @@ struct ReplayProgram {
 // keeps few values waiting for a reader: on pipeline graphs an order of a few stages' frontiers
 // rather than the width of a wavefront. Registers are given lowest-free-first.
 ReplayProgram compile_program(const graph::Graph& g);
+
+// The program and the graph's step array as the shared kernel body reads them.
+ProgramView program_view(const ReplayProgram& p, const graph::Graph& g);
 
 }  // namespace lumos::replay

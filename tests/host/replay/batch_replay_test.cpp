@@ -15,6 +15,7 @@
 #include "replay/pareto.hpp"
 #include "replay/reference_replay.hpp"
 #include "replay/step_report.hpp"
+#include "support/random_variants.hpp"
 #include "support/test_util.hpp"
 #include "trace/demo_trace.hpp"
 #include "trace/kineto_loader.hpp"
@@ -22,6 +23,7 @@
 #include "whatif/gpu_variants.hpp"
 
 using namespace lumos::replay;
+using lumos::testing::random_variants;
 using lumos::whatif::comm_factor_for_group;
 using lumos::whatif::gemm_pricing;
 using lumos::whatif::variants_from_gpus;
@@ -44,14 +46,6 @@ void expect_same(const BatchResult& a, const BatchResult& b, const std::string& 
     for (int c = 0; c < kNumNodeClasses; ++c) by_cls += a.busy_us[c][v];
     ASSERT_NEAR(by_res, by_cls, 1e-6 * std::max(1.0, by_cls)) << what;
   }
-}
-
-VariantBatch random_variants(uint32_t count, std::mt19937& rng) {
-  VariantBatch b = VariantBatch::identity(count);
-  std::uniform_real_distribution<float> f(0.25f, 4.0f);
-  for (auto& s : b.speed)
-    for (auto& x : s) x = f(rng);
-  return b;
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ using lumos::replay::batch_tile_variants;
 
 namespace {
 
-// Free bytes whose 80% is exactly `variants` variants of (nodes, steps).
+// Free bytes whose 80% is exactly `variants` variants of (rows, steps).
 uint64_t free_for(uint64_t variants, uint32_t nodes, uint32_t steps) {
   const uint64_t bytes = variants * batch_tile_bytes_per_variant(nodes, steps);
   EXPECT_EQ(bytes % 8, 0u);
@@ -23,13 +23,13 @@ uint64_t free_for(uint64_t variants, uint32_t nodes, uint32_t steps) {
 }  // namespace
 
 TEST(TileChoice, BytesPerVariantCountStatePlanesStepsAndOutputs) {
-  // 16 bytes of state per node, 8 per step (at least one row), 16 of outputs.
-  EXPECT_EQ(batch_tile_bytes_per_variant(1000, 0), 1000u * 16 + 8 + 16);
-  EXPECT_EQ(batch_tile_bytes_per_variant(1000, 1), 1000u * 16 + 8 + 16);
-  EXPECT_EQ(batch_tile_bytes_per_variant(1000, 3), 1000u * 16 + 24 + 16);
+  // 16 bytes of state per register, 16 per step (end and start; at least one row), 16 of outputs.
+  EXPECT_EQ(batch_tile_bytes_per_variant(1000, 0), 1000u * 16 + 16 + 16);
+  EXPECT_EQ(batch_tile_bytes_per_variant(1000, 1), 1000u * 16 + 16 + 16);
+  EXPECT_EQ(batch_tile_bytes_per_variant(1000, 3), 1000u * 16 + 48 + 16);
   // No 32-bit overflow on the largest graph.
   const uint32_t big = std::numeric_limits<uint32_t>::max();
-  EXPECT_EQ(batch_tile_bytes_per_variant(big, big), uint64_t{big} * 16 + uint64_t{big} * 8 + 16);
+  EXPECT_EQ(batch_tile_bytes_per_variant(big, big), uint64_t{big} * 16 + uint64_t{big} * 16 + 16);
 }
 
 TEST(TileChoice, TheWholeBatchWhenItFits) {
