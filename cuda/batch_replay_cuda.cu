@@ -5,8 +5,8 @@
 // the same body in ctest without a GPU (tests/host/replay/device_body_test.cpp). Run by
 // tests/cuda/batch_replay_test.cpp and `lumos bench batch --backend cuda`.
 //
-// Three parts: DeviceProblem uploads the graph, its program, the speed factors and the GEMM
-// pricing tables once; replay::batch_tile_variants (host arithmetic, tested without a GPU)
+// Three parts: DeviceProblem uploads the graph, its program and the slot table (slot_table.hpp,
+// computed on the host) once; replay::batch_tile_variants (host arithmetic, tested without a GPU)
 // chooses how many variants a tile holds; run_tile launches one tile and downloads its results.
 #include <algorithm>
 #include <string>
@@ -21,23 +21,15 @@
 #include "replay/batch_update.hpp"
 #include "replay/program_thread.hpp"
 #include "replay/replay_program.hpp"
+#include "replay/slot_table.hpp"
 
 namespace lumos::cuda {
 namespace {
 
-// Speed factors as one [class][variant] array.
-std::vector<float> speed_table(const replay::VariantBatch& b) {
-  std::vector<float> out(static_cast<size_t>(replay::kNumNodeClasses) * b.count);
-  for (int c = 0; c < replay::kNumNodeClasses; ++c)
-    std::copy(b.speed[c].begin(), b.speed[c].end(), out.begin() + static_cast<size_t>(c) * b.count);
-  return out;
-}
-
-// 1. The graph, the speed factors and (when given) the GEMM pricing tables on the device,
-// uploaded once per call on `stream`.
+// 1. The graph, its program and the slot table (class factors and, when given, GEMM repricing,
+// computed on the host) on the device, uploaded once per call on `stream`.
 struct DeviceProblem {
   uint32_t nodes, steps, variants, max_live;
-  bool priced;
   DeviceBuffer<uint32_t> pred_offset, pred_index;
   DeviceBuffer<double> pred_lag_us, dur_us;
   DeviceBuffer<graph::NodeClass> cls;  // one byte each, read as uint8_t
@@ -45,22 +37,15 @@ struct DeviceProblem {
   // The program.
   DeviceBuffer<uint32_t> order, dst, op_reg, marks_offset, marks_step;
   DeviceBuffer<uint8_t> may_end, may_end_step;
-  DeviceBuffer<float> speed;  // [class][variant]
-  // GEMM pricing; empty without it.
-  DeviceBuffer<int32_t> gemm_key;
-  DeviceBuffer<int64_t> gemm_shape;
-  DeviceBuffer<uint8_t> gemm_dtype;
-  DeviceBuffer<double> gemm_traced_us;
-  DeviceBuffer<cost::GemmCoreParams> gemm_params;
-  DeviceBuffer<uint16_t> variant_gpu;
+  DeviceBuffer<uint32_t> node_slot;  // [node]
+  DeviceBuffer<double> slot_factor;  // [slot][variant]
 
   DeviceProblem(const graph::Graph& g, const replay::ReplayProgram& prog,
-                const replay::VariantBatch& b, const replay::GemmPricing* p, cudaStream_t stream)
+                const replay::SlotTable& slots, cudaStream_t stream)
       : nodes(g.num_nodes()),
         steps(static_cast<uint32_t>(g.steps.size())),
-        variants(b.count),
+        variants(slots.variants),
         max_live(prog.max_live),
-        priced(p != nullptr),
         pred_offset(to_device(g.pred_offset, stream)),
         pred_index(to_device(g.pred_index, stream)),
         pred_lag_us(to_device(g.pred_lag_us, stream)),
@@ -74,13 +59,8 @@ struct DeviceProblem {
         marks_step(to_device(prog.marks_step, stream)),
         may_end(to_device(prog.may_end, stream)),
         may_end_step(to_device(prog.may_end_step, stream)),
-        speed(to_device(speed_table(b), stream)),
-        gemm_key(p ? to_device(p->node_key, stream) : DeviceBuffer<int32_t>()),
-        gemm_shape(p ? to_device(p->shape, stream) : DeviceBuffer<int64_t>()),
-        gemm_dtype(p ? to_device(p->dtype, stream) : DeviceBuffer<uint8_t>()),
-        gemm_traced_us(p ? to_device(p->traced_us, stream) : DeviceBuffer<double>()),
-        gemm_params(p ? to_device(p->params, stream) : DeviceBuffer<cost::GemmCoreParams>()),
-        variant_gpu(p ? to_device(p->variant_gpu, stream) : DeviceBuffer<uint16_t>()) {
+        node_slot(to_device(slots.node_slot, stream)),
+        slot_factor(to_device(slots.factor, stream)) {
     LUMOS_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host copies may go now
   }
 
@@ -105,16 +85,6 @@ struct DeviceProblem {
     v.step_of = step_of.get();
     v.steps = steps;
     return v;
-  }
-  replay::BatchGemmView gemm_view() const {
-    if (!priced) return {};
-    return {gemm_key.get(),
-            gemm_shape.get(),
-            gemm_dtype.get(),
-            gemm_traced_us.get(),
-            gemm_params.get(),
-            variant_gpu.get(),
-            static_cast<uint32_t>(cost::kNumDtypes)};
   }
 };
 
@@ -162,10 +132,9 @@ void launch_batch_replay(const DeviceProblem& p, const DeviceTile& t, uint32_t v
   replay::ProgramThread body;
   body.graph = p.graph_view();
   body.program = p.program_view();
-  body.gemm = p.gemm_view();
-  body.priced = p.priced;
-  body.speed = p.speed.get();
-  body.speed_stride = p.variants;
+  body.node_slot = p.node_slot.get();
+  body.slot_factor = p.slot_factor.get();
+  body.slot_stride = p.variants;
   body.v0 = v0;
   body.state = t.state();
   body.step_us = t.step_us.get();
@@ -210,7 +179,8 @@ replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::Varia
   const Stream stream;
   const replay::ReplayProgram program = replay::compile_program(g);
   r.max_live = program.max_live;
-  const DeviceProblem problem(g, program, b, pricing, stream.get());
+  const replay::SlotTable slots = replay::slot_table(g, b, pricing);
+  const DeviceProblem problem(g, program, slots, stream.get());
   // 2. Tile width from the memory left once the problem is on the device.
   size_t free_bytes = 0, total_bytes = 0;
   LUMOS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));

@@ -15,6 +15,7 @@
 #include "replay/critical_path.hpp"
 #include "replay/reference_replay.hpp"
 #include "replay/replay_program.hpp"
+#include "replay/slot_table.hpp"
 
 namespace lumos::replay {
 
@@ -115,9 +116,8 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
   BatchResult r;
   init_result(g, b, "cpu", &r);
   const BatchGraphView view = graph_view(g);
-  const BatchGemmView gemm_view = pricing ? pricing->view() : BatchGemmView{};
-  const BatchGemmView* gemm = pricing ? &gemm_view : nullptr;
   reprice_busy(g, b, pricing, &r);
+  const SlotTable slots = slot_table(g, b, pricing);
 
   // The graph as a program over live-state registers: the state is max_live x tile.
   ReplayProgram own;
@@ -142,19 +142,15 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
                  reinterpret_cast<float*>(buf.get() + plane * (sizeof(double) + sizeof(float)))};
     std::vector<double> end(tile), step_end(steps * tile), step_begin(steps * tile);
     std::vector<float> end_compute(tile), end_comm(tile);
-    std::array<std::vector<InverseSpeed>, kNumNodeClasses> inverse;
-    for (auto& x : inverse) x.resize(tile);
+
     constexpr double kNone = -std::numeric_limits<double>::infinity();
     for (uint32_t t; (t = next.fetch_add(1)) < tiles;) {
       const uint32_t v0 = t * tile, w = std::min(tile, b.count - v0);
       std::fill(end.begin(), end.end(), kNone);
       std::fill(step_end.begin(), step_end.end(), kNone);
-      for (int c = 0; c < kNumNodeClasses; ++c)
-        for (uint32_t v = 0; v < w; ++v)
-          inverse[c][v].inverse = 1.0 / static_cast<double>(b.speed[c][v0 + v]);
       for (const uint32_t node : prog.order) {
         const uint32_t reg = prog.dst[node];
-        batch_node_update(view, s, node, 0, w, inverse[view.cls[node]].data(), gemm, v0,
+        batch_node_update(view, s, node, 0, w, slots.row(slots.node_slot[node]) + v0,
                           prog.op_reg.data(), reg);
         const size_t row = static_cast<size_t>(reg) * tile;
         const double* f = s.finish_us + row;
@@ -191,23 +187,17 @@ BatchResult batch_replay_device_body(const graph::Graph& g, const VariantBatch& 
   r.backend = "device body on the cpu";
   const ReplayProgram prog = compile_program(g);
   r.max_live = prog.max_live;
-  // Speed factors as one [class][variant] array, as the device holds them.
-  std::vector<float> speed(static_cast<size_t>(kNumNodeClasses) * b.count);
-  for (int c = 0; c < kNumNodeClasses; ++c)
-    std::copy(b.speed[c].begin(), b.speed[c].end(),
-              speed.begin() + static_cast<size_t>(c) * b.count);
+  const SlotTable slots = slot_table(g, b, pricing);
   const uint32_t w = b.count, steps = static_cast<uint32_t>(g.steps.size());
   const size_t plane = static_cast<size_t>(prog.max_live) * w;
   std::vector<double> finish(plane), step_us(static_cast<size_t>(steps) * w),
       step_begin(static_cast<size_t>(steps) * w), makespan(w);
   std::vector<float> path_compute(plane), path_comm(plane), cp_compute(w), cp_comm(w);
-  const BatchGemmView gemm = pricing ? pricing->view() : BatchGemmView{};
   ProgramThread body{graph_view(g),
                      program_view(prog, g),
-                     gemm,
-                     pricing != nullptr,
-                     speed.data(),
-                     b.count,
+                     slots.node_slot.data(),
+                     slots.factor.data(),
+                     slots.variants,
                      0,
                      BatchState{w, finish.data(), path_compute.data(), path_comm.data()},
                      step_us.data(),

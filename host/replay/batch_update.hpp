@@ -52,9 +52,6 @@ static_assert(kClassMemory == static_cast<uint8_t>(graph::NodeClass::kMemory));
 // Speed factors are indexed by class: kMemory is the last graph::NodeClass.
 static_assert(kNumNodeClasses == static_cast<int>(graph::NodeClass::kMemory) + 1);
 
-// "The node's own row" for batch_node_update's dst_row.
-constexpr uint32_t kNodeRow = UINT32_MAX;
-
 // Duration of node n in the variant whose speed factor for n's class is `speed`.
 LUMOS_HD double batch_duration(double base_us, float speed) {
   return base_us / static_cast<double>(speed);
@@ -75,9 +72,8 @@ LUMOS_HD double batch_duration(double base_us, InverseSpeed s) {
 // tiles (the loops over v vectorize: every access is a contiguous row), the GPU one variant per
 // thread.
 // Duration of node n in row variant v (absolute variant v0 + v).
-template <typename Speed>
 LUMOS_HD double batch_node_duration(const BatchGraphView& g, const BatchGemmView* gemm, uint32_t n,
-                                    uint32_t v, uint32_t v0, const Speed* speed) {
+                                    uint32_t v, uint32_t v0, const float* speed) {
   if (gemm && gemm->node_key[n] >= 0) {
     const int32_t key = gemm->node_key[n];
     const int64_t* sh = gemm->shape + 4 * static_cast<int64_t>(key);
@@ -89,18 +85,18 @@ LUMOS_HD double batch_node_duration(const BatchGraphView& g, const BatchGemmView
   return batch_duration(g.base_dur_us[n], speed[v]);
 }
 
-// State rows: by default one per node (row n holds node n). A replay program
-// (replay_program.hpp) passes its registers instead: `operand_row` lists the row of each
-// predecessor edge (in pred_index order) and `dst_row` the row n's finish goes to.
-template <typename Speed>
+// One instruction of a replay program (replay_program.hpp) for the variants [v_begin, v_end) of
+// a tile: start = max over predecessors (finish + lag), read from the registers `operand_row`
+// lists (in pred_index order); finish = start + traced duration x factor[v], where `factor` is
+// the node's slot row of the slot table (slot_table.hpp) at the tile's first variant; written to
+// register `dst_row`. The path bookkeeping follows the first predecessor reaching the maximum.
+// The CPU backend passes whole tiles (the loops over v vectorize: every access is a contiguous
+// row), the GPU one variant per thread.
 LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, uint32_t n,
-                                uint32_t v_begin, uint32_t v_end, const Speed* speed,
-                                const BatchGemmView* gemm = nullptr, uint32_t v0 = 0,
-                                const uint32_t* operand_row = nullptr,
-                                uint32_t dst_row = kNodeRow) {
+                                uint32_t v_begin, uint32_t v_end, const double* factor,
+                                const uint32_t* operand_row, uint32_t dst_row) {
   const uint32_t b = g.pred_offset[n], e = g.pred_offset[n + 1];
-  const uint32_t* rows = operand_row ? operand_row : g.pred_index;
-  const uint64_t out = dst_row == kNodeRow ? n : dst_row;
+  const uint64_t out = dst_row;
   double* fn = s.finish_us + out * s.stride;
   float* cn = s.cp_compute_us + out * s.stride;
   float* mn = s.cp_comm_us + out * s.stride;
@@ -108,7 +104,7 @@ LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, ui
     for (uint32_t v = v_begin; v < v_end; ++v) fn[v] = 0.0, cn[v] = 0.0f, mn[v] = 0.0f;
   } else {
     {
-      const uint64_t row = static_cast<uint64_t>(rows[b]) * s.stride;
+      const uint64_t row = static_cast<uint64_t>(operand_row[b]) * s.stride;
       const double lag = g.pred_lag_us[b];
       const double* fp = s.finish_us + row;
       const float* cp = s.cp_compute_us + row;
@@ -116,7 +112,7 @@ LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, ui
       for (uint32_t v = v_begin; v < v_end; ++v) fn[v] = fp[v] + lag, cn[v] = cp[v], mn[v] = mp[v];
     }
     for (uint32_t k = b + 1; k < e; ++k) {
-      const uint64_t row = static_cast<uint64_t>(rows[k]) * s.stride;
+      const uint64_t row = static_cast<uint64_t>(operand_row[k]) * s.stride;
       const double lag = g.pred_lag_us[k];
       const double* fp = s.finish_us + row;
       const float* cp = s.cp_compute_us + row;
@@ -132,29 +128,18 @@ LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, ui
   }
   const double base = g.base_dur_us[n];
   const uint8_t c = g.cls[n];
-  if (gemm && gemm->node_key[n] >= 0) {
-    for (uint32_t v = v_begin; v < v_end; ++v) {
-      const double dur = batch_node_duration(g, gemm, n, v, v0, speed);
-      fn[v] += dur;
-      if (c == kClassComm)
-        mn[v] += static_cast<float>(dur);
-      else if (c == kClassCompute || c == kClassMemory)
-        cn[v] += static_cast<float>(dur);
-    }
-    return;
-  }
   if (c == kClassCompute || c == kClassMemory) {
     for (uint32_t v = v_begin; v < v_end; ++v) {
-      const double dur = batch_duration(base, speed[v]);
+      const double dur = base * factor[v];
       fn[v] += dur, cn[v] += static_cast<float>(dur);
     }
   } else if (c == kClassComm) {
     for (uint32_t v = v_begin; v < v_end; ++v) {
-      const double dur = batch_duration(base, speed[v]);
+      const double dur = base * factor[v];
       fn[v] += dur, mn[v] += static_cast<float>(dur);
     }
   } else {
-    for (uint32_t v = v_begin; v < v_end; ++v) fn[v] += batch_duration(base, speed[v]);
+    for (uint32_t v = v_begin; v < v_end; ++v) fn[v] += base * factor[v];
   }
 }
 

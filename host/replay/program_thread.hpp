@@ -32,10 +32,9 @@ constexpr double kNoFinish = -1e300;
 struct ProgramThread {
   BatchGraphView graph;
   ProgramView program;
-  BatchGemmView gemm;
-  bool priced = false;
-  const float* speed = nullptr;  // [class][variant], `speed_stride` variants per class
-  uint32_t speed_stride = 0;
+  const uint32_t* node_slot = nullptr;  // [node]: its slot (slot_table.hpp)
+  const double* slot_factor = nullptr;  // [slot][variant], `slot_stride` variants per slot
+  uint32_t slot_stride = 0;
   uint32_t v0 = 0;                 // absolute index of the tile's first variant
   BatchState state;                // [register][width]; stride = the tile's width
   double* step_us = nullptr;       // [step][width]: the step's end, then its duration
@@ -52,10 +51,10 @@ struct ProgramThread {
     for (uint32_t i = 0; i < program.nodes; ++i) {
       const uint32_t n = program.order[i];
       const uint32_t reg = program.dst[n];
-      // The factors of this thread's variant sit at index v of the pointer passed.
+      // The factor of this thread's variant sits at index v of the row passed.
       batch_node_update(graph, state, n, v, v + 1,
-                        speed + static_cast<uint64_t>(graph.cls[n]) * speed_stride + v0,
-                        priced ? &gemm : nullptr, v0, program.op_reg, reg);
+                        slot_factor + static_cast<uint64_t>(node_slot[n]) * slot_stride + v0,
+                        program.op_reg, reg);
       const uint64_t at = static_cast<uint64_t>(reg) * w + v;
       const double f = state.finish_us[at];
       if (program.may_end[n] && f > end)

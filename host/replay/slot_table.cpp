@@ -1,0 +1,35 @@
+#include "replay/slot_table.hpp"
+
+#include "cost/dtype.hpp"
+#include "cost/gemm_core.hpp"
+
+namespace lumos::replay {
+
+SlotTable slot_table(const graph::Graph& g, const VariantBatch& b, const GemmPricing* pricing) {
+  b.validate();
+  SlotTable t;
+  const uint32_t keys = pricing ? pricing->keys() : 0;
+  t.slots = kNumNodeClasses + keys;
+  t.variants = b.count;
+  t.node_slot.resize(g.num_nodes());
+  for (graph::NodeId n = 0; n < g.num_nodes(); ++n)
+    t.node_slot[n] = pricing && pricing->node_key[n] >= 0
+                         ? kNumNodeClasses + static_cast<uint32_t>(pricing->node_key[n])
+                         : static_cast<uint32_t>(g.cls[n]);
+  t.factor.resize(static_cast<size_t>(t.slots) * b.count);
+  for (int c = 0; c < kNumNodeClasses; ++c)
+    for (uint32_t v = 0; v < b.count; ++v)
+      t.factor[static_cast<size_t>(c) * b.count + v] = 1.0 / static_cast<double>(b.speed[c][v]);
+  for (uint32_t k = 0; k < keys; ++k) {
+    const int64_t* sh = pricing->shape.data() + 4 * static_cast<size_t>(k);
+    for (uint32_t v = 0; v < b.count; ++v) {
+      const cost::GemmCoreParams& p =
+          pricing->params[pricing->variant_gpu[v] * cost::kNumDtypes + pricing->dtype[k]];
+      t.factor[static_cast<size_t>(kNumNodeClasses + k) * b.count + v] =
+          cost::gemm_core_time(p, sh[0], sh[1], sh[2], sh[3]).time_us / pricing->traced_us[k];
+    }
+  }
+  return t;
+}
+
+}  // namespace lumos::replay
