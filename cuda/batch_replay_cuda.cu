@@ -37,8 +37,11 @@ struct DeviceProblem {
   // The program.
   DeviceBuffer<uint32_t> order, dst, op_reg, marks_offset, marks_step;
   DeviceBuffer<uint8_t> may_end, may_end_step;
-  DeviceBuffer<uint32_t> node_slot;  // [node]
-  DeviceBuffer<double> slot_factor;  // [slot][variant]
+  // The slot table (slot_table.hpp).
+  DeviceBuffer<uint32_t> node_slot;
+  DeviceBuffer<double> class_factor, gemm_factor;
+  DeviceBuffer<uint16_t> variant_gpu;
+  uint32_t gpus;
 
   DeviceProblem(const graph::Graph& g, const replay::ReplayProgram& prog,
                 const replay::SlotTable& slots, cudaStream_t stream)
@@ -60,7 +63,10 @@ struct DeviceProblem {
         may_end(to_device(prog.may_end, stream)),
         may_end_step(to_device(prog.may_end_step, stream)),
         node_slot(to_device(slots.node_slot, stream)),
-        slot_factor(to_device(slots.factor, stream)) {
+        class_factor(to_device(slots.class_factor, stream)),
+        gemm_factor(to_device(slots.gemm_factor, stream)),
+        variant_gpu(to_device(slots.variant_gpu, stream)),
+        gpus(slots.gpus) {
     LUMOS_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host copies may go now
   }
 
@@ -71,6 +77,10 @@ struct DeviceProblem {
             pred_lag_us.get(),
             dur_us.get(),
             reinterpret_cast<const uint8_t*>(cls.get())};
+  }
+  replay::SlotView slot_view() const {
+    return {node_slot.get(),   class_factor.get(), gemm_factor.get(),
+            variant_gpu.get(), variants,           gpus};
   }
   replay::ProgramView program_view() const {
     replay::ProgramView v;
@@ -132,9 +142,7 @@ void launch_batch_replay(const DeviceProblem& p, const DeviceTile& t, uint32_t v
   replay::ProgramThread body;
   body.graph = p.graph_view();
   body.program = p.program_view();
-  body.node_slot = p.node_slot.get();
-  body.slot_factor = p.slot_factor.get();
-  body.slot_stride = p.variants;
+  body.slots = p.slot_view();
   body.v0 = v0;
   body.state = t.state();
   body.step_us = t.step_us.get();

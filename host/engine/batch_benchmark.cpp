@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/thread_pool.hpp"
 #include "graph/synthetic_graph.hpp"
 #include "replay/batch_replay.hpp"
 #include "replay/reference_replay.hpp"
@@ -75,9 +76,15 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
   r.seconds_per_launch = seconds_since(t0) / runs;
   if (backend == Backend::kCpu) {
     r.max_live = program.max_live;
-    // Per thread: three [register][tile] planes (16 B per register and variant), tiles of at
-    // most the batch; at most one tile per variant in flight over all threads.
-    r.state_bytes = 16.0 * r.max_live * req.variants;
+    // In flight: one tile per working thread, 16 B per register and variant.
+    const unsigned threads = worker_threads(0);
+    const uint32_t tile =
+        std::min(replay::batch_cpu_tile(program.max_live, static_cast<uint32_t>(g.steps.size()),
+                                        req.variants, threads),
+                 req.variants);
+    const uint64_t tiles = (uint64_t{req.variants} + tile - 1) / tile;
+    r.state_bytes =
+        16.0 * r.max_live * tile * static_cast<double>(std::min<uint64_t>(threads, tiles));
     r.state_fraction = r.state_bytes / (8.0 * g.num_nodes() * req.variants);
   }
   r.node_variants_per_s = static_cast<double>(g.num_nodes()) * req.variants / r.seconds_per_launch;

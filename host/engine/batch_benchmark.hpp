@@ -29,8 +29,8 @@ struct BatchBenchmark {
   // for the CPU backend only, 0 otherwise.
   double machine_copy_bytes_per_s = 0;
   double fraction_of_copy_bandwidth = 0;
-  // The replay program's registers, and the state a launch keeps against a [node][variant]
-  // state of 8-byte finish times (CPU backend).
+  // The replay program's registers, and the state a launch keeps in flight (one tile per working
+  // thread) against a [node][variant] state of 8-byte finish times (CPU backend).
   uint32_t max_live = 0;
   double compile_s = 0;  // compiling the graph into its program, once (not in the launches)
   double state_bytes = 0;

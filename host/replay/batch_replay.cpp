@@ -94,19 +94,32 @@ void reprice_busy(const graph::Graph& g, const VariantBatch& b, const GemmPricin
   }
 }
 
-// Variants per tile: wide enough that the per-instruction work (operand rows, lags, the class
-// factor) is spread over many variants, small enough that a thread's state (max_live rows of 16
-// bytes per variant) stays in a core's L2, and leaving every thread a tile.
-uint32_t auto_tile(uint32_t max_live, uint32_t variants, unsigned threads) {
-  constexpr uint64_t kStateBytes = 2048 * 1024;
-  constexpr uint32_t kMaxTile = 256, kMinTile = 8;
-  uint32_t tile = kMaxTile;
-  while (tile > kMinTile && static_cast<uint64_t>(max_live) * tile * 16 > kStateBytes) tile /= 2;
-  while (tile > kMinTile && (variants + tile - 1) / tile < threads) tile /= 2;
-  return tile;
-}
+// Slot factors of a tile's variants, as batch_node_update reads them.
+struct RowFactor {
+  const double* row;
+  double operator()(uint32_t v) const { return row[v]; }
+};
+struct GemmFactor {
+  const double* by_gpu;    // the shape's factor per GPU
+  const uint16_t* gpu_of;  // per variant of the tile
+  double operator()(uint32_t v) const { return by_gpu[gpu_of[v]]; }
+};
 
 }  // namespace
+
+uint32_t batch_cpu_tile(uint32_t max_live, uint32_t steps, uint32_t variants, unsigned threads) {
+  // Wide enough that the per-instruction work (operand rows, lags, the slot) is spread over many
+  // variants; small enough that a thread's state (16 bytes per register and variant, 16 per step
+  // for its end and start) stays near the core; and leaving every thread a tile.
+  constexpr uint64_t kStateBytes = 2048 * 1024;
+  constexpr uint32_t kMaxTile = 256, kMinTile = 8;
+  const uint64_t per_variant = 16 * (static_cast<uint64_t>(max_live) + steps);
+  uint32_t tile = kMaxTile;
+  while (tile > kMinTile && per_variant * tile > kStateBytes) tile /= 2;
+  while (tile > kMinTile && (static_cast<uint64_t>(variants) + tile - 1) / tile < threads)
+    tile /= 2;
+  return tile;
+}
 
 BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint32_t tile,
                              unsigned threads, const GemmPricing* pricing,
@@ -123,13 +136,15 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
   ReplayProgram own;
   if (!program) own = compile_program(g);
   const ReplayProgram& prog = program ? *program : own;
-  LUMOS_EXPECT(prog.nodes == g.num_nodes() && prog.op_reg.size() == g.num_edges(),
+  LUMOS_EXPECT(prog.nodes == g.num_nodes() && prog.order.size() == g.num_nodes() &&
+                   prog.op_reg.size() == g.num_edges() && prog.marks_step.size() == g.steps.size(),
                "batch replay: the program was compiled from another graph");
   r.max_live = prog.max_live;
   if (threads == 0) threads = worker_threads(0);
-  if (tile == 0) tile = auto_tile(prog.max_live, b.count, threads);
+  if (tile == 0)
+    tile = batch_cpu_tile(prog.max_live, static_cast<uint32_t>(g.steps.size()), b.count, threads);
   tile = std::min(tile, b.count);  // no wider than the batch
-  const uint32_t tiles = (b.count + tile - 1) / tile;
+  const uint32_t tiles = static_cast<uint32_t>((static_cast<uint64_t>(b.count) + tile - 1) / tile);
   threads = std::min<unsigned>(threads, tiles);
   const size_t steps = g.steps.size();
   std::atomic<uint32_t> next{0};
@@ -150,8 +165,18 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
       std::fill(step_end.begin(), step_end.end(), kNone);
       for (const uint32_t node : prog.order) {
         const uint32_t reg = prog.dst[node];
-        batch_node_update(view, s, node, 0, w, slots.row(slots.node_slot[node]) + v0,
-                          prog.op_reg.data(), reg);
+        const uint32_t slot = slots.node_slot[node];
+        if (slot < kNumNodeClasses)  // a contiguous row of class factors
+          batch_node_update(
+              view, s, node, 0, w,
+              RowFactor{slots.class_factor.data() + static_cast<size_t>(slot) * b.count + v0},
+              prog.op_reg.data(), reg);
+        else  // a GEMM shape: its factor on each variant's GPU
+          batch_node_update(view, s, node, 0, w,
+                            GemmFactor{slots.gemm_factor.data() +
+                                           static_cast<size_t>(slot - kNumNodeClasses) * slots.gpus,
+                                       slots.variant_gpu.data() + v0},
+                            prog.op_reg.data(), reg);
         const size_t row = static_cast<size_t>(reg) * tile;
         const double* f = s.finish_us + row;
         const float* c = s.cp_compute_us + row;
@@ -195,9 +220,7 @@ BatchResult batch_replay_device_body(const graph::Graph& g, const VariantBatch& 
   std::vector<float> path_compute(plane), path_comm(plane), cp_compute(w), cp_comm(w);
   ProgramThread body{graph_view(g),
                      program_view(prog, g),
-                     slots.node_slot.data(),
-                     slots.factor.data(),
-                     slots.variants,
+                     slots.view(),
                      0,
                      BatchState{w, finish.data(), path_compute.data(), path_comm.data()},
                      step_us.data(),

@@ -19,6 +19,8 @@ struct BatchResult {
   std::vector<std::vector<double>> step_us;                  // [step][variant], graph.steps order
   std::array<std::vector<double>, kNumNodeClasses> busy_us;  // [class][variant]: summed durations
   std::vector<std::vector<double>> resource_busy_us;  // [graph resource][variant], for energy
+  // On exact ties the node that ends the replay (whose path these describe) is the first in the
+  // replay program's order, which may not be the reference's; the makespan is the same.
   std::vector<double> cp_compute_us;  // [variant]: compute + memory on the critical path
   std::vector<double> cp_comm_us;     // [variant]: communication on it
   uint32_t max_live = 0;  // registers of the replay program (CPU backend), 0 when not compiled
@@ -28,6 +30,9 @@ struct BatchResult {
 // are tiled so each thread's state is `tile` variants wide ([register][tile] planes). Throws
 // InputError on an invalid batch.
 // With `pricing`, GEMM nodes take the cost model's ratio for each variant's GPU.
+// The CPU backend's tile (variants per thread) for a program of `max_live` registers.
+uint32_t batch_cpu_tile(uint32_t max_live, uint32_t steps, uint32_t variants, unsigned threads);
+
 // `tile` 0 picks one from the program's size (state within a core's L2). `program`: the graph's
 // compiled program when the caller keeps one for several launches, else compiled here.
 BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint32_t tile = 0,

@@ -87,13 +87,14 @@ LUMOS_HD double batch_node_duration(const BatchGraphView& g, const BatchGemmView
 
 // One instruction of a replay program (replay_program.hpp) for the variants [v_begin, v_end) of
 // a tile: start = max over predecessors (finish + lag), read from the registers `operand_row`
-// lists (in pred_index order); finish = start + traced duration x factor[v], where `factor` is
-// the node's slot row of the slot table (slot_table.hpp) at the tile's first variant; written to
-// register `dst_row`. The path bookkeeping follows the first predecessor reaching the maximum.
-// The CPU backend passes whole tiles (the loops over v vectorize: every access is a contiguous
-// row), the GPU one variant per thread.
+// lists (in pred_index order); finish = start + traced duration x factor(v), where `factor` gives
+// the node's slot factor (slot_table.hpp) of row variant v; written to register `dst_row`. The path
+// bookkeeping follows the first predecessor reaching the maximum. The CPU backend passes whole
+// tiles (the loops over v vectorize: every access is a contiguous row), the GPU one variant per
+// thread.
+template <class Factor>
 LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, uint32_t n,
-                                uint32_t v_begin, uint32_t v_end, const double* factor,
+                                uint32_t v_begin, uint32_t v_end, const Factor& factor,
                                 const uint32_t* operand_row, uint32_t dst_row) {
   const uint32_t b = g.pred_offset[n], e = g.pred_offset[n + 1];
   const uint64_t out = dst_row;
@@ -130,16 +131,16 @@ LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, ui
   const uint8_t c = g.cls[n];
   if (c == kClassCompute || c == kClassMemory) {
     for (uint32_t v = v_begin; v < v_end; ++v) {
-      const double dur = base * factor[v];
+      const double dur = base * factor(v);
       fn[v] += dur, cn[v] += static_cast<float>(dur);
     }
   } else if (c == kClassComm) {
     for (uint32_t v = v_begin; v < v_end; ++v) {
-      const double dur = base * factor[v];
+      const double dur = base * factor(v);
       fn[v] += dur, mn[v] += static_cast<float>(dur);
     }
   } else {
-    for (uint32_t v = v_begin; v < v_end; ++v) fn[v] += base * factor[v];
+    for (uint32_t v = v_begin; v < v_end; ++v) fn[v] += base * factor(v);
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "common/hd.hpp"
 #include "replay/batch_update.hpp"
+#include "replay/slot_table.hpp"
 
 namespace lumos::replay {
 
@@ -26,15 +27,19 @@ struct ProgramView {
   uint32_t steps = 0;
 };
 
+// One variant's factor for the node at hand.
+struct ConstantFactor {
+  double f;
+  LUMOS_HD double operator()(uint32_t) const { return f; }
+};
+
 // Below every finish time: the end of a step none of whose nodes has finished yet.
 constexpr double kNoFinish = -1e300;
 
 struct ProgramThread {
   BatchGraphView graph;
   ProgramView program;
-  const uint32_t* node_slot = nullptr;  // [node]: its slot (slot_table.hpp)
-  const double* slot_factor = nullptr;  // [slot][variant], `slot_stride` variants per slot
-  uint32_t slot_stride = 0;
+  SlotView slots;
   uint32_t v0 = 0;                 // absolute index of the tile's first variant
   BatchState state;                // [register][width]; stride = the tile's width
   double* step_us = nullptr;       // [step][width]: the step's end, then its duration
@@ -51,10 +56,8 @@ struct ProgramThread {
     for (uint32_t i = 0; i < program.nodes; ++i) {
       const uint32_t n = program.order[i];
       const uint32_t reg = program.dst[n];
-      // The factor of this thread's variant sits at index v of the row passed.
-      batch_node_update(graph, state, n, v, v + 1,
-                        slot_factor + static_cast<uint64_t>(node_slot[n]) * slot_stride + v0,
-                        program.op_reg, reg);
+      const double factor = slots.factor(slots.node_slot[n], v0 + v);
+      batch_node_update(graph, state, n, v, v + 1, ConstantFactor{factor}, program.op_reg, reg);
       const uint64_t at = static_cast<uint64_t>(reg) * w + v;
       const double f = state.finish_us[at];
       if (program.may_end[n] && f > end)

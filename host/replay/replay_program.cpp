@@ -1,8 +1,11 @@
 #include "replay/replay_program.hpp"
 
+#include "common/error.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <queue>
+#include <string>
 #include <utility>
 
 namespace lumos::replay {
@@ -43,6 +46,9 @@ ReplayProgram compile_program(const graph::Graph& g) {
     for (uint32_t e = succ.offset[u + 1]; e-- > succ.offset[u];)
       if (--waiting[succ.index[e]] == 0) make_ready(succ.index[e]);
   }
+  LUMOS_EXPECT(p.order.size() == n, "replay program: the graph has a cycle (" +
+                                        std::to_string(n - p.order.size()) +
+                                        " nodes never become ready)");
   // Position of each node in the order, and the last instruction that reads it.
   std::vector<uint32_t> at(n);
   for (uint32_t i = 0; i < n; ++i) at[p.order[i]] = i;

@@ -16,17 +16,24 @@ SlotTable slot_table(const graph::Graph& g, const VariantBatch& b, const GemmPri
     t.node_slot[n] = pricing && pricing->node_key[n] >= 0
                          ? kNumNodeClasses + static_cast<uint32_t>(pricing->node_key[n])
                          : static_cast<uint32_t>(g.cls[n]);
-  t.factor.resize(static_cast<size_t>(t.slots) * b.count);
+  t.class_factor.resize(static_cast<size_t>(kNumNodeClasses) * b.count);
   for (int c = 0; c < kNumNodeClasses; ++c)
     for (uint32_t v = 0; v < b.count; ++v)
-      t.factor[static_cast<size_t>(c) * b.count + v] = 1.0 / static_cast<double>(b.speed[c][v]);
+      t.class_factor[static_cast<size_t>(c) * b.count + v] =
+          1.0 / static_cast<double>(b.speed[c][v]);
+  if (keys == 0) return t;
+  t.gpus = static_cast<uint32_t>(pricing->params.size() / cost::kNumDtypes);
+  t.variant_gpu = pricing->variant_gpu;
+  t.gemm_factor.resize(static_cast<size_t>(keys) * t.gpus);
   for (uint32_t k = 0; k < keys; ++k) {
     const int64_t* sh = pricing->shape.data() + 4 * static_cast<size_t>(k);
-    for (uint32_t v = 0; v < b.count; ++v) {
-      const cost::GemmCoreParams& p =
-          pricing->params[pricing->variant_gpu[v] * cost::kNumDtypes + pricing->dtype[k]];
-      t.factor[static_cast<size_t>(kNumNodeClasses + k) * b.count + v] =
-          cost::gemm_core_time(p, sh[0], sh[1], sh[2], sh[3]).time_us / pricing->traced_us[k];
+    for (uint32_t gi = 0; gi < t.gpus; ++gi) {
+      const cost::GemmCoreParams& p = pricing->params[gi * cost::kNumDtypes + pricing->dtype[k]];
+      // gemm_pricing keys only shapes every GPU of the table has the dtype for; guard anyway.
+      const bool used = p.per_sm_flops_us > 0;
+      t.gemm_factor[static_cast<size_t>(k) * t.gpus + gi] =
+          used ? cost::gemm_core_time(p, sh[0], sh[1], sh[2], sh[3]).time_us / pricing->traced_us[k]
+               : 0.0;
     }
   }
   return t;

@@ -1,27 +1,52 @@
 // Variants as slot tables (DESIGN.md "Variants and slots"): every node names a slot, and a
-// variant gives each slot a factor on the node's traced duration. The host computes the table
-// once per batch (the cost model asked once per slot and variant, not per node); the engines
-// then only multiply: duration(n, v) = traced(n) x factor[slot(n)][v].
+// variant gives each slot a factor on the node's traced duration, computed on the host once per
+// batch (the cost model asked once per slot and GPU, not per node); the engines then only
+// multiply: duration(n, v) = traced(n) x factor(slot(n), v).
 //
-// Slots of a traced graph today: one per node class (the class's speed factor, as a reciprocal)
-// and one per GEMM shape the trace gives (the cost model's time on the variant's GPU over its
-// time on the traced GPU).
+// Slots of a traced graph today: one per node class (the reciprocal of the class's speed factor,
+// per variant) and one per GEMM shape the trace gives (the cost model's time on the variant's
+// GPU over its time on the traced GPU). A GEMM factor depends on the variant only through its
+// GPU, so it is kept per (shape, GPU): the table grows with variants by 5 doubles and a GPU
+// index each, however many shapes there are.
 #pragma once
 #include <cstdint>
 #include <vector>
 
+#include "common/hd.hpp"
 #include "graph/graph.hpp"
 #include "replay/gemm_table.hpp"
 #include "replay/variant_batch.hpp"
 
 namespace lumos::replay {
 
+// The table as the engines read it (raw arrays; also on the device).
+struct SlotView {
+  const uint32_t* node_slot = nullptr;    // [node]
+  const double* class_factor = nullptr;   // [class][variant]
+  const double* gemm_factor = nullptr;    // [shape][gpu]
+  const uint16_t* variant_gpu = nullptr;  // [variant], null without GEMM slots
+  uint32_t variants = 0, gpus = 0;
+
+  LUMOS_HD double factor(uint32_t slot, uint32_t v) const {
+    return slot < kNumNodeClasses
+               ? class_factor[static_cast<uint64_t>(slot) * variants + v]
+               : gemm_factor[static_cast<uint64_t>(slot - kNumNodeClasses) * gpus + variant_gpu[v]];
+  }
+};
+
 struct SlotTable {
-  uint32_t slots = 0, variants = 0;
-  std::vector<uint32_t> node_slot;  // [node]
-  std::vector<double> factor;       // [slot][variant]
-  const double* row(uint32_t slot) const {
-    return factor.data() + static_cast<uint64_t>(slot) * variants;
+  uint32_t slots = 0, variants = 0, gpus = 0;
+  std::vector<uint32_t> node_slot;
+  std::vector<double> class_factor;
+  std::vector<double> gemm_factor;
+  std::vector<uint16_t> variant_gpu;
+  SlotView view() const {
+    return {node_slot.data(),
+            class_factor.data(),
+            gemm_factor.empty() ? nullptr : gemm_factor.data(),
+            variant_gpu.empty() ? nullptr : variant_gpu.data(),
+            variants,
+            gpus};
   }
 };
 
