@@ -52,12 +52,13 @@ WhatifAnswer run_whatif(const graph::LoadedInput& in, const WhatifRequest& req,
   WhatifAnswer a;
   a.traced_gpu = traced_gpu_of(in, req.traced_gpu, db);
   graph::Graph edited;
+  // The traces' kernels, classified once: for the edits and for pricing GEMMs per GPU.
+  const whatif::TracedKernels tk = whatif::classify_traced(in.tables(), db);
   if (req.edits()) {
     LUMOS_EXPECT(!in.tables().empty(), "lumos whatif: " + in.label +
                                            ": editing a job needs its traces, not a .lgraph file");
     LUMOS_EXPECT(req.dp >= 0 && req.dp <= 1'000'000,
                  "lumos whatif: --dp: expected a degree from 1 to 1000000");
-    const whatif::TracedKernels tk = whatif::classify_traced(in.tables(), db);
     a.structure = whatif::recognise_job(tk);
     const cost::GpuSpec& gpu = db.gpu(a.traced_gpu);
     const cost::Topology& traced_topo = req.traced_topology.empty()
@@ -81,7 +82,8 @@ WhatifAnswer run_whatif(const graph::LoadedInput& in, const WhatifRequest& req,
   a.grid = whatif::build_grid(db, a.traced_gpu, gpus, axes, g.num_nodes());
   // GEMMs with known shapes are priced per GPU by the cost model (the trace gives the shapes).
   replay::GemmPricing pricing;
-  if (in.table) pricing = whatif::gemm_pricing(g, *in.table, db, a.traced_gpu, a.grid.variant_gpu);
+  if (!tk.tables.empty())
+    pricing = whatif::gemm_pricing(g, tk, db, a.traced_gpu, a.grid.variant_gpu);
   a.gemm_kernels_priced = pricing.priced_nodes();
   a.result = engine::batch_replay(g, a.grid.batch, req.backend,
                                   a.gemm_kernels_priced > 0 ? &pricing : nullptr);

@@ -14,6 +14,12 @@ using replay::GemmPricing;
 GemmPricing gemm_pricing(const graph::Graph& g, const trace::EventTable& t,
                          const cost::KernelsDb& db, const std::string& traced_gpu,
                          const std::vector<std::string>& variant_gpus) {
+  return gemm_pricing(g, classify_traced({&t}, db), db, traced_gpu, variant_gpus);
+}
+
+GemmPricing gemm_pricing(const graph::Graph& g, const TracedKernels& tk, const cost::KernelsDb& db,
+                         const std::string& traced_gpu,
+                         const std::vector<std::string>& variant_gpus) {
   GemmPricing p;
   // GPUs: index 0 is the traced one, then each distinct variant GPU.
   std::vector<const cost::GpuSpec*> gpus{&db.gpu(traced_gpu)};
@@ -34,18 +40,14 @@ GemmPricing gemm_pricing(const graph::Graph& g, const trace::EventTable& t,
           cost::gemm_core_params(db, *gpus[gi], static_cast<cost::Dtype>(d));
       usable[gi * cost::kNumDtypes + d] = true;
     }
-  // Shapes of the traced GEMM kernels, by the kernel's position in the trace file.
-  const cost::TraceCostReport rep = cost::cost_report(db, t);
-  std::map<int64_t, const cost::GemmQuery*> by_file_index;
-  for (const auto& k : rep.kernels)
-    if (k.gemm) by_file_index[t.events[k.event].index] = &*k.gemm;
   std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int>, int32_t> key_of;
   p.node_key.assign(g.num_nodes(), -1);
   for (graph::NodeId v = 1; v < g.num_nodes(); ++v) {
-    if (g.kind[v] != graph::NodeKind::kKernel || g.event[v] < 0) continue;
-    auto it = by_file_index.find(g.event[v]);
-    if (it == by_file_index.end()) continue;
-    const cost::GemmQuery& q = *it->second;
+    if (g.kind[v] != graph::NodeKind::kKernel) continue;
+    size_t table = 0;
+    const cost::ClassifiedKernel* k = tk.kernel_of(g, v, &table);
+    if (!k || !k->gemm) continue;
+    const cost::GemmQuery& q = *k->gemm;
     const int d = static_cast<int>(q.dtype);
     bool all = true;
     for (size_t gi = 0; gi < gpus.size(); ++gi) all = all && usable[gi * cost::kNumDtypes + d];

@@ -134,6 +134,14 @@ TEST(WhatifCli, DescribeAndDpEditOfAGeneratedJob) {
   const double edited = w["variants"].at(0)["replayed_us"].get_double().value();
   EXPECT_GT(edited, unedited) << "a data-parallel group across two nodes reduces slower";
   EXPECT_GE(w["edits"].get_array().size(), 2u);
+  // GEMMs of every rank are repriced per GPU on a folder too.
+  const auto gp = run_lumos("whatif " + job + " --gpus h100,b200 --json");
+  ASSERT_EQ(gp.exit_code, 0) << gp.out;
+  simdjson::dom::parser p3;
+  const simdjson::dom::element gj = p3.parse(gp.out);
+  EXPECT_GT(gj["gemm_kernels_priced"].get_int64().value(), 100);
+  EXPECT_LT(gj["variants"].at(1)["replayed_us"].get_double().value(),
+            gj["variants"].at(0)["replayed_us"].get_double().value());
   const auto n = run_lumos("whatif " + job + " --dp 8 --nic-bandwidth 400GB/s");
   ASSERT_EQ(n.exit_code, 0) << n.out;
   EXPECT_NE(n.out.find("with 400 GB/s NICs"), std::string::npos) << n.out;
