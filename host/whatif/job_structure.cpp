@@ -107,6 +107,7 @@ RepeatPattern find_repeats(const std::vector<uint32_t>& seq, uint32_t max_period
   for (const auto& [b, e] : runs) {
     out.repeats = std::max(out.repeats, static_cast<uint32_t>((e - b) / period));
     out.instances += static_cast<uint32_t>((e - b) / period);
+    out.stretches.emplace_back(static_cast<uint32_t>(b), static_cast<uint32_t>(e));
   }
   return out;
 }
@@ -243,9 +244,9 @@ class StepWindow {
 };
 
 // The compute stream's kernel names (as ids) in the first step of the rank, and their events.
-std::vector<uint32_t> compute_sequence(const trace::EventTable& t, const cost::TraceCostReport& rep,
+std::vector<uint32_t> compute_sequence(const trace::EventTable& t, const StepWindow& in_step,
+                                       const cost::TraceCostReport& rep,
                                        std::vector<const cost::ClassifiedKernel*>* kernels) {
-  const StepWindow in_step(t);
   std::map<int64_t, double> busy_by_stream;  // the stream with the most non-collective time
   for (const auto& k : rep.kernels) {
     const trace::Event& e = t.events[k.event];
@@ -333,24 +334,16 @@ JobStructure recognise_job(const TracedKernels& tk) {
   js.described_rank = tk.ranks[fi];
   // The layer pattern of the lowest traced rank.
   std::vector<const cost::ClassifiedKernel*> kernels;
-  std::vector<uint32_t> seq = compute_sequence(*first, reports[fi], &kernels);
+  const StepWindow in_step(*first);
+  std::vector<uint32_t> seq = compute_sequence(*first, in_step, reports[fi], &kernels);
   js.compute_kernels = static_cast<uint32_t>(seq.size());
   RepeatPattern a = find_repeats(seq);
   // A second pattern among what the first did not cover: the other pass.
   RepeatPattern b;
   if (a.period > 0) {
-    std::vector<uint32_t> rest = seq;
-    for (size_t i = 0; i + a.period < seq.size();) {  // mask the first pattern's stretches
-      if (seq[i] != seq[i + a.period]) {
-        ++i;
-        continue;
-      }
-      size_t j = i;
-      while (j + a.period < seq.size() && seq[j] == seq[j + a.period]) ++j;
-      if (j - i >= a.period)
-        for (size_t x = i; x < j + a.period; ++x) rest[x] = 0x80000000u + static_cast<uint32_t>(x);
-      i = j;
-    }
+    std::vector<uint32_t> rest = seq;  // the first pattern's stretches masked out
+    for (const auto& [from, to] : a.stretches)
+      for (uint32_t x = from; x < to; ++x) rest[x] = 0x80000000u + x;
     b = find_repeats(rest);
   }
   if (b.period > 0 && b.first_kernel < a.first_kernel) std::swap(a, b);
@@ -363,9 +356,8 @@ JobStructure recognise_job(const TracedKernels& tk) {
   auto reducing_in = [&](const RepeatPattern& p) {
     std::set<std::string> out;
     if (p.period == 0) return out;
-    const trace::Event& from = first->events[kernels[p.first_kernel]->event];
-    const trace::Event& to =
-        first->events[kernels[p.first_kernel + p.first_repeats * p.period - 1]->event];
+    const trace::Event& from = first->events[kernels[p.stretches.front().first]->event];
+    const trace::Event& to = first->events[kernels[p.stretches.front().second - 1]->event];
     for (const auto& k : reports[fi].kernels) {
       const trace::Event& e = first->events[k.event];
       if (k.kernel_class != "comm" || e.collective < 0 || e.ts_ns < from.ts_ns ||
@@ -403,7 +395,6 @@ JobStructure recognise_job(const TracedKernels& tk) {
     js.pp_from = "pipeline sends found, but the world size does not give the stage count";
   }
   // Pipeline messages of the described rank's first step.
-  const StepWindow in_step(*first);
   for (const auto& k : reports[fi].kernels) {
     const trace::Event& e = first->events[k.event];
     if (k.kernel_class != "comm" || e.collective < 0 || !in_step(e)) continue;

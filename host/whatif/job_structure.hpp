@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "cost/kernel_classifier.hpp"
@@ -54,6 +55,7 @@ struct RepeatPattern {
   uint32_t instances = 0;      // repetitions over every stretch (layers x passes)
   uint32_t first_repeats = 0;  // repetitions in the first stretch (one pass of one model chunk)
   uint32_t first_kernel = 0;   // position of the first repetition in the sequence
+  std::vector<std::pair<uint32_t, uint32_t>> stretches;  // [begin, end) in the sequence
   std::vector<LayerKernel> kernels;
 };
 

@@ -229,4 +229,24 @@ TEST(WhatifCli, AFolderOfTwoDifferentJobsIsOneLine) {
     lumos::testing::expect_one_line_exit_1(run_lumos("whatif " + tmp.file("a") + edit), "world");
 }
 
+TEST(BatchCli, BenchOnATraceAndAGeneratedIterationReportsTheProgram) {
+  for (const std::string graph : {std::string("generated:gpt3-15b"), std::string("")}) {
+    lumos::testing::TempDir tmp;
+    std::string spec = graph;
+    if (spec.empty()) {  // the demo trace, through the same --graph path as any trace
+      ASSERT_EQ(run_lumos("demo-trace -o " + tmp.file("d.json")).exit_code, 0);
+      spec = tmp.file("d.json");
+    }
+    const auto r = run_lumos("bench batch --backend cpu --variants 16 --json --graph " + spec);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    simdjson::dom::parser parser;
+    const simdjson::dom::element d = parser.parse(r.out);
+    EXPECT_GT(d["max_live"].get_uint64().value(), 0u) << spec;
+    EXPECT_LT(d["max_live"].get_uint64().value(), d["nodes"].get_uint64().value()) << spec;
+    EXPECT_GT(d["node_variants_per_s"].get_double().value(), 0) << spec;
+  }
+  lumos::testing::expect_one_line_exit_1(
+      run_lumos("bench batch --backend cpu --graph generated:nomodel"), "nomodel");
+}
+
 }  // namespace
