@@ -17,6 +17,13 @@
 #include "replay/replay_program.hpp"
 #include "replay/slot_table.hpp"
 
+// GCC and Clang on x86-64 build the tile loop once per instruction set and pick one at load time.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__NVCC__)
+#define LUMOS_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define LUMOS_CPU_CLONES
+#endif
+
 namespace lumos::replay {
 
 namespace {
@@ -105,6 +112,66 @@ struct GemmFactor {
   double operator()(uint32_t v) const { return by_gpu[gpu_of[v]]; }
 };
 
+// A worker's buffers for one tile: the register planes, and the tile's ends (makespan, its path's
+// composition, each step's end and start).
+struct TileBuffers {
+  BatchState state;
+  double* end;
+  float* end_compute;
+  float* end_comm;
+  double* step_end;    // [step][tile]
+  double* step_begin;  // [step][tile]
+};
+
+constexpr double kNoEnd = -std::numeric_limits<double>::infinity();
+
+// Runs the program over the w variants of one tile starting at absolute variant v0. The hot loop
+// of the CPU backend: compiled once per instruction set the build's target has (AVX-512, AVX2 and
+// the baseline), the best one chosen when the program loads, with everything it calls inlined so
+// the per-variant loops vectorize at that width. No fused multiply-add is enabled, so every clone
+// computes the same bits as the reference.
+LUMOS_CPU_CLONES [[gnu::flatten]] void replay_tile(const BatchGraphView& view,
+                                                   const int32_t* step_of,
+                                                   const ReplayProgram& prog,
+                                                   const SlotTable& slots, uint32_t count,
+                                                   uint32_t v0, uint32_t w, size_t steps,
+                                                   const TileBuffers& tb) {
+  const BatchState& s = tb.state;
+  const uint32_t tile = s.stride;
+  for (uint32_t v = 0; v < tile; ++v) tb.end[v] = kNoEnd;
+  for (size_t i = 0; i < steps * tile; ++i) tb.step_end[i] = kNoEnd;
+  for (const uint32_t node : prog.order) {
+    const uint32_t reg = prog.dst[node];
+    const uint32_t slot = slots.node_slot[node];
+    if (slot < kNumNodeClasses)  // a contiguous row of class factors
+      batch_node_update(
+          view, s, node, 0, w,
+          RowFactor{slots.class_factor.data() + static_cast<size_t>(slot) * count + v0},
+          prog.op_reg.data(), reg);
+    else  // a GEMM shape: its factor on each variant's GPU
+      batch_node_update(view, s, node, 0, w,
+                        GemmFactor{slots.gemm_factor.data() +
+                                       static_cast<size_t>(slot - kNumNodeClasses) * slots.gpus,
+                                   slots.variant_gpu.data() + v0},
+                        prog.op_reg.data(), reg);
+    const size_t row = static_cast<size_t>(reg) * tile;
+    const double* f = s.finish_us + row;
+    const float* c = s.cp_compute_us + row;
+    const float* m = s.cp_comm_us + row;
+    if (prog.may_end[node])
+      for (uint32_t v = 0; v < w; ++v)
+        if (f[v] > tb.end[v]) tb.end[v] = f[v], tb.end_compute[v] = c[v], tb.end_comm[v] = m[v];
+    if (step_of[node] >= 0 && prog.may_end_step[node]) {  // per-step end times
+      double* se = tb.step_end + static_cast<size_t>(step_of[node]) * tile;
+      for (uint32_t v = 0; v < w; ++v) se[v] = se[v] > f[v] ? se[v] : f[v];
+    }
+    for (uint32_t k = prog.marks_offset[node]; k < prog.marks_offset[node + 1]; ++k) {
+      double* sb = tb.step_begin + static_cast<size_t>(prog.marks_step[k]) * tile;
+      for (uint32_t v = 0; v < w; ++v) sb[v] = f[v];
+    }
+  }
+}
+
 }  // namespace
 
 uint32_t batch_cpu_tile(uint32_t max_live, uint32_t steps, uint32_t variants, unsigned threads) {
@@ -152,52 +219,25 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
     // One state buffer per thread: three [register][tile] planes in a single allocation.
     const size_t plane = static_cast<size_t>(prog.max_live) * tile;
     std::unique_ptr<char[]> buf(new char[plane * (sizeof(double) + 2 * sizeof(float))]);
-    BatchState s{tile, reinterpret_cast<double*>(buf.get()),
-                 reinterpret_cast<float*>(buf.get() + plane * sizeof(double)),
-                 reinterpret_cast<float*>(buf.get() + plane * (sizeof(double) + sizeof(float)))};
+    TileBuffers tb;
+    tb.state = {tile, reinterpret_cast<double*>(buf.get()),
+                reinterpret_cast<float*>(buf.get() + plane * sizeof(double)),
+                reinterpret_cast<float*>(buf.get() + plane * (sizeof(double) + sizeof(float)))};
     std::vector<double> end(tile), step_end(steps * tile), step_begin(steps * tile);
     std::vector<float> end_compute(tile), end_comm(tile);
-
-    constexpr double kNone = -std::numeric_limits<double>::infinity();
+    tb.end = end.data(), tb.step_end = step_end.data(), tb.step_begin = step_begin.data();
+    tb.end_compute = end_compute.data(), tb.end_comm = end_comm.data();
     for (uint32_t t; (t = next.fetch_add(1)) < tiles;) {
       const uint32_t v0 = t * tile, w = std::min(tile, b.count - v0);
-      std::fill(end.begin(), end.end(), kNone);
-      std::fill(step_end.begin(), step_end.end(), kNone);
-      for (const uint32_t node : prog.order) {
-        const uint32_t reg = prog.dst[node];
-        const uint32_t slot = slots.node_slot[node];
-        if (slot < kNumNodeClasses)  // a contiguous row of class factors
-          batch_node_update(
-              view, s, node, 0, w,
-              RowFactor{slots.class_factor.data() + static_cast<size_t>(slot) * b.count + v0},
-              prog.op_reg.data(), reg);
-        else  // a GEMM shape: its factor on each variant's GPU
-          batch_node_update(view, s, node, 0, w,
-                            GemmFactor{slots.gemm_factor.data() +
-                                           static_cast<size_t>(slot - kNumNodeClasses) * slots.gpus,
-                                       slots.variant_gpu.data() + v0},
-                            prog.op_reg.data(), reg);
-        const size_t row = static_cast<size_t>(reg) * tile;
-        const double* f = s.finish_us + row;
-        const float* c = s.cp_compute_us + row;
-        const float* m = s.cp_comm_us + row;
-        if (prog.may_end[node])
-          for (uint32_t v = 0; v < w; ++v)
-            if (f[v] > end[v]) end[v] = f[v], end_compute[v] = c[v], end_comm[v] = m[v];
-        if (g.step[node] >= 0 && prog.may_end_step[node]) {  // per-step end times
-          double* se = step_end.data() + static_cast<size_t>(g.step[node]) * tile;
-          for (uint32_t v = 0; v < w; ++v) se[v] = std::max(se[v], f[v]);
-        }
-        for (uint32_t k = prog.marks_offset[node]; k < prog.marks_offset[node + 1]; ++k)
-          std::copy(f, f + w, step_begin.data() + static_cast<size_t>(prog.marks_step[k]) * tile);
-      }
+      replay_tile(view, g.step.data(), prog, slots, b.count, v0, w, steps, tb);
       for (uint32_t v = 0; v < w; ++v) {
         r.makespan_us[v0 + v] = end[v];
         r.cp_compute_us[v0 + v] = end_compute[v];
         r.cp_comm_us[v0 + v] = end_comm[v];
         for (size_t k = 0; k < steps; ++k) {
           const double e = step_end[k * tile + v];
-          r.step_us[k][v0 + v] = e == kNone ? 0.0 : e - step_begin[k * tile + v];  // markers last 0
+          r.step_us[k][v0 + v] =
+              e == kNoEnd ? 0.0 : e - step_begin[k * tile + v];  // markers last 0
         }
       }
     }

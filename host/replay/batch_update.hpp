@@ -57,15 +57,6 @@ LUMOS_HD double batch_duration(double base_us, float speed) {
   return base_us / static_cast<double>(speed);
 }
 
-// A class factor given as its reciprocal, computed once per tile: the CPU backend multiplies
-// rather than divides in its inner loop (the results differ in the last bit at most).
-struct InverseSpeed {
-  double inverse = 1;
-};
-LUMOS_HD double batch_duration(double base_us, InverseSpeed s) {
-  return base_us * s.inverse;
-}
-
 // start(n) = max over preds (finish(p) + lag); finish(n) = start + dur, for the variants
 // [v_begin, v_end) of the state's rows (speed[v] is n's class factor of variant v). The path
 // bookkeeping follows the first predecessor reaching the maximum. The CPU backend passes whole

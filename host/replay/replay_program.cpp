@@ -3,7 +3,9 @@
 #include "common/error.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <queue>
 #include <string>
 #include <utility>
@@ -24,9 +26,21 @@ ReplayProgram compile_program(const graph::Graph& g) {
   using Key = std::pair<double, graph::NodeId>;
   std::priority_queue<Key, std::vector<Key>, std::greater<Key>> ready_cpu;
   std::vector<graph::NodeId> ready_gpu;  // depth first
+  // CPU work is taken in the time order its values are first needed off the CPU (the start of
+  // the kernel a launch starts), not its own: a launch computed long before its kernel runs only
+  // holds a register (on the generated GPT-3 175B iteration, 565 instead of 971).
+  std::vector<double> needed_us(n);
+  for (graph::NodeId v = 0; v < n; ++v) {
+    if (g.cls[v] != graph::NodeClass::kCpu) continue;
+    double t = std::numeric_limits<double>::infinity();
+    for (uint32_t e = succ.offset[v]; e < succ.offset[v + 1]; ++e)
+      if (g.cls[succ.index[e]] != graph::NodeClass::kCpu)
+        t = std::min(t, g.measured_start_us[succ.index[e]]);
+    needed_us[v] = std::isinf(t) ? g.measured_start_us[v] : std::max(t, g.measured_start_us[v]);
+  }
   auto make_ready = [&](graph::NodeId v) {
     if (g.cls[v] == graph::NodeClass::kCpu)
-      ready_cpu.emplace(g.measured_start_us[v], v);
+      ready_cpu.emplace(needed_us[v], v);
     else
       ready_gpu.push_back(v);
   };
