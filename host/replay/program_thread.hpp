@@ -57,7 +57,7 @@ struct ProgramThread {
       const uint32_t n = program.order[i];
       const uint32_t reg = program.dst[n];
       const double factor = slots.factor(slots.node_slot[n], v0 + v);
-      batch_node_update(graph, state, n, v, v + 1, ConstantFactor{factor}, program.op_reg, reg);
+      batch_node_lanes<1>(graph, state, n, v, ConstantFactor{factor}, program.op_reg, reg);
       const uint64_t at = static_cast<uint64_t>(reg) * w + v;
       const double f = state.finish_us[at];
       if (program.may_end[n] && f > end)
