@@ -55,7 +55,10 @@ int cmd_bench(int argc, char** argv) {
       "graph",
       "replay this graph instead of the synthetic one: a trace, a folder of rank traces, a "
       ".lgraph file, or generated:MODEL (the preset at TP 8 x PP 8 x DP 16, 64 micro-batches)",
-      cxxopts::value<std::string>())("json", "print JSON")("h,help", "show this help");
+      cxxopts::value<std::string>())(
+      "project-gpu", "GPU of the CUDA backend's projected rate (a roofline, not a measurement)",
+      cxxopts::value<std::string>()->default_value("h200"))("json", "print JSON")("h,help",
+                                                                                  "show this help");
   const auto a = o.parse(argc - 1, argv + 1);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
   engine::BatchBenchmarkRequest req;
@@ -67,6 +70,7 @@ int cmd_bench(int argc, char** argv) {
   LUMOS_EXPECT(req.backend != engine::Backend::kReference,
                "lumos bench batch: the reference is what the backend is compared with");
   req.seed = a["seed"].as<uint64_t>();
+  req.project_gpu = a["project-gpu"].as<std::string>();
   graph::Graph other;
   if (a.count("graph")) {
     other = benchmark_graph(a["graph"].as<std::string>());

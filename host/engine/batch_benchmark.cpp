@@ -7,6 +7,7 @@
 
 #include "common/error.hpp"
 #include "common/thread_pool.hpp"
+#include "cost/kernels_db.hpp"
 #include "graph/synthetic_graph.hpp"
 #include "replay/batch_replay.hpp"
 #include "replay/reference_replay.hpp"
@@ -53,12 +54,11 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
   } while (seconds_since(t0) < 0.3);
   r.reference_nodes_per_s = static_cast<double>(g.num_nodes()) * ref_runs / seconds_since(t0);
   // The CPU backend's program is compiled once, as a sweep over one graph does.
-  replay::ReplayProgram program;
-  if (backend == Backend::kCpu) {
-    t0 = std::chrono::steady_clock::now();
-    program = replay::compile_program(g);
-    r.compile_s = seconds_since(t0);
-  }
+  t0 = std::chrono::steady_clock::now();
+  const replay::ReplayProgram program = replay::compile_program(g);
+  r.compile_s = seconds_since(t0);
+  r.max_live = program.max_live;
+  r.projection = project_device_replay(g, program, cost::embedded_db().gpu(req.project_gpu));
   auto launch = [&]() {
     if (backend == Backend::kCpu)
       replay::batch_replay_cpu(g, b, 0, 0, nullptr, &program);
@@ -75,7 +75,6 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
   } while (seconds_since(t0) < 1.0);
   r.seconds_per_launch = seconds_since(t0) / runs;
   if (backend == Backend::kCpu) {
-    r.max_live = program.max_live;
     // In flight: one tile per working thread, 16 B per register and variant.
     const unsigned threads = worker_threads(0);
     const uint32_t tile =

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/device_projection.hpp"
 #include "engine/engine.hpp"
 #include "graph/graph.hpp"
 
@@ -15,6 +16,7 @@ struct BatchBenchmarkRequest {
   Backend backend = Backend::kAuto;     // auto: the GPU when present; not the reference
   uint64_t seed = 1;                    // of the synthetic graph
   const graph::Graph* graph = nullptr;  // another graph (a trace's, a generated one) when set
+  std::string project_gpu = "h200";     // the GPU of the CUDA backend's projection
 };
 
 struct BatchBenchmark {
@@ -35,6 +37,8 @@ struct BatchBenchmark {
   double compile_s = 0;  // compiling the graph into its program, once (not in the launches)
   double state_bytes = 0;
   double state_fraction = 0;  // state_bytes / (nodes x variants x 8)
+  // The CUDA backend's projected rate on req.project_gpu (not measured; device_projection.hpp).
+  DeviceProjection projection;
 };
 
 // Times the reference for at least 0.3 s, the batch (after one warm-up launch) for at least 1 s

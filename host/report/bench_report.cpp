@@ -25,6 +25,15 @@ void batch_benchmark_text(std::ostream& os, const engine::BatchBenchmark& b) {
         "replay program: max_live %u registers for %u nodes (compiled once in %.3f s); state "
         "%.3g B, %.3f%% of a [node][variant] state\n",
         b.max_live, b.nodes, b.compile_s, b.state_bytes, 100.0 * b.state_fraction);
+  const engine::DeviceProjection& p = b.projection;
+  if (!p.gpu.empty())
+    os << strprintf(
+        "projection for the cuda backend on %s (not measured): %.3g node-variants/s, bound by %s "
+        "(issue: %.0f PTX instructions per node-variant at %.3g/s -> %.3g; state: %.0f B per "
+        "node-variant from %s at %.3g B/s -> %.3g)\n",
+        p.gpu.c_str(), p.projected, p.limit.c_str(), p.instructions_per_node_variant,
+        p.thread_instructions_per_s, p.issue_bound, p.state_bytes_per_node_variant,
+        p.state_level.c_str(), p.state_bytes_per_s, p.state_bound);
 }
 
 void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
@@ -43,6 +52,22 @@ void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
         .field("state_bytes", b.state_bytes)
         .field("state_fraction", b.state_fraction)
         .field("compile_s", b.compile_s);
+  const engine::DeviceProjection& p = b.projection;
+  if (!p.gpu.empty()) {
+    w.key("cuda_projection").begin_object();
+    w.field("gpu", p.gpu)
+        .field("node_variants_per_s", p.projected)
+        .field("limit", p.limit)
+        .field("instructions_per_node_variant", p.instructions_per_node_variant)
+        .field("thread_instructions_per_s", p.thread_instructions_per_s)
+        .field("issue_bound", p.issue_bound);
+    w.field("state_bytes_per_node_variant", p.state_bytes_per_node_variant)
+        .field("resident_state_bytes", p.resident_state_bytes)
+        .field("state_level", p.state_level)
+        .field("state_bytes_per_s", p.state_bytes_per_s)
+        .field("state_bound", p.state_bound);
+    w.end_object();
+  }
   w.end_object();
   os << '\n';
 }

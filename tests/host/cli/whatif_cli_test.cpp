@@ -16,7 +16,8 @@ using lumos::testing::run_lumos;
 TEST(BatchCli, BenchPrintsThroughputAndTheReferenceRatio) {
   const auto r = run_lumos("bench batch --nodes 3000 --variants 64 --backend cpu --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  for (const char* k : {"\"node_variants_per_s\"", "\"bytes_per_s\"", "\"vs_reference\""})
+  for (const char* k : {"\"node_variants_per_s\"", "\"bytes_per_s\"", "\"vs_reference\"",
+                        "\"max_live\"", "\"cuda_projection\"", "\"issue_bound\""})
     EXPECT_NE(r.out.find(k), std::string::npos) << k;
   const auto w = run_lumos("replay --backend cpu --speed compute=2 --json");
   ASSERT_EQ(w.exit_code, 0) << w.out;
