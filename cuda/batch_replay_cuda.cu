@@ -26,8 +26,8 @@
 namespace lumos::cuda {
 namespace {
 
-// 1. The graph, its program and the slot table (class factors and, when given, GEMM repricing,
-// computed on the host) on the device, uploaded once per call on `stream`.
+// 1. The graph, its program and the slot table (class factors, model slot durations and GEMM
+// repricing when given, computed on the host) on the device, uploaded once per call on `stream`.
 struct DeviceProblem {
   uint32_t nodes, steps, variants, max_live;
   DeviceBuffer<uint32_t> pred_offset, pred_index;
@@ -39,9 +39,9 @@ struct DeviceProblem {
   DeviceBuffer<uint8_t> may_end, may_end_step;
   // The slot table (slot_table.hpp).
   DeviceBuffer<uint32_t> node_slot;
-  DeviceBuffer<double> class_factor, gemm_factor;
+  DeviceBuffer<double> row_factor, gemm_factor;
   DeviceBuffer<uint16_t> variant_gpu;
-  uint32_t gpus;
+  uint32_t gpus, rows;
 
   DeviceProblem(const graph::Graph& g, const replay::ReplayProgram& prog,
                 const replay::SlotTable& slots, cudaStream_t stream)
@@ -52,7 +52,7 @@ struct DeviceProblem {
         pred_offset(to_device(g.pred_offset, stream)),
         pred_index(to_device(g.pred_index, stream)),
         pred_lag_us(to_device(g.pred_lag_us, stream)),
-        dur_us(to_device(g.dur_us, stream)),
+        dur_us(to_device(slots.base_us, stream)),  // the durations the factors multiply
         cls(to_device(g.cls, stream)),
         step_of(to_device(g.step, stream)),
         order(to_device(prog.order, stream)),
@@ -63,10 +63,11 @@ struct DeviceProblem {
         may_end(to_device(prog.may_end, stream)),
         may_end_step(to_device(prog.may_end_step, stream)),
         node_slot(to_device(slots.node_slot, stream)),
-        class_factor(to_device(slots.class_factor, stream)),
+        row_factor(to_device(slots.row_factor, stream)),
         gemm_factor(to_device(slots.gemm_factor, stream)),
         variant_gpu(to_device(slots.variant_gpu, stream)),
-        gpus(slots.gpus) {
+        gpus(slots.gpus),
+        rows(slots.rows) {
     LUMOS_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host copies may go now
   }
 
@@ -79,8 +80,13 @@ struct DeviceProblem {
             reinterpret_cast<const uint8_t*>(cls.get())};
   }
   replay::SlotView slot_view() const {
-    return {node_slot.get(),   class_factor.get(), gemm_factor.get(),
-            variant_gpu.get(), variants,           gpus};
+    return {node_slot.get(),
+            row_factor.get(),
+            gemm_factor.get(),
+            variant_gpu.get(),
+            variants,
+            gpus,
+            rows};
   }
   replay::ProgramView program_view() const {
     replay::ProgramView v;

@@ -28,41 +28,51 @@ namespace lumos::replay {
 
 namespace {
 
-// The graph as the shared update reads it; NodeClass is a one-byte enum, so its array serves as is.
-BatchGraphView graph_view(const graph::Graph& g) {
+// The graph as the shared update reads it, with the durations the slot factors multiply;
+// NodeClass is a one-byte enum, so its array serves as is.
+BatchGraphView graph_view(const graph::Graph& g, const SlotTable& slots) {
   static_assert(sizeof(graph::NodeClass) == sizeof(uint8_t));
-  return {g.num_nodes(),       g.pred_offset.data(),
-          g.pred_index.data(), g.pred_lag_us.data(),
-          g.dur_us.data(),     reinterpret_cast<const uint8_t*>(g.cls.data())};
+  return {g.num_nodes(),        g.pred_offset.data(),
+          g.pred_index.data(),  g.pred_lag_us.data(),
+          slots.base_us.data(), reinterpret_cast<const uint8_t*>(g.cls.data())};
 }
 
-void init_result(const graph::Graph& g, const VariantBatch& b, const char* backend,
-                 BatchResult* r) {
+// Busy time needs no replay: per class and per resource (thread or stream), the sum of the
+// nodes' durations, gathered per slot first (the factors are per slot).
+void init_result(const graph::Graph& g, const VariantBatch& b, const SlotTable& slots,
+                 const char* backend, BatchResult* r) {
   r->backend = backend;
   r->variants = b.count;
   r->makespan_us.assign(b.count, 0.0);
   r->step_us.assign(g.steps.size(), std::vector<double>(b.count, 0.0));
-  for (auto& v : r->busy_us) v.assign(b.count, 0.0);
   r->cp_compute_us.assign(b.count, 0.0);
   r->cp_comm_us.assign(b.count, 0.0);
-  // Busy time per class needs no replay: the class's traced total over its speed factor.
-  std::array<double, kNumNodeClasses> total{};
-  for (graph::NodeId n = 0; n < g.num_nodes(); ++n)
-    total[static_cast<int>(g.cls[n])] += g.dur_us[n];
-  for (int c = 0; c < kNumNodeClasses; ++c)
-    for (uint32_t v = 0; v < b.count; ++v)
-      r->busy_us[c][v] = total[c] / static_cast<double>(b.speed[c][v]);
-  // Per resource (thread or stream): its traced time per class, over each class's factor.
-  std::vector<std::array<double, kNumNodeClasses>> per_res(g.resources.size());
-  for (graph::NodeId n = 0; n < g.num_nodes(); ++n)
+  const size_t resources = g.resources.size();
+  // [slot][class] and [slot][resource] totals of the nodes' base durations.
+  std::vector<double> by_class(static_cast<size_t>(slots.slots) * kNumNodeClasses, 0.0);
+  std::vector<double> by_res(static_cast<size_t>(slots.slots) * resources, 0.0);
+  for (graph::NodeId n = 0; n < g.num_nodes(); ++n) {
+    const size_t slot = slots.node_slot[n];
+    by_class[slot * kNumNodeClasses + static_cast<size_t>(g.cls[n])] += slots.base_us[n];
     if (g.resource[n] != graph::kNoResource)
-      per_res[g.resource[n]][static_cast<int>(g.cls[n])] += g.dur_us[n];
-  r->resource_busy_us.assign(g.resources.size(), std::vector<double>(b.count, 0.0));
-  for (size_t res = 0; res < per_res.size(); ++res)
-    for (int c = 0; c < kNumNodeClasses; ++c)
-      if (per_res[res][c] > 0)
+      by_res[slot * resources + g.resource[n]] += slots.base_us[n];
+  }
+  for (auto& v : r->busy_us) v.assign(b.count, 0.0);
+  r->resource_busy_us.assign(resources, std::vector<double>(b.count, 0.0));
+  const SlotView view = slots.view();
+  for (uint32_t slot = 0; slot < slots.slots; ++slot) {
+    for (int c = 0; c < kNumNodeClasses; ++c) {
+      const double total = by_class[static_cast<size_t>(slot) * kNumNodeClasses + c];
+      if (total > 0)
+        for (uint32_t v = 0; v < b.count; ++v) r->busy_us[c][v] += total * view.factor(slot, v);
+    }
+    for (size_t res = 0; res < resources; ++res) {
+      const double total = by_res[slot * resources + res];
+      if (total > 0)
         for (uint32_t v = 0; v < b.count; ++v)
-          r->resource_busy_us[res][v] += per_res[res][c] / static_cast<double>(b.speed[c][v]);
+          r->resource_busy_us[res][v] += total * view.factor(slot, v);
+    }
+  }
 }
 
 void check_pricing(const graph::Graph& g, const VariantBatch& b, const GemmPricing* pricing) {
@@ -81,24 +91,6 @@ void check_pricing(const graph::Graph& g, const VariantBatch& b, const GemmPrici
     LUMOS_EXPECT(d < cost::kNumDtypes, "batch replay: a GEMM dtype is out of range");
   for (uint16_t gi : pricing->variant_gpu)
     LUMOS_EXPECT(gi < gpus, "batch replay: a variant's GPU is out of range");
-}
-
-// Busy time of GEMM-priced nodes moves from "traced / class factor" to the model's ratio.
-void reprice_busy(const graph::Graph& g, const VariantBatch& b, const GemmPricing* pricing,
-                  BatchResult* r) {
-  if (!pricing) return;
-  const BatchGemmView view = pricing->view();
-  const BatchGraphView gv = graph_view(g);
-  for (graph::NodeId n = 0; n < g.num_nodes(); ++n) {
-    if (pricing->node_key[n] < 0) continue;
-    const int c = gv.cls[n];
-    for (uint32_t v = 0; v < b.count; ++v) {
-      const double delta = batch_node_duration(gv, &view, n, v, 0, b.speed[c].data()) -
-                           g.dur_us[n] / static_cast<double>(b.speed[c][v]);
-      r->busy_us[c][v] += delta;
-      if (g.resource[n] != graph::kNoResource) r->resource_busy_us[g.resource[n]][v] += delta;
-    }
-  }
 }
 
 // Slot factors of a tile's variants, as batch_node_update reads them.
@@ -143,17 +135,16 @@ LUMOS_CPU_CLONES [[gnu::flatten]] void replay_tile(const BatchGraphView& view,
   for (const uint32_t node : prog.order) {
     const uint32_t reg = prog.dst[node];
     const uint32_t slot = slots.node_slot[node];
-    if (slot < kNumNodeClasses)  // a contiguous row of class factors
+    if (slot < slots.rows)  // a contiguous row: a class's factors or a model slot's durations
+      batch_node_update(view, s, node, 0, w,
+                        RowFactor{slots.row_factor.data() + static_cast<size_t>(slot) * count + v0},
+                        prog.op_reg.data(), reg);
+    else  // a GEMM shape: its factor on each variant's GPU
       batch_node_update(
           view, s, node, 0, w,
-          RowFactor{slots.class_factor.data() + static_cast<size_t>(slot) * count + v0},
+          GemmFactor{slots.gemm_factor.data() + static_cast<size_t>(slot - slots.rows) * slots.gpus,
+                     slots.variant_gpu.data() + v0},
           prog.op_reg.data(), reg);
-    else  // a GEMM shape: its factor on each variant's GPU
-      batch_node_update(view, s, node, 0, w,
-                        GemmFactor{slots.gemm_factor.data() +
-                                       static_cast<size_t>(slot - kNumNodeClasses) * slots.gpus,
-                                   slots.variant_gpu.data() + v0},
-                        prog.op_reg.data(), reg);
     const size_t row = static_cast<size_t>(reg) * tile;
     const double* f = s.finish_us + row;
     const float* c = s.cp_compute_us + row;
@@ -191,13 +182,12 @@ uint32_t batch_cpu_tile(uint32_t max_live, uint32_t steps, uint32_t variants, un
 BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint32_t tile,
                              unsigned threads, const GemmPricing* pricing,
                              const ReplayProgram* program) {
-  b.validate();
+  b.validate(g.num_nodes());
   check_pricing(g, b, pricing);
-  BatchResult r;
-  init_result(g, b, "cpu", &r);
-  const BatchGraphView view = graph_view(g);
-  reprice_busy(g, b, pricing, &r);
   const SlotTable slots = slot_table(g, b, pricing);
+  BatchResult r;
+  init_result(g, b, slots, "cpu", &r);
+  const BatchGraphView view = graph_view(g, slots);
 
   // The graph as a program over live-state registers: the state is max_live x tile.
   ReplayProgram own;
@@ -258,7 +248,7 @@ BatchResult batch_replay_device_body(const graph::Graph& g, const VariantBatch& 
   std::vector<double> finish(plane), step_us(static_cast<size_t>(steps) * w),
       step_begin(static_cast<size_t>(steps) * w), makespan(w);
   std::vector<float> path_compute(plane), path_comm(plane), cp_compute(w), cp_comm(w);
-  ProgramThread body{graph_view(g),
+  ProgramThread body{graph_view(g, slots),
                      program_view(prog, g),
                      slots.view(),
                      0,
@@ -280,29 +270,34 @@ BatchResult batch_replay_device_body(const graph::Graph& g, const VariantBatch& 
 
 BatchResult batch_replay_cpu_busy(const graph::Graph& g, const VariantBatch& b,
                                   const GemmPricing* pricing) {
-  b.validate();
+  b.validate(g.num_nodes());
   check_pricing(g, b, pricing);
   BatchResult r;
-  init_result(g, b, "cpu", &r);
-  reprice_busy(g, b, pricing, &r);
+  init_result(g, b, slot_table(g, b, pricing), "cpu", &r);
   return r;
 }
 
 BatchResult batch_replay_reference(const graph::Graph& g, const VariantBatch& b,
                                    const GemmPricing* pricing) {
-  b.validate();
+  b.validate(g.num_nodes());
   check_pricing(g, b, pricing);
   BatchResult r;
-  init_result(g, b, "reference", &r);
-  reprice_busy(g, b, pricing, &r);
+  init_result(g, b, slot_table(g, b, pricing), "reference", &r);
+  // Durations straight from the batch and the cost model, not from the slot table, so that the
+  // table is checked against them.
   const BatchGemmView gemm_view = pricing ? pricing->view() : BatchGemmView{};
-  const BatchGraphView gv = graph_view(g);
+  const BatchGraphView gv{g.num_nodes(),       g.pred_offset.data(),
+                          g.pred_index.data(), g.pred_lag_us.data(),
+                          g.dur_us.data(),     reinterpret_cast<const uint8_t*>(g.cls.data())};
+  const bool model = !b.node_slot.empty();
   const graph::Successors succ = graph::successors_of(g);
   std::vector<double> dur(g.num_nodes());
   for (uint32_t v = 0; v < b.count; ++v) {
     for (graph::NodeId n = 0; n < g.num_nodes(); ++n)
-      dur[n] = batch_node_duration(gv, pricing ? &gemm_view : nullptr, n, v, 0,
-                                   b.speed[gv.cls[n]].data());
+      dur[n] = model && b.node_slot[n] != VariantBatch::kNoSlot
+                   ? b.slot_us[static_cast<size_t>(b.node_slot[n]) * b.count + v]
+                   : batch_node_duration(gv, pricing ? &gemm_view : nullptr, n, v, 0,
+                                         b.speed[gv.cls[n]].data());
     const ReplayResult rr = reference_replay(g, succ, &dur);
     r.makespan_us[v] = rr.makespan_us;
     std::vector<double> end(g.steps.size(), -std::numeric_limits<double>::infinity());

@@ -1,26 +1,39 @@
 #include "replay/slot_table.hpp"
 
+#include <algorithm>
+#include <cstddef>
+
 #include "cost/dtype.hpp"
 #include "cost/gemm_core.hpp"
 
 namespace lumos::replay {
 
 SlotTable slot_table(const graph::Graph& g, const VariantBatch& b, const GemmPricing* pricing) {
-  b.validate();
+  b.validate(g.num_nodes());
   SlotTable t;
   const uint32_t keys = pricing ? pricing->keys() : 0;
-  t.slots = kNumNodeClasses + keys;
+  const bool model = !b.node_slot.empty();
+  t.rows = kNumNodeClasses + (model ? b.slots : 0);
+  t.slots = t.rows + keys;
   t.variants = b.count;
   t.node_slot.resize(g.num_nodes());
-  for (graph::NodeId n = 0; n < g.num_nodes(); ++n)
-    t.node_slot[n] = pricing && pricing->node_key[n] >= 0
-                         ? kNumNodeClasses + static_cast<uint32_t>(pricing->node_key[n])
-                         : static_cast<uint32_t>(g.cls[n]);
-  t.class_factor.resize(static_cast<size_t>(kNumNodeClasses) * b.count);
+  t.base_us = g.dur_us;
+  for (graph::NodeId n = 0; n < g.num_nodes(); ++n) {
+    if (model && b.node_slot[n] != VariantBatch::kNoSlot) {
+      t.node_slot[n] = kNumNodeClasses + b.node_slot[n];
+      t.base_us[n] = 1.0;  // the slot's factor is the duration
+    } else {
+      t.node_slot[n] = pricing && pricing->node_key[n] >= 0
+                           ? t.rows + static_cast<uint32_t>(pricing->node_key[n])
+                           : static_cast<uint32_t>(g.cls[n]);
+    }
+  }
+  t.row_factor.resize(static_cast<size_t>(t.rows) * b.count);
   for (int c = 0; c < kNumNodeClasses; ++c)
     for (uint32_t v = 0; v < b.count; ++v)
-      t.class_factor[static_cast<size_t>(c) * b.count + v] =
-          1.0 / static_cast<double>(b.speed[c][v]);
+      t.row_factor[static_cast<size_t>(c) * b.count + v] = 1.0 / static_cast<double>(b.speed[c][v]);
+  std::copy(b.slot_us.begin(), b.slot_us.end(),
+            t.row_factor.begin() + static_cast<std::ptrdiff_t>(kNumNodeClasses) * b.count);
   if (keys == 0) return t;
   t.gpus = static_cast<uint32_t>(pricing->params.size() / cost::kNumDtypes);
   t.variant_gpu = pricing->variant_gpu;

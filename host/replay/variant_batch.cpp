@@ -13,7 +13,7 @@ VariantBatch VariantBatch::identity(uint32_t count) {
   return b;
 }
 
-void VariantBatch::validate() const {
+void VariantBatch::validate(uint32_t nodes) const {
   LUMOS_EXPECT(count > 0, "variants: the batch is empty");
   for (int c = 0; c < kNumNodeClasses; ++c) {
     LUMOS_EXPECT(speed[c].size() == count,
@@ -26,6 +26,18 @@ void VariantBatch::validate() const {
   }
   LUMOS_EXPECT(labels.empty() || labels.size() == count,
                "variants: labels do not match the variants");
+  if (node_slot.empty()) return;
+  LUMOS_EXPECT(nodes == 0 || node_slot.size() == nodes,
+               "variants: the slot of every node is needed (" + std::to_string(node_slot.size()) +
+                   " given for " + std::to_string(nodes) + " nodes)");
+  LUMOS_EXPECT(slot_us.size() == static_cast<size_t>(slots) * count,
+               "variants: slot durations do not cover every slot and variant");
+  for (uint32_t s : node_slot)
+    LUMOS_EXPECT(s == kNoSlot || s < slots, "variants: a node's slot is out of range");
+  for (size_t i = 0; i < slot_us.size(); ++i)
+    LUMOS_EXPECT(std::isfinite(slot_us[i]) && slot_us[i] >= 0,
+                 "variants: slot " + std::to_string(i / count) + " of variant " +
+                     std::to_string(i % count) + " has a negative or non-finite duration");
 }
 
 }  // namespace lumos::replay

@@ -19,10 +19,19 @@ struct VariantBatch {
   // speed[c][v]: durations of class c are divided by it in variant v (1 = as traced).
   std::array<std::vector<float>, kNumNodeClasses> speed;
   std::vector<std::string> labels;  // optional, one per variant
+  // Optional: the durations of a model-built graph's kernel kinds (model/step_graph.hpp
+  // "slots"), for variants that share the graph's structure. A node with node_slot[n] != kNoSlot
+  // takes slot_us[slot][v] as its duration in variant v, in place of its own and of its class's
+  // factor.
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  std::vector<uint32_t> node_slot;  // empty, or one per node of the graph
+  uint32_t slots = 0;
+  std::vector<double> slot_us;  // [slot][variant]
 
   static VariantBatch identity(uint32_t count);
-  // Throws InputError when a factor is not positive and finite or sizes disagree.
-  void validate() const;
+  // Throws InputError when a factor is not positive and finite, a slot duration is negative or
+  // not finite, or sizes disagree (`nodes`: the graph's, checked when given).
+  void validate(uint32_t nodes = 0) const;
 };
 
 }  // namespace lumos::replay
