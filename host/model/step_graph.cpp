@@ -19,6 +19,7 @@ using graph::DraftNode;
 using graph::EdgeKind;
 using graph::NodeClass;
 using graph::NodeKind;
+using Src = ModelSlot::Source;
 
 constexpr uint32_t kNone = 0;
 const std::string kLaunchCall = "cudaLaunchKernel";
@@ -310,12 +311,24 @@ class Builder {
     return it->second;
   }
 
-  // `op` lives in StepCosts (its name is interned by address) unless `temporary`.
-  uint32_t kernel(int s, int role, const KernelOp& op, bool temporary = false) {
+  // A kernel priced from `op`, an op of StepCosts (its name is interned by address; its slot is
+  // its place in StepCosts).
+  uint32_t kernel(int s, int role, const KernelOp& op) {
+    const uint32_t id = kernel_node(s, role, op, name_of(op.name));
+    meta(id).slot = slot_id(slot_of(op));
+    return id;
+  }
+  // A kernel priced for its size, `params` parameters (a gradient reduction, a parameter gather,
+  // the optimizer step): `op` is a temporary.
+  uint32_t kernel(int s, int role, const KernelOp& op, Src source, double params) {
+    const uint32_t id = kernel_node(s, role, op, intern(op.name));
+    meta(id).slot = slot_id({source, 0, params});
+    return id;
+  }
+  uint32_t kernel_node(int s, int role, const KernelOp& op, uint32_t name) {
     const uint32_t call = launch_call(s);
-    const uint32_t id =
-        gpu_node(s, role, temporary ? intern(op.name) : name_of(op.name),
-                 op.comm() ? NodeClass::kComm : NodeClass::kCompute, op.dur_us, call);
+    const uint32_t id = gpu_node(s, role, name, op.comm() ? NodeClass::kComm : NodeClass::kCompute,
+                                 op.dur_us, call);
     meta(id).model_flops = op.model_flops;
     meta(id).hw_flops = op.hw_flops;
     if (op.gemm) meta(id).gemm = gemm_index(*op.gemm);
@@ -324,6 +337,33 @@ class Builder {
           s, op, stages_[static_cast<size_t>(s)].group_name[static_cast<size_t>(op.group)], false);
     return id;
   }
+
+  // The slot of an op of StepCosts: which list holds it, and where.
+  ModelSlot slot_of(const KernelOp& op) const {
+    const std::pair<Src, const std::vector<KernelOp>*> lists[] = {
+        {Src::kLayerFwd, &k_.layer_fwd},
+        {Src::kLayerBwd, &k_.layer_bwd},
+        {Src::kLayerRecompute, &k_.layer_recompute},
+        {Src::kEmbedFwd, &k_.embed_fwd},
+        {Src::kEmbedBwd, &k_.embed_bwd},
+        {Src::kHeadFwd, &k_.head_fwd},
+        {Src::kHeadBwd, &k_.head_bwd}};
+    for (const auto& [source, list] : lists)
+      if (!list->empty() && &op >= list->data() && &op < list->data() + list->size())
+        return {source, static_cast<uint32_t>(&op - list->data()), 0};
+    if (&op == &k_.p2p) return {Src::kP2p, 0, 0};
+    if (&op == &k_.embedding_allreduce) return {Src::kEmbeddingAllreduce, 0, 0};
+    throw std::logic_error("step graph: a kernel's op is not in StepCosts");
+  }
+  // Slots are numbered in the order of first use (a counting pass has none).
+  int32_t slot_id(const ModelSlot& slot) {
+    if constexpr (kCount) return -1;
+    auto [it, fresh] = slot_of_.emplace(slot, static_cast<int32_t>(out_.slots.size()));
+    if (fresh) out_.slots.push_back(slot);
+    return it->second;
+  }
+  std::map<ModelSlot, int32_t> slot_of_;
+
   void kernels(int s, const std::vector<KernelOp>& ops, bool first_microbatch = false) {
     for (const auto& op : ops) {
       if (op.first_microbatch_only && !first_microbatch) continue;
@@ -363,6 +403,7 @@ class Builder {
     const uint32_t xfer =
         node(NodeKind::kKernel, NodeClass::kComm, st.stream[r], s, name_of(op.name), op.dur_us);
     meta(xfer).stream = static_cast<int8_t>(role);
+    meta(xfer).slot = slot_id(slot_of(op));
     edge(arrive, xfer, EdgeKind::kIntraStream, 0);
     st.last_gpu[r] = xfer;
     return {arrive, xfer};
@@ -447,7 +488,7 @@ class Builder {
     if (b->filled >= k_.bucket_params || (flush && b->filled > 0)) {
       if (k_.dp_group > 1) {
         stream_wait(s, kComputeStream, kGradStream);
-        kernel(s, kGradStream, grad_reduce(b->filled), true);
+        kernel(s, kGradStream, grad_reduce(b->filled), Src::kGradReduce, b->filled);
       }
       b->sizes.push_back(b->filled);
       b->filled = 0;
@@ -499,7 +540,7 @@ class Builder {
                            (j == 0 ? embed_params_ : 0) + (j == last_vs_ ? head_params_ : 0);
       for (double at = 0; at < chunk;) {
         const double b = std::min(chunk - at, k_.bucket_params);
-        kernel(s, kGradStream, param_gather(b), true);
+        kernel(s, kGradStream, param_gather(b), Src::kParamGather, b);
         at += b;
         st.gathered[static_cast<size_t>(ch)].push_back({at, record_event(s, kGradStream)});
       }
@@ -522,7 +563,8 @@ class Builder {
            (j == last_vs_ && i == layers - 1 ? head_params_ : 0);
   }
   void fsdp_gather(int s, int64_t j, int64_t i, int64_t layers) {
-    kernel(s, kGatherStream, param_gather(layer_share(j, i, layers)), true);
+    const double share = layer_share(j, i, layers);
+    kernel(s, kGatherStream, param_gather(share), Src::kParamGather, share);
   }
   // The compute stream waits for the gather just issued, then the next layer's is prefetched.
   void use_gathered(int s, int64_t j, int64_t next, int64_t layers) {
@@ -531,7 +573,8 @@ class Builder {
   }
   void fsdp_reduce(int s, int64_t j, int64_t i, int64_t layers) {
     stream_wait(s, kComputeStream, kGradStream);
-    kernel(s, kGradStream, grad_reduce(layer_share(j, i, layers)), true);
+    const double share = layer_share(j, i, layers);
+    kernel(s, kGradStream, grad_reduce(share), Src::kGradReduce, share);
   }
 
   // A micro-batch's forward pass through one model chunk: receive the activations, embedding
@@ -610,7 +653,7 @@ class Builder {
     if (ties_embedding(s)) embedding_allreduce(s);
     const double params = stage_params(s);
     const double shard = c_.distributed_optimizer || c_.fsdp ? params / k_.dp_group : params;
-    const uint32_t last = kernel(s, kComputeStream, optimizer(shard), true);
+    const uint32_t last = kernel(s, kComputeStream, optimizer(shard), Src::kOptimizer, shard);
     const uint32_t sync = cpu_call(s, kSyncCall, k_.event_call_us);
     edge(last, sync, EdgeKind::kGpuToCpuSync, 0);
     meta(sync).sync = true;
@@ -685,6 +728,89 @@ uint64_t step_graph_size(const ModelSpec& m, const ParallelConfig& c, const Layo
 StepGraph build_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
                            const StepCosts& costs, uint64_t max_nodes) {
   return Builder<Pass::kBuild>(m, c, l, costs).build(max_nodes);
+}
+
+std::vector<uint32_t> StepGraph::node_slots() const {
+  std::vector<uint32_t> out(graph.num_nodes(), UINT32_MAX);
+  for (graph::NodeId n = 0; n < graph.num_nodes(); ++n)
+    if (meta_of(n).slot >= 0) out[n] = static_cast<uint32_t>(meta_of(n).slot);
+  return out;
+}
+
+std::vector<double> model_slot_durations(const StepGraph& g, const StepCosts& costs) {
+  std::vector<double> out;
+  out.reserve(g.slots.size());
+  for (const ModelSlot& slot : g.slots) {
+    const std::vector<KernelOp>* list = nullptr;
+    switch (slot.source) {
+      case Src::kLayerFwd:
+        list = &costs.layer_fwd;
+        break;
+      case Src::kLayerBwd:
+        list = &costs.layer_bwd;
+        break;
+      case Src::kLayerRecompute:
+        list = &costs.layer_recompute;
+        break;
+      case Src::kEmbedFwd:
+        list = &costs.embed_fwd;
+        break;
+      case Src::kEmbedBwd:
+        list = &costs.embed_bwd;
+        break;
+      case Src::kHeadFwd:
+        list = &costs.head_fwd;
+        break;
+      case Src::kHeadBwd:
+        list = &costs.head_bwd;
+        break;
+      case Src::kP2p:
+        out.push_back(costs.p2p.dur_us);
+        continue;
+      case Src::kEmbeddingAllreduce:
+        out.push_back(costs.embedding_allreduce.dur_us);
+        continue;
+      case Src::kGradReduce:
+        out.push_back(costs.grad_reduce(slot.params).dur_us);
+        continue;
+      case Src::kParamGather:
+        out.push_back(costs.param_gather(slot.params).dur_us);
+        continue;
+      case Src::kOptimizer:
+        out.push_back(costs.optimizer(slot.params).dur_us);
+        continue;
+    }
+    LUMOS_EXPECT(list && slot.index < list->size(),
+                 "model slots: the costs have another structure than the graph's");
+    out.push_back((*list)[slot.index].dur_us);
+  }
+  return out;
+}
+
+bool same_structure(const StepCosts& a, const StepCosts& b) {
+  auto same_op = [](const KernelOp& x, const KernelOp& y) {
+    return x.name == y.name && x.group == y.group && x.collective == y.collective &&
+           x.nelems == y.nelems && x.out_nelems == y.out_nelems && x.group_size == y.group_size &&
+           x.side == y.side && x.fork == y.fork && x.join == y.join &&
+           x.first_microbatch_only == y.first_microbatch_only && x.model_flops == y.model_flops &&
+           x.hw_flops == y.hw_flops && x.gemm.has_value() == y.gemm.has_value();
+  };
+  auto same_list = [&](const std::vector<KernelOp>& x, const std::vector<KernelOp>& y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!same_op(x[i], y[i])) return false;
+    return true;
+  };
+  return same_list(a.layer_fwd, b.layer_fwd) && same_list(a.layer_bwd, b.layer_bwd) &&
+         same_list(a.layer_recompute, b.layer_recompute) && same_list(a.embed_fwd, b.embed_fwd) &&
+         same_list(a.embed_bwd, b.embed_bwd) && same_list(a.head_fwd, b.head_fwd) &&
+         same_list(a.head_bwd, b.head_bwd) && same_op(a.p2p, b.p2p) &&
+         same_op(a.embedding_allreduce, b.embedding_allreduce) &&
+         a.cpu_launch_us == b.cpu_launch_us && a.launch_latency_us == b.launch_latency_us &&
+         a.event_call_us == b.event_call_us && a.stack == b.stack &&
+         a.grad_reduce_bytes == b.grad_reduce_bytes && a.bucket_params == b.bucket_params &&
+         a.dp_group == b.dp_group && a.dp_ranks_per_node == b.dp_ranks_per_node &&
+         a.distributed_optimizer == b.distributed_optimizer;
 }
 
 }  // namespace lumos::model

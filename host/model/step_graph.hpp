@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "graph/graph.hpp"
@@ -34,6 +35,33 @@ enum StreamRole : int {
 constexpr int kNumStreams = 8;
 constexpr int64_t kStreamIds[kNumStreams] = {7, 20, 30, 31, 32, 33, 21, 22};
 constexpr int64_t kThreadId = 1;
+
+// A kernel kind of the iteration (DESIGN.md "Variants and slots"): the priced op every node of
+// the kind was built from, so that another configuration of the same structure (another GPU, a
+// faster network) gives the kind's duration without building the graph again
+// (model_slot_durations). Kernels of one kind have the same duration in every configuration.
+struct ModelSlot {
+  enum class Source : uint8_t {
+    kLayerFwd,
+    kLayerBwd,
+    kLayerRecompute,
+    kEmbedFwd,
+    kEmbedBwd,
+    kHeadFwd,
+    kHeadBwd,
+    kP2p,
+    kEmbeddingAllreduce,
+    kGradReduce,   // StepCosts::grad_reduce(params)
+    kParamGather,  // StepCosts::param_gather(params)
+    kOptimizer     // StepCosts::optimizer(params)
+  };
+  Source source = Source::kLayerFwd;
+  uint32_t index = 0;  // in its StepCosts list
+  double params = 0;   // of a gradient reduction, parameter gather or optimizer step
+  bool operator<(const ModelSlot& o) const {
+    return std::tie(source, index, params) < std::tie(o.source, o.index, o.params);
+  }
+};
 
 // A collective kernel's NCCL arguments.
 struct CommRecord {
@@ -63,6 +91,7 @@ struct StepGraph {
     uint32_t record = 0;  // cudaStreamWaitEvent call: build index of its cudaEventRecord call
     bool sync = false;    // the final cudaStreamSynchronize
     int32_t gemm = -1;    // GEMM kernel -> gemms index (its shape)
+    int32_t slot = -1;    // GPU kernel with a duration -> slots index (its kernel kind)
   };
   std::vector<NodeMeta> meta;         // in build order; see meta_of
   std::vector<uint32_t> build_index;  // graph node -> index into meta
@@ -70,7 +99,20 @@ struct StepGraph {
   std::vector<CommRecord> comms;
   std::vector<cost::GemmQuery> gemms;    // distinct GEMM shapes, for the Kineto writer
   std::vector<graph::NodeId> stage_end;  // per stage: its final stream synchronize
+  std::vector<ModelSlot> slots;          // the kernel kinds; NodeMeta::slot indexes them
+  // Per graph node: its slot, or replay::VariantBatch::kNoSlot (CPU calls, arrivals, the
+  // origin: durations no configuration of the structure changes).
+  std::vector<uint32_t> node_slots() const;
 };
+
+// The duration of every slot of `g` under `costs`: the costs of another configuration with the
+// same structure (same_structure). Throws InputError when a slot is not in `costs`.
+std::vector<double> model_slot_durations(const StepGraph& g, const StepCosts& costs);
+
+// Whether a graph built from `a` and one built from `b` (same model and layout) have the same
+// nodes, edges and lags, so that only the slots' durations differ: the same ops in the same
+// order with the same streams and flags, the same host constants, buckets and optimizer.
+bool same_structure(const StepCosts& a, const StepCosts& b);
 
 // The largest graph an estimate builds (about 10 s and 3 GiB).
 constexpr uint64_t kMaxStepGraphNodes = 20'000'000;
