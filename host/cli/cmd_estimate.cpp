@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/model_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
@@ -25,22 +26,8 @@ using namespace lumos::model;
 using namespace lumos::estimate;
 
 void layout_options(cxxopts::Options& o) {
-  o.add_options()("model",
-                  "preset: gpt3-15b, gpt3-44b, gpt3-117b, gpt3-175b, llama3-8b, "
-                  "llama3-70b, llama3-405b",
-                  cxxopts::value<std::string>()->default_value("gpt3-15b"))(
-      "model-file", "TOML model file (optional `preset = ...`, then fields)",
-      cxxopts::value<std::string>())("layers", "override: transformer layers",
-                                     cxxopts::value<std::string>())(
-      "hidden", "override: hidden size", cxxopts::value<std::string>())(
-      "ffn", "override: MLP inner size", cxxopts::value<std::string>())(
-      "heads", "override: attention heads", cxxopts::value<std::string>())(
-      "kv-heads", "override: KV heads (query groups)", cxxopts::value<std::string>())(
-      "head-dim", "override: head dimension", cxxopts::value<std::string>())(
-      "vocab", "override: vocabulary", cxxopts::value<std::string>())(
-      "seq", "override: sequence length", cxxopts::value<std::string>())(
-      "act", "override: gelu | swiglu", cxxopts::value<std::string>())(
-      "gpu", "GPU in kernels_db", cxxopts::value<std::string>()->default_value("h100"))(
+  model_options(o);
+  o.add_options()("gpu", "GPU in kernels_db", cxxopts::value<std::string>()->default_value("h100"))(
       "topology", "network topology in kernels_db (default: the GPU's)",
       cxxopts::value<std::string>())("tp", "tensor parallel degree",
                                      cxxopts::value<int>()->default_value("2"))(
@@ -74,23 +61,7 @@ void layout_options(cxxopts::Options& o) {
 
 EstimateRequest request_from(const cxxopts::ParseResult& a) {
   EstimateRequest req;
-  if (a.count("model-file")) {
-    req.model = load_model_toml(a["model-file"].as<std::string>());
-    if (a.count("model"))
-      throw InputError("give --model or --model-file, not both (a file may name a preset)");
-  } else {
-    req.model = preset(a["model"].as<std::string>());
-  }
-  std::vector<FieldOverride> overrides;
-  for (const char* k :
-       {"layers", "hidden", "ffn", "heads", "kv-heads", "head-dim", "vocab", "seq", "act"})
-    if (a.count(k)) {
-      std::string key = k;
-      std::replace(key.begin(), key.end(), '-', '_');
-      overrides.push_back({key, a[k].as<std::string>(), std::string("--") + k});
-      req.model.name += std::string(" ") + k + "=" + a[k].as<std::string>();
-    }
-  apply_overrides(&req.model, overrides);
+  req.model = model_from(a);
   ParallelConfig& c = req.cfg;
   c.tp = a["tp"].as<int>();
   c.pp = a["pp"].as<int>();

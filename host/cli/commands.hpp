@@ -15,5 +15,7 @@ int bench_whatif(int argc, char** argv);    // lumos bench whatif
 int cmd_whatif(int argc, char** argv);
 int cmd_estimate(int argc, char** argv);
 int cmd_generate(int argc, char** argv);
+int cmd_sweep(int argc, char** argv);
+int cmd_pareto(int argc, char** argv);
 
 }  // namespace lumos::cli

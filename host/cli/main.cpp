@@ -20,6 +20,10 @@ void usage(std::ostream& os) {
         "  estimate    estimate a GPT or Llama training iteration from the model alone (no trace)\n"
         "  generate    write that iteration as Kineto traces, one per pipeline stage\n"
         "  whatif      replay a trace under many variants at once (GPUs, speed-ups), Pareto front\n"
+        "  sweep       many configurations of a model (layouts x GPUs x networks) through the "
+        "batch\n"
+        "              engine; variants and Pareto front to CSV\n"
+        "  pareto      Pareto front of variants CSVs, or shards' CSVs merged\n"
         "  ingest      parse a trace once into a binary .lgraph graph file\n"
         "  cost        kernel and collective cost model (gemm, attention, collective, ...)\n"
         "  bench       batch replay throughput (lumos bench batch --nodes N --variants V --backend "
@@ -44,6 +48,8 @@ int run(int argc, char** argv) {
     if (cmd == "estimate") return lumos::cli::cmd_estimate(argc - 1, argv + 1);
     if (cmd == "generate") return lumos::cli::cmd_generate(argc - 1, argv + 1);
     if (cmd == "whatif") return lumos::cli::cmd_whatif(argc - 1, argv + 1);
+    if (cmd == "sweep") return lumos::cli::cmd_sweep(argc - 1, argv + 1);
+    if (cmd == "pareto") return lumos::cli::cmd_pareto(argc - 1, argv + 1);
     if (cmd == "demo-trace") return lumos::cli::cmd_demo_trace(argc - 1, argv + 1);
     if (cmd == "info" || cmd == "--version") return lumos::cli::cmd_info(argc - 1, argv + 1);
     std::cerr << "lumos: unknown command '" << cmd << "' (see lumos --help)\n";

@@ -2,15 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <exception>
-#include <mutex>
 #include <thread>
 #ifdef __GLIBC__
 #include <malloc.h>  // malloc_trim
 #endif
 
 #include "common/error.hpp"
+#include "common/memory_budget.hpp"
 #include "common/thread_pool.hpp"
 #include "model/memory_footprint.hpp"
 #include "model/step_costs.hpp"
@@ -19,44 +18,6 @@
 namespace lumos::estimate {
 
 using namespace lumos::model;
-
-namespace {
-
-// Bytes of graphs being built at once: a worker waits until its graph fits beside the others'
-// (one graph always runs, so the search cannot stall).
-class MemoryBudget {
- public:
-  explicit MemoryBudget(double bytes) : limit_(bytes) {}
-  class Hold {
-   public:
-    Hold(MemoryBudget& b, double bytes) : b_(b), bytes_(bytes) {
-      std::unique_lock<std::mutex> lock(b_.m_);
-      b_.cv_.wait(lock, [&] { return b_.used_ == 0 || b_.used_ + bytes_ <= b_.limit_; });
-      b_.used_ += bytes_;
-    }
-    ~Hold() {
-      {
-        std::lock_guard<std::mutex> lock(b_.m_);
-        b_.used_ -= bytes_;
-      }
-      b_.cv_.notify_all();
-    }
-    Hold(const Hold&) = delete;
-    Hold& operator=(const Hold&) = delete;
-
-   private:
-    MemoryBudget& b_;
-    double bytes_;
-  };
-
- private:
-  std::mutex m_;
-  std::condition_variable cv_;
-  double used_ = 0;
-  double limit_;
-};
-
-}  // namespace
 
 SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db) {
   LUMOS_EXPECT(req.gpus >= 1 && req.gpus <= (int64_t{1} << 20),

@@ -1,0 +1,284 @@
+// lumos sweep: many configurations of one model through the batch engine, the variants and their
+// Pareto front to CSV; lumos pareto: a front recomputed from variants CSVs, or shards' CSVs
+// merged.
+#include <unistd.h>
+#include <cxxopts.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <tuple>
+
+#include "cli/commands.hpp"
+#include "cli/model_options.hpp"
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
+#include "common/format.hpp"
+#include "cost/kernels_db.hpp"
+#include "report/sweep_csv.hpp"
+#include "sweep/sweep_run.hpp"
+
+namespace lumos::cli {
+namespace {
+
+using sweep::parse_int_axis;
+using sweep::parse_name_axis;
+
+constexpr const char* kDefaultObjectives = "time_to_train_h,gpu_hours,energy_kwh";
+
+std::vector<int> parse_switch_axis(const std::string& text, const std::string& what) {
+  std::vector<int> out;
+  for (const std::string& s : parse_name_axis(text, what)) {
+    LUMOS_EXPECT(s == "on" || s == "off" || s == "auto",
+                 what + ": '" + s + "': expected on, off or auto");
+    out.push_back(s == "auto" ? -1 : s == "on" ? 1 : 0);
+  }
+  return out;
+}
+
+// A non-negative integer of at most 15 digits; `what` names it in the error.
+uint64_t parse_count(const std::string& s, const std::string& what) {
+  LUMOS_EXPECT(!s.empty() && s.size() <= 15 &&
+                   std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }),
+               what + ": '" + s + "' is not a non-negative integer");
+  return std::stoull(s);
+}
+
+std::pair<uint32_t, uint32_t> parse_shard(const std::string& s) {
+  const size_t slash = s.find('/');
+  LUMOS_EXPECT(slash != std::string::npos, "--shard " + s + ": expected i/n, e.g. 0/4");
+  const uint64_t i = parse_count(s.substr(0, slash), "--shard");
+  const uint64_t n = parse_count(s.substr(slash + 1), "--shard");
+  LUMOS_EXPECT(n >= 1 && n <= 100000 && i < n,
+               "--shard " + s + ": expected i/n with 0 <= i < n <= 100000");
+  return {static_cast<uint32_t>(i), static_cast<uint32_t>(n)};
+}
+
+std::vector<std::string> parse_objectives(const std::string& s) {
+  std::vector<std::string> o = parse_name_axis(s, "--objectives");
+  LUMOS_EXPECT(o.size() == 2 || o.size() == 3,
+               "--objectives " + s + ": expected two or three columns");
+  return o;
+}
+
+// The progress of a long sweep on a terminal: rows done, rate and time left, on one line.
+struct Progress {
+  bool on = isatty(STDERR_FILENO) != 0;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  void operator()(uint64_t done, uint64_t total) const {
+    if (!on || total == 0) return;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double eta = done > 0 ? s * static_cast<double>(total - done) / done : 0;
+    std::fprintf(stderr, "\r  %llu / %llu configurations, %.0f/s, %.0f s left   ",
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
+                 s > 0 ? done / s : 0.0, eta);
+    if (done == total) std::fprintf(stderr, "\n");
+  }
+};
+
+void print_top(const sweep::SweepResult& r, const report::CsvTable& t,
+               const std::vector<size_t>& front, int top) {
+  std::vector<const sweep::SweepRow*> ok;
+  for (const auto& row : r.rows)
+    if (row.feasible) ok.push_back(&row);
+  std::stable_sort(ok.begin(), ok.end(), [](const auto* a, const auto* b) {
+    return a->time_to_train_h < b->time_to_train_h;
+  });
+  std::cout << strprintf(
+      "%llu configurations (%llu in this shard): %llu estimated, %zu feasible, %zu on the "
+      "Pareto front; %llu graphs built in %.2f s\n",
+      static_cast<unsigned long long>(r.stats.variants),
+      static_cast<unsigned long long>(r.stats.rows),
+      static_cast<unsigned long long>(r.stats.estimated), ok.size(), front.size(),
+      static_cast<unsigned long long>(r.stats.graphs), r.stats.total_s);
+  if (ok.empty()) {
+    std::cout << "no configuration is feasible; the variants CSV says why for each\n";
+    return;
+  }
+  std::cout << strprintf("fastest %d to train:\n", std::min<int>(top, static_cast<int>(ok.size())));
+  std::cout << "  gpu       gpus  tp cp pp   dp  v mbs  step(s)  tokens/s    MFU  train(h)  "
+               "GPU-hours  energy(MWh)\n";
+  for (int i = 0; i < top && i < static_cast<int>(ok.size()); ++i) {
+    const auto& w = *ok[static_cast<size_t>(i)];
+    const auto& c = w.variant.cfg;
+    std::cout << strprintf(
+        "  %-8s %5lld %3d %2d %2d %4d %2d %3lld %8.3f %9.4g %6.3f %9.1f %10.4g %12.4g\n",
+        w.variant.gpu.c_str(), static_cast<long long>(c.gpus()), c.tp, c.cp, c.pp, c.dp,
+        c.interleave, static_cast<long long>(c.mbs), w.step_time_us * 1e-6, w.tokens_per_s, w.mfu,
+        w.time_to_train_h, w.gpu_hours, w.energy_kwh / 1000.0);
+  }
+  (void)t;
+}
+
+}  // namespace
+
+int cmd_sweep(int argc, char** argv) {
+  cxxopts::Options o("lumos sweep",
+                     "Many configurations of a model through the batch engine; variants and their "
+                     "Pareto front to CSV.");
+  model_options(o, "gpt3-175b");
+  o.add_options()("gpus", "total GPUs (axis, e.g. 64..1024); dp follows each layout",
+                  cxxopts::value<std::string>())(
+      "dp", "data-parallel degrees (axis), when --gpus is not given",
+      cxxopts::value<std::string>())("tp", "tensor-parallel degrees (axis)",
+                                     cxxopts::value<std::string>()->default_value("1,2,4,8"))(
+      "cp", "context-parallel degrees (axis)", cxxopts::value<std::string>()->default_value("1"))(
+      "pp", "pipeline-parallel degrees (axis)",
+      cxxopts::value<std::string>()->default_value("1,2,4,8"))(
+      "interleave", "virtual stages per GPU (axis)",
+      cxxopts::value<std::string>()->default_value("1"))(
+      "mbs", "micro-batch sizes (axis)", cxxopts::value<std::string>()->default_value("1"))(
+      "gbs", "global batch sizes in sequences (axis)",
+      cxxopts::value<std::string>()->default_value("1536"))(
+      "recompute", "none, selective, full (list)",
+      cxxopts::value<std::string>()->default_value("none"))(
+      "sp", "sequence parallel: on, off, auto (on when tp > 1) (list)",
+      cxxopts::value<std::string>()->default_value("auto"))(
+      "dist-opt", "distributed optimizer: on, off, auto (on when dp x cp > 1) (list)",
+      cxxopts::value<std::string>()->default_value("auto"))(
+      "stack", "software stacks (list; default: megatron-core)", cxxopts::value<std::string>())(
+      "dtype", "GEMM precision: bf16 | fp16 | fp8",
+      cxxopts::value<std::string>()->default_value("bf16"))(
+      "gpu", "GPU types (list)", cxxopts::value<std::string>()->default_value("h100"))(
+      "topology", "network topologies (list; default: each GPU's)", cxxopts::value<std::string>())(
+      "tokens", "tokens to train, for time to train and GPU-hours",
+      cxxopts::value<double>()->default_value("300e9"))(
+      "objectives", "Pareto objectives: 2 or 3 columns, minimised ('-' prefix: maximised)",
+      cxxopts::value<std::string>()->default_value(kDefaultObjectives))(
+      "o,output", "variants CSV", cxxopts::value<std::string>())("pareto", "Pareto front CSV",
+                                                                 cxxopts::value<std::string>())(
+      "top", "configurations shown", cxxopts::value<int>()->default_value("10"))(
+      "shard", "run part i of n (i/n); merge the CSVs with lumos pareto --merge",
+      cxxopts::value<std::string>())("threads", "worker threads (0: all cores)",
+                                     cxxopts::value<int>()->default_value("0"))(
+      "db", "read kernels_db from this folder", cxxopts::value<std::string>())("h,help",
+                                                                               "show this help");
+  const auto a = o.parse(argc, argv);
+  if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  cost::KernelsDb storage;
+  const cost::KernelsDb& db =
+      a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
+  sweep::SweepSpec spec;
+  spec.model = model_from(a);
+  if (a.count("gpus")) spec.total_gpus = parse_int_axis(a["gpus"].as<std::string>(), "--gpus");
+  if (a.count("dp")) spec.dp = parse_int_axis(a["dp"].as<std::string>(), "--dp");
+  LUMOS_EXPECT(!(a.count("gpus") && a.count("dp")),
+               "lumos sweep: give --gpus (dp follows) or --dp, not both");
+  spec.tp = parse_int_axis(a["tp"].as<std::string>(), "--tp");
+  spec.cp = parse_int_axis(a["cp"].as<std::string>(), "--cp");
+  spec.pp = parse_int_axis(a["pp"].as<std::string>(), "--pp");
+  spec.interleave = parse_int_axis(a["interleave"].as<std::string>(), "--interleave");
+  spec.mbs = parse_int_axis(a["mbs"].as<std::string>(), "--mbs");
+  spec.gbs = parse_int_axis(a["gbs"].as<std::string>(), "--gbs");
+  spec.recompute.clear();
+  for (const auto& r : parse_name_axis(a["recompute"].as<std::string>(), "--recompute"))
+    spec.recompute.push_back(model::parse_recompute(r));
+  spec.sequence_parallel = parse_switch_axis(a["sp"].as<std::string>(), "--sp");
+  spec.distributed_optimizer = parse_switch_axis(a["dist-opt"].as<std::string>(), "--dist-opt");
+  if (a.count("stack")) spec.stacks = parse_name_axis(a["stack"].as<std::string>(), "--stack");
+  spec.dtype = cost::parse_dtype(a["dtype"].as<std::string>());
+  LUMOS_EXPECT(spec.dtype == cost::Dtype::kBf16 || spec.dtype == cost::Dtype::kFp16 ||
+                   spec.dtype == cost::Dtype::kFp8,
+               "--dtype " + a["dtype"].as<std::string>() + ": expected bf16, fp16 or fp8");
+  spec.gpus = parse_name_axis(a["gpu"].as<std::string>(), "--gpu");
+  if (a.count("topology"))
+    spec.topologies = parse_name_axis(a["topology"].as<std::string>(), "--topology");
+  spec.tokens_to_train = a["tokens"].as<double>();
+  LUMOS_EXPECT(spec.tokens_to_train > 0 && spec.tokens_to_train < 1e18,
+               "--tokens: expected a positive number of tokens below 1e18");
+  const std::vector<std::string> objectives = parse_objectives(a["objectives"].as<std::string>());
+  const int top = a["top"].as<int>();
+  LUMOS_EXPECT(top >= 0, "--top: expected a count >= 0");
+  sweep::SweepOptions opt;
+  if (a.count("shard")) std::tie(opt.shard, opt.shards) = parse_shard(a["shard"].as<std::string>());
+  opt.threads = a["threads"].as<int>();
+  LUMOS_EXPECT(opt.threads >= 0, "--threads: expected a count >= 0");
+  // Outputs are checked before the work, so that a bad path does not cost the sweep.
+  for (const char* k : {"output", "pareto"})
+    if (a.count(k) && !is_stdout(a[k].as<std::string>())) check_output_path(a[k].as<std::string>());
+  Progress progress;
+  opt.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
+  const sweep::SweepResult r = sweep::run_sweep(spec, db, opt);
+  // The front is computed on the CSV as written, the same code as `lumos pareto`.
+  std::stringstream csv;
+  report::sweep_csv(csv, r);
+  const report::CsvTable table = report::parse_csv(csv, "sweep");
+  const std::vector<size_t> front = report::pareto_rows(table, objectives);
+  if (a.count("output"))
+    write_output(a["output"].as<std::string>(), [&](std::ostream& os) { os << csv.str(); });
+  if (a.count("pareto"))
+    write_output(a["pareto"].as<std::string>(),
+                 [&](std::ostream& os) { report::write_csv(os, table, front); });
+  print_top(r, table, front, top);
+  std::cout << strprintf(
+      "time: %.2f s wall (%.0f configurations/s); summed over threads: graphs %.2f s, pricing "
+      "%.2f s, replay %.2f s\n",
+      r.stats.total_s, r.stats.total_s > 0 ? r.stats.rows / r.stats.total_s : 0.0, r.stats.build_s,
+      r.stats.price_s, r.stats.replay_s);
+  for (const char* k : {"output", "pareto"})
+    if (a.count(k) && !is_stdout(a[k].as<std::string>()))
+      std::cout << "  wrote " << a[k].as<std::string>() << '\n';
+  return 0;
+}
+
+int cmd_pareto(int argc, char** argv) {
+  cxxopts::Options o("lumos pareto",
+                     "The Pareto front of variants CSVs (e.g. a sweep's shards), or the CSVs "
+                     "merged.");
+  o.add_options()("objectives", "2 or 3 columns, minimised ('-' prefix: maximised)",
+                  cxxopts::value<std::string>()->default_value(kDefaultObjectives))(
+      "merge", "join the inputs' rows (in `index` order) without taking a front")(
+      "o,output", "output CSV ('-': standard output)",
+      cxxopts::value<std::string>()->default_value("-"))(
+      "inputs", "variants CSVs", cxxopts::value<std::vector<std::string>>())("h,help",
+                                                                             "show this help");
+  o.parse_positional({"inputs"});
+  o.positional_help("IN.csv [IN2.csv ...]");
+  const auto a = o.parse(argc, argv);
+  if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  LUMOS_EXPECT(a.count("inputs"), "lumos pareto: give one or more variants CSVs");
+  const std::string out = a["output"].as<std::string>();
+  if (!is_stdout(out)) check_output_path(out);
+  report::CsvTable all;
+  for (const std::string& path : a["inputs"].as<std::vector<std::string>>()) {
+    report::CsvTable t = report::read_csv(path);
+    if (all.header.empty()) {
+      all = std::move(t);
+      continue;
+    }
+    LUMOS_EXPECT(t.header == all.header, path + ": its columns differ from " + all.source +
+                                             "'s; expected the same CSV kind");
+    for (auto& row : t.rows) all.rows.push_back(std::move(row));
+  }
+  std::vector<size_t> rows(all.rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  // Shards' rows back in the sweep's order.
+  bool has_index = std::find(all.header.begin(), all.header.end(), "index") != all.header.end();
+  if (has_index) {
+    const size_t col = all.column("index");
+    std::vector<int64_t> key(all.rows.size());
+    for (size_t i = 0; i < all.rows.size(); ++i)
+      key[i] = static_cast<int64_t>(parse_count(
+          all.rows[i][col], all.source + ":" + std::to_string(i + 2) + ": column 'index'"));
+    std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return key[x] < key[y]; });
+  }
+  report::CsvTable sorted = all;
+  for (size_t i = 0; i < rows.size(); ++i) sorted.rows[i] = all.rows[rows[i]];
+  std::vector<size_t> keep;
+  if (a.count("merge")) {
+    keep.resize(sorted.rows.size());
+    for (size_t i = 0; i < keep.size(); ++i) keep[i] = i;
+  } else {
+    keep = report::pareto_rows(sorted, parse_objectives(a["objectives"].as<std::string>()));
+  }
+  write_output(out, [&](std::ostream& os) { report::write_csv(os, sorted, keep); });
+  if (!is_stdout(out))
+    std::cout << "wrote " << keep.size() << " of " << sorted.rows.size() << " rows to " << out
+              << '\n';
+  return 0;
+}
+
+}  // namespace lumos::cli

@@ -1,0 +1,231 @@
+#include "sweep/sweep_run.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#ifdef __GLIBC__
+#include <malloc.h>  // malloc_trim
+#endif
+
+#include "common/error.hpp"
+#include "common/format.hpp"
+#include "common/memory_budget.hpp"
+#include "common/thread_pool.hpp"
+#include "estimate/layout_search.hpp"
+#include "model/flops.hpp"
+#include "model/memory_footprint.hpp"
+#include "model/step_costs.hpp"
+#include "model/step_graph.hpp"
+#include "replay/batch_replay.hpp"
+#include "replay/replay_program.hpp"
+
+namespace lumos::sweep {
+
+using namespace lumos::model;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Everything of a configuration that shapes its graph (all but GPU type and network).
+std::string structure_key(const ParallelConfig& c) {
+  return std::to_string(c.tp) + "/" + std::to_string(c.cp) + "/" + std::to_string(c.pp) + "/" +
+         std::to_string(c.dp) + "/" + std::to_string(c.interleave) + "/" + std::to_string(c.mbs) +
+         "/" + std::to_string(c.gbs) + "/" + to_string(c.recompute) + "/" +
+         std::to_string(c.sequence_parallel) + std::to_string(c.distributed_optimizer) +
+         std::to_string(c.fsdp) + std::to_string(c.split_counts_embedding) + "/" +
+         cost::to_string(c.dtype) + "/" + c.stack + "/" + std::to_string(c.gpus_per_node);
+}
+
+struct Group {
+  std::vector<size_t> rows;  // indices into the result's rows
+};
+
+// A group's configurations, priced: those sharing the first one's structure replay in one batch
+// on its graph; the rest are priced again as a group of their own.
+struct Priced {
+  size_t row;
+  const cost::GpuSpec* gpu;
+  const cost::Topology* topo;
+  StepCosts costs;
+};
+
+}  // namespace
+
+SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const SweepOptions& opt) {
+  LUMOS_EXPECT(opt.shards >= 1 && opt.shard < opt.shards,
+               "sweep: --shard " + std::to_string(opt.shard) + "/" + std::to_string(opt.shards) +
+                   ": expected i/n with 0 <= i < n");
+  const auto t_start = Clock::now();
+  SweepResult out;
+  const std::vector<SweepVariant> all = expand(spec);
+  LUMOS_EXPECT(!all.empty(), "sweep: no configuration has the GPU counts asked for (--gpus)");
+  out.stats.variants = all.size();
+  // Resolve names once (unknown ones are bad input for the whole sweep) and group.
+  for (const std::string& g : spec.gpus) db.gpu(g);
+  for (const std::string& t : spec.topologies)
+    if (!t.empty()) db.topology(t);
+  for (const std::string& s : spec.stacks) db.stack(s.empty() ? db.default_stack : s);
+  std::map<std::string, size_t> group_of;
+  std::vector<Group> groups;
+  std::vector<SweepRow> rows(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    SweepRow& r = rows[i];
+    r.variant = all[i];
+    const cost::GpuSpec& gpu = db.gpu(r.variant.gpu);
+    const cost::Topology& topo =
+        r.variant.topology.empty() ? db.default_topology_for(gpu) : db.topology(r.variant.topology);
+    r.variant.gpu = gpu.name;
+    r.variant.topology = topo.name;
+    r.variant.cfg.gpus_per_node = topo.gpus_per_node;
+    r.variant.cfg.stack =
+        db.stack(r.variant.cfg.stack.empty() ? db.default_stack : r.variant.cfg.stack).name;
+    r.capacity_gib = gpu.hbm_gib;
+    auto [it, fresh] = group_of.emplace(structure_key(r.variant.cfg), groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].rows.push_back(i);
+  }
+  std::vector<size_t> mine;
+  for (size_t g = 0; g < groups.size(); ++g)
+    if (g % opt.shards == opt.shard) mine.push_back(g);
+  out.stats.groups = mine.size();
+  uint64_t shard_rows = 0;
+  for (size_t g : mine) shard_rows += groups[g].rows.size();
+
+  MemoryBudget budget(opt.memory_budget_bytes);
+  std::mutex m;  // stats and progress
+  std::atomic<size_t> next{0};
+  uint64_t done = 0;
+  const ModelSpec& model = spec.model;
+  auto work = [&] {
+    for (size_t k; (k = next++) < mine.size();) {
+      const Group& grp = groups[mine[k]];
+      double build_s = 0, price_s = 0, replay_s = 0;
+      uint64_t graphs = 0, estimated = 0;
+      const ParallelConfig& cfg = rows[grp.rows.front()].variant.cfg;
+      Layout layout;
+      std::string invalid;
+      try {
+        layout = check_layout(model, cfg);
+      } catch (const InputError& e) {
+        invalid = std::string("invalid layout: ") + e.what();
+      }
+      std::vector<Priced> todo;
+      if (invalid.empty()) {
+        const cost::StackSpec& stack = db.stack(cfg.stack);
+        double worst = 0;
+        for (const auto& s : memory_per_stage(model, cfg, layout, &stack))
+          worst = std::max(worst, s.total_bytes());
+        const auto t0 = Clock::now();
+        for (size_t i : grp.rows) {
+          SweepRow& r = rows[i];
+          r.memory_gib = worst / (1024.0 * 1024.0 * 1024.0);
+          const cost::GpuSpec& gpu = db.gpu(r.variant.gpu);
+          if (!gpu.peak_tflops[static_cast<size_t>(cfg.dtype)]) {
+            r.reason =
+                std::string("the GPU has no ") + cost::to_string(cfg.dtype) + " tensor cores";
+            continue;
+          }
+          // Memory is checked before any graph is built: what does not fit is not replayed.
+          if (r.memory_gib > r.capacity_gib) {
+            r.reason = strprintf("does not fit: %.1f GiB per GPU > %.1f GiB", r.memory_gib,
+                                 r.capacity_gib);
+            continue;
+          }
+          const cost::Topology& topo = db.topology(r.variant.topology);
+          todo.push_back({i, &gpu, &topo, price_step(model, cfg, layout, db, gpu, topo)});
+        }
+        price_s += seconds_since(t0);
+      } else {
+        for (size_t i : grp.rows) rows[i].reason = invalid;
+      }
+      // Batches: the first unplaced configuration's graph serves every one of the same structure.
+      std::vector<uint8_t> placed(todo.size(), 0);
+      for (size_t first = 0; first < todo.size(); ++first) {
+        if (placed[first]) continue;
+        std::vector<size_t> batch;
+        for (size_t j = first; j < todo.size(); ++j)
+          if (!placed[j] && same_structure(todo[first].costs, todo[j].costs))
+            batch.push_back(j), placed[j] = 1;
+        const StepCosts& base = todo[first].costs;
+        const uint64_t nodes = step_graph_size(model, cfg, layout, base, kMaxStepGraphNodes);
+        const double need = static_cast<double>(nodes) * estimate::kEstimateBytesPerNode;
+        if (nodes > kMaxStepGraphNodes || need > opt.memory_budget_bytes) {
+          for (size_t j : batch)
+            rows[todo[j].row].reason =
+                "graph too large to model (" + std::to_string(nodes) + " nodes)";
+          continue;
+        }
+        const MemoryBudget::Hold hold(budget, need);
+        auto t0 = Clock::now();
+        const StepGraph sg = build_step_graph(model, cfg, layout, base);
+        const replay::ReplayProgram program = replay::compile_program(sg.graph);
+        build_s += seconds_since(t0);
+        ++graphs;
+        t0 = Clock::now();
+        replay::VariantBatch b =
+            replay::VariantBatch::identity(static_cast<uint32_t>(batch.size()));
+        b.node_slot = sg.node_slots();
+        b.slots = static_cast<uint32_t>(sg.slots.size());
+        b.slot_us.resize(static_cast<size_t>(b.slots) * b.count);
+        for (uint32_t v = 0; v < b.count; ++v) {
+          const std::vector<double> d = model_slot_durations(sg, todo[batch[v]].costs);
+          for (uint32_t s = 0; s < b.slots; ++s)
+            b.slot_us[static_cast<size_t>(s) * b.count + v] = d[s];
+        }
+        price_s += seconds_since(t0);
+        t0 = Clock::now();
+        const replay::BatchResult br =
+            replay::batch_replay_cpu(sg.graph, b, 0, 1, nullptr, &program);
+        replay_s += seconds_since(t0);
+        const double model_flops = megatron_model_flops(model, cfg.gbs, layout.padded_vocab);
+        const double gpus = static_cast<double>(cfg.gpus());
+        for (uint32_t v = 0; v < b.count; ++v) {
+          const Priced& p = todo[batch[v]];
+          SweepRow& r = rows[p.row];
+          r.estimated = true;
+          ++estimated;
+          r.step_time_us = br.makespan_us[v];
+          const double step_s = r.step_time_us * 1e-6;
+          r.tokens_per_s = static_cast<double>(cfg.gbs) * static_cast<double>(model.seq) / step_s;
+          r.mfu = model_flops / step_s / gpus * 1e-12 /
+                  *p.gpu->peak_tflops[static_cast<size_t>(cfg.dtype)];
+          r.time_to_train_h = spec.tokens_to_train / r.tokens_per_s / 3600.0;
+          r.gpu_hours = r.time_to_train_h * gpus;
+          // The graph holds one GPU per stage: its kernels' busy time, per GPU, within the step.
+          double busy_us = 0;
+          for (graph::NodeClass c :
+               {graph::NodeClass::kCompute, graph::NodeClass::kMemory, graph::NodeClass::kComm})
+            busy_us += br.busy_us[static_cast<int>(c)][v];
+          const double utilization = std::min(1.0, busy_us / cfg.pp / r.step_time_us);
+          r.gpu_power_w = p.gpu->idle_w + (p.gpu->tdp_w - p.gpu->idle_w) * utilization;
+          r.energy_kwh = r.gpu_power_w * gpus * r.time_to_train_h / 1000.0;
+          r.feasible = true;
+        }
+#ifdef __GLIBC__
+        malloc_trim(0);  // give a freed graph's pages back (see layout_search.cpp)
+#endif
+      }
+      std::lock_guard<std::mutex> lock(m);
+      out.stats.build_s += build_s, out.stats.price_s += price_s, out.stats.replay_s += replay_s;
+      out.stats.graphs += graphs, out.stats.estimated += estimated;
+      done += grp.rows.size();
+      if (opt.progress) opt.progress(done, shard_rows);
+    }
+  };
+  run_workers(worker_threads(opt.threads), work);
+  for (size_t g : mine)
+    for (size_t i : groups[g].rows) out.rows.push_back(std::move(rows[i]));
+  std::sort(out.rows.begin(), out.rows.end(),
+            [](const SweepRow& a, const SweepRow& b) { return a.variant.index < b.variant.index; });
+  out.stats.rows = out.rows.size();
+  out.stats.total_s = seconds_since(t_start);
+  return out;
+}
+
+}  // namespace lumos::sweep

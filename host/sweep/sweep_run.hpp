@@ -1,0 +1,62 @@
+// Runs a sweep (sweep_spec.hpp) through the batch engine: configurations that differ only in GPU
+// type and network share one graph structure, so each group builds one step graph, compiles one
+// replay program and replays all its configurations in one batch, each with its kernel kinds'
+// durations from the cost model (model slots). Every row equals what `lumos estimate` gives for
+// that configuration. Infeasible configurations are kept, with the reason.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cost/kernels_db.hpp"
+#include "sweep/sweep_spec.hpp"
+
+namespace lumos::sweep {
+
+struct SweepRow {
+  SweepVariant variant;  // cfg.gpus_per_node and topology resolved
+  // Whether the step was replayed: only configurations that fit in the GPU's memory are (the
+  // memory is known before any graph is built).
+  bool estimated = false;
+  bool feasible = false;  // estimated: a valid layout that fits and could be modelled
+  std::string reason;     // why not feasible; empty when feasible
+  double step_time_us = 0;
+  double tokens_per_s = 0;
+  double mfu = 0;
+  double memory_gib = 0;    // the worst stage's per-GPU memory
+  double capacity_gib = 0;  // the GPU's
+  double time_to_train_h = 0;
+  double gpu_hours = 0;
+  double gpu_power_w = 0;  // mean per GPU over the step
+  double energy_kwh = 0;   // GPUs only, whole run (issue 16 adds the rest of the node and PUE)
+};
+
+struct SweepStats {
+  uint64_t variants = 0;                          // configurations of the spec (all shards)
+  uint64_t rows = 0;                              // in this shard
+  uint64_t groups = 0;                            // graph structures in this shard
+  uint64_t graphs = 0;                            // graphs built
+  uint64_t estimated = 0;                         // rows replayed
+  double build_s = 0, price_s = 0, replay_s = 0;  // summed over threads
+  double total_s = 0;                             // wall clock
+};
+
+struct SweepResult {
+  std::vector<SweepRow> rows;  // in variant order
+  SweepStats stats;
+};
+
+struct SweepOptions {
+  uint32_t shard = 0, shards = 1;  // this process runs the groups g with g % shards == shard
+  int threads = 0;                 // 0: all cores
+  double memory_budget_bytes = 768.0 * 1024 * 1024;  // graphs built at once
+  // Called after each group with rows done and rows of the shard (from one thread at a time).
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+// Throws InputError for an unknown GPU, topology or stack, a shard outside its count, or an
+// empty sweep.
+SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const SweepOptions& opt);
+
+}  // namespace lumos::sweep

@@ -1,0 +1,130 @@
+#include "sweep/sweep_spec.hpp"
+
+#include <cctype>
+
+#include "common/error.hpp"
+
+namespace lumos::sweep {
+
+namespace {
+
+constexpr size_t kMaxAxisValues = 4096;
+
+int64_t parse_positive(const std::string& s, const std::string& what) {
+  if (s.empty() || s.size() > 12)
+    throw InputError(what + ": '" + s + "' is not a positive integer");
+  for (char c : s)
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      throw InputError(what + ": '" + s + "' is not a positive integer");
+  const int64_t v = std::stoll(s);
+  if (v < 1) throw InputError(what + ": '" + s + "' is not a positive integer");
+  return v;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  for (;;) {
+    const size_t end = text.find(sep, at);
+    out.push_back(text.substr(at, end == std::string::npos ? std::string::npos : end - at));
+    if (end == std::string::npos) return out;
+    at = end + 1;
+  }
+}
+
+}  // namespace
+
+std::vector<int64_t> parse_int_axis(const std::string& text, const std::string& what) {
+  LUMOS_EXPECT(!text.empty(), what + ": the axis is empty");
+  std::vector<int64_t> out;
+  for (const std::string& item : split(text, ',')) {
+    const size_t dots = item.find("..");
+    const size_t colon = item.find(':');
+    if (dots != std::string::npos) {  // a doubling range
+      const int64_t lo = parse_positive(item.substr(0, dots), what);
+      const int64_t hi = parse_positive(item.substr(dots + 2), what);
+      LUMOS_EXPECT(lo <= hi, what + ": the range '" + item + "' is empty");
+      for (int64_t v = lo; v <= hi; v *= 2) out.push_back(v);
+    } else if (colon != std::string::npos) {  // lo:hi:step
+      const std::vector<std::string> p = split(item, ':');
+      LUMOS_EXPECT(p.size() == 3, what + ": '" + item + "': expected LO:HI:STEP");
+      const int64_t lo = parse_positive(p[0], what), hi = parse_positive(p[1], what),
+                    step = parse_positive(p[2], what);
+      LUMOS_EXPECT(lo <= hi, what + ": the range '" + item + "' is empty");
+      LUMOS_EXPECT((hi - lo) / step < static_cast<int64_t>(kMaxAxisValues),
+                   what + ": the range '" + item + "' has more than 4096 values");
+      for (int64_t v = lo; v <= hi; v += step) out.push_back(v);
+    } else {
+      out.push_back(parse_positive(item, what));
+    }
+    LUMOS_EXPECT(out.size() <= kMaxAxisValues, what + ": more than 4096 values");
+  }
+  return out;
+}
+
+std::vector<std::string> parse_name_axis(const std::string& text, const std::string& what) {
+  LUMOS_EXPECT(!text.empty(), what + ": the axis is empty");
+  std::vector<std::string> out = split(text, ',');
+  for (const std::string& s : out)
+    LUMOS_EXPECT(!s.empty(), what + ": an empty name in '" + text + "'");
+  return out;
+}
+
+std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
+  for (const auto* axis : {&s.tp, &s.cp, &s.pp, &s.interleave, &s.mbs, &s.gbs})
+    LUMOS_EXPECT(!axis->empty(), "sweep: an axis is empty");
+  LUMOS_EXPECT(!s.recompute.empty() && !s.sequence_parallel.empty() &&
+                   !s.distributed_optimizer.empty() && !s.stacks.empty() && !s.gpus.empty() &&
+                   !s.topologies.empty() && (!s.total_gpus.empty() || !s.dp.empty()),
+               "sweep: an axis is empty");
+  std::vector<SweepVariant> out;
+  const std::vector<int64_t> totals = s.total_gpus.empty() ? std::vector<int64_t>{0} : s.total_gpus;
+  auto add = [&](const model::ParallelConfig& c) {
+    for (const std::string& stack : s.stacks)
+      for (const std::string& gpu : s.gpus)
+        for (const std::string& topo : s.topologies) {
+          LUMOS_EXPECT(out.size() < limit, "sweep: more than " + std::to_string(limit) +
+                                               " configurations; narrow the axes or shard");
+          SweepVariant v;
+          v.index = out.size();
+          v.cfg = c;
+          v.cfg.stack = stack;
+          v.gpu = gpu;
+          v.topology = topo;
+          out.push_back(std::move(v));
+        }
+  };
+  for (int64_t total : totals)
+    for (int64_t tp : s.tp)
+      for (int64_t cp : s.cp)
+        for (int64_t pp : s.pp) {
+          std::vector<int64_t> dps = s.dp;
+          if (total > 0) {
+            const int64_t model_gpus = tp * cp * pp;
+            if (total % model_gpus != 0) continue;
+            dps = {total / model_gpus};
+          }
+          for (int64_t dp : dps)
+            for (int64_t v : s.interleave)
+              for (int64_t mbs : s.mbs)
+                for (int64_t gbs : s.gbs)
+                  for (model::Recompute rc : s.recompute)
+                    for (int sp : s.sequence_parallel)
+                      for (int dist : s.distributed_optimizer) {
+                        model::ParallelConfig c;
+                        auto degree = [](int64_t x) {
+                          return static_cast<int>(std::min<int64_t>(x, int64_t{1} << 30));
+                        };
+                        c.tp = degree(tp), c.cp = degree(cp), c.pp = degree(pp), c.dp = degree(dp);
+                        c.interleave = degree(v);
+                        c.mbs = mbs, c.gbs = gbs, c.recompute = rc;
+                        c.sequence_parallel = sp < 0 ? tp > 1 : sp == 1;
+                        c.distributed_optimizer = dist < 0 ? dp * cp > 1 : dist == 1;
+                        c.dtype = s.dtype;
+                        add(c);
+                      }
+        }
+  return out;
+}
+
+}  // namespace lumos::sweep

@@ -1,0 +1,55 @@
+// What `lumos sweep` explores: a model, axes of values (layouts, GPU types, networks, software
+// stacks) and constraints, expanded into configurations in one deterministic order. An axis is a
+// list ("1,2,4"), a doubling range ("64..1024": 64, 128, ..., 1024) or a stepped range
+// ("1:9:2": 1, 3, 5, 7, 9).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cost/dtype.hpp"
+#include "model/model_spec.hpp"
+#include "model/parallel_config.hpp"
+
+namespace lumos::sweep {
+
+struct SweepSpec {
+  model::ModelSpec model;
+  // Layout axes. total_gpus, when given, fixes the data-parallel degree of each layout
+  // (gpus / (tp x cp x pp)); otherwise dp is an axis.
+  std::vector<int64_t> total_gpus;
+  std::vector<int64_t> tp = {1, 2, 4, 8}, cp = {1}, pp = {1, 2, 4, 8}, dp = {1};
+  std::vector<int64_t> interleave = {1}, mbs = {1}, gbs = {64};
+  std::vector<model::Recompute> recompute = {model::Recompute::kNone};
+  std::vector<int> sequence_parallel = {-1};      // 1, 0; -1: on when tp > 1
+  std::vector<int> distributed_optimizer = {-1};  // 1, 0; -1: on when dp x cp > 1
+  std::vector<std::string> stacks = {""};         // "" = the default stack
+  cost::Dtype dtype = cost::Dtype::kBf16;
+  // Hardware axes: these vary within a graph structure (one graph serves them all).
+  std::vector<std::string> gpus = {"h100"};
+  std::vector<std::string> topologies = {""};  // "" = each GPU's default topology
+  double tokens_to_train = 300e9;              // for time to train and GPU-hours
+};
+
+// One configuration of the sweep, in its order.
+struct SweepVariant {
+  uint64_t index = 0;
+  model::ParallelConfig cfg;  // gpus_per_node not yet set: it comes with the topology
+  std::string gpu, topology;
+};
+
+// Parses an axis of integers; `what` names it in errors (e.g. "--tp"). Throws InputError for an
+// empty axis, a value that is not a positive integer, or a range that is empty or too long
+// (more than 4096 values).
+std::vector<int64_t> parse_int_axis(const std::string& text, const std::string& what);
+// Parses a comma-separated list of names; throws InputError when it is empty or has an empty
+// name.
+std::vector<std::string> parse_name_axis(const std::string& text, const std::string& what);
+
+// Every configuration of the spec in a fixed order (layout axes outermost, then stack, then GPU
+// and topology innermost, so that configurations sharing a graph are adjacent). Layouts whose
+// degrees do not divide total_gpus are left out (they are not configurations of that total).
+// Throws InputError when the expansion passes `limit` configurations.
+std::vector<SweepVariant> expand(const SweepSpec& spec, uint64_t limit = 10'000'000);
+
+}  // namespace lumos::sweep

@@ -1,0 +1,89 @@
+// `lumos sweep` and `lumos pareto` through the command: both CSVs written, the front recomputed
+// from the variants CSV equals the sweep's, shards merged equal the single run, and bad input
+// gets one line, exit code 1 and no output file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/test_util.hpp"
+
+namespace {
+
+using lumos::testing::run_lumos;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const std::string kSmall =
+    "sweep --model gpt3-15b --layers 8 --gpus 8,16 --tp 1,2 --pp 1,2 --gbs 32 --gpu h100,a100 "
+    "--threads 2";
+
+TEST(SweepCli, WritesVariantsAndTheirParetoFront) {
+  lumos::testing::TempDir tmp;
+  const auto r = run_lumos(kSmall + " -o " + tmp.file("v.csv") + " --pareto " + tmp.file("p.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("fastest"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("configurations/s"), std::string::npos) << r.out;
+  const std::string variants = slurp(tmp.file("v.csv"));
+  EXPECT_EQ(variants.rfind("index,gpu,topology,gpus,tp,", 0), 0u) << variants.substr(0, 200);
+  // 8 and 16 GPUs x tp 1,2 x pp 1,2 x two GPU types.
+  EXPECT_EQ(std::count(variants.begin(), variants.end(), '\n'), 1 + 2 * 2 * 2 * 2);
+  const auto again = run_lumos("pareto " + tmp.file("v.csv") + " -o " + tmp.file("p2.csv"));
+  ASSERT_EQ(again.exit_code, 0) << again.out;
+  EXPECT_EQ(slurp(tmp.file("p2.csv")), slurp(tmp.file("p.csv")));
+  const std::string front = slurp(tmp.file("p.csv"));
+  EXPECT_GT(std::count(front.begin(), front.end(), '\n'), 1) << front;
+}
+
+TEST(SweepCli, ShardsMergedEqualTheSingleRun) {
+  lumos::testing::TempDir tmp;
+  ASSERT_EQ(run_lumos(kSmall + " -o " + tmp.file("all.csv") + " --pareto " + tmp.file("allp.csv"))
+                .exit_code,
+            0);
+  std::string shards, fronts;
+  for (int i = 0; i < 3; ++i) {
+    const std::string v = tmp.file("v" + std::to_string(i) + ".csv");
+    const std::string p = tmp.file("p" + std::to_string(i) + ".csv");
+    const auto r =
+        run_lumos(kSmall + " --shard " + std::to_string(i) + "/3 -o " + v + " --pareto " + p);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    shards += " " + v;
+    fronts += " " + p;
+  }
+  ASSERT_EQ(run_lumos("pareto --merge" + shards + " -o " + tmp.file("merged.csv")).exit_code, 0);
+  EXPECT_EQ(slurp(tmp.file("merged.csv")), slurp(tmp.file("all.csv")));
+  // The front of the shards' fronts is the single run's front.
+  ASSERT_EQ(run_lumos("pareto" + fronts + " -o " + tmp.file("mergedp.csv")).exit_code, 0);
+  EXPECT_EQ(slurp(tmp.file("mergedp.csv")), slurp(tmp.file("allp.csv")));
+}
+
+TEST(SweepCli, BadInputGetsOneLineAndNoFile) {
+  lumos::testing::TempDir tmp;
+  const std::string out = " -o " + tmp.file("v.csv") + " --pareto " + tmp.file("p.csv");
+  for (const std::string& bad :
+       {std::string("sweep --tp ''"), std::string("sweep --tp 0"), std::string("sweep --gpu nope"),
+        std::string("sweep --gpus 7 --tp 2 --pp 2"), std::string("sweep --shard 3/3"),
+        std::string("sweep --objectives time_to_train_h"), std::string("sweep --gpus 8 --dp 2"),
+        std::string("sweep --recompute sometimes")}) {
+    const auto r = run_lumos(bad + out);
+    EXPECT_EQ(r.exit_code, 1) << bad << "\n" << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << bad << "\n" << r.out;
+    EXPECT_FALSE(std::filesystem::exists(tmp.file("v.csv"))) << bad;
+    EXPECT_FALSE(std::filesystem::exists(tmp.file("p.csv"))) << bad;
+  }
+  const std::string csv = tmp.write("t.csv", "index,feasible,a\n0,1,3\n");
+  const auto r = run_lumos("pareto " + csv + " --objectives a,b -o " + tmp.file("o.csv"));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("no column 'b'"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(tmp.file("o.csv")));
+  const std::string other = tmp.write("u.csv", "index,feasible,b\n1,1,3\n");
+  EXPECT_EQ(run_lumos("pareto --merge " + csv + " " + other).exit_code, 1);
+}
+
+}  // namespace

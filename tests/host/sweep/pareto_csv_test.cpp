@@ -1,0 +1,79 @@
+// The Pareto front of a variants CSV: no front row is dominated by a feasible row, every
+// non-dominated feasible row is on it (random tables, by brute force), and bad tables fail in one
+// line naming the file.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "report/sweep_csv.hpp"
+
+namespace {
+
+using lumos::report::CsvTable;
+
+bool dominates(const std::vector<double>& a, const std::vector<double>& b) {
+  bool better = false;
+  for (size_t k = 0; k < a.size(); ++k) {
+    if (a[k] > b[k]) return false;
+    better = better || a[k] < b[k];
+  }
+  return better;
+}
+
+TEST(ParetoCsv, FrontIsExactlyTheNonDominatedFeasibleRows) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int objectives = 2 + trial % 2;
+    const int n = 1 + static_cast<int>(rng() % 60);
+    std::ostringstream csv;
+    csv << "index,feasible,a,b,c\n";
+    std::vector<std::vector<double>> v(static_cast<size_t>(n));
+    std::vector<bool> ok(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      ok[static_cast<size_t>(i)] = rng() % 5 != 0;
+      // Few distinct values, so that ties and duplicates happen.
+      for (int k = 0; k < 3; ++k)
+        v[static_cast<size_t>(i)].push_back(static_cast<double>(rng() % 6));
+      csv << i << ',' << (ok[static_cast<size_t>(i)] ? 1 : 0) << ',' << v[static_cast<size_t>(i)][0]
+          << ',' << v[static_cast<size_t>(i)][1] << ',' << -v[static_cast<size_t>(i)][2] << '\n';
+    }
+    std::istringstream in(csv.str());
+    const CsvTable t = lumos::report::parse_csv(in, "random.csv");
+    // c holds the negated third objective: "-c" maximises it, i.e. minimises the objective.
+    std::vector<std::string> names = {"a", "b"};
+    if (objectives == 3) names.push_back("-c");
+    const std::vector<size_t> front = lumos::report::pareto_rows(t, names);
+    std::vector<bool> on(static_cast<size_t>(n), false);
+    for (size_t r : front) on[r] = true;
+    for (int i = 0; i < n; ++i) {
+      auto obj = [&](int r) {
+        return std::vector<double>(v[static_cast<size_t>(r)].begin(),
+                                   v[static_cast<size_t>(r)].begin() + objectives);
+      };
+      bool dominated = false;
+      for (int j = 0; j < n; ++j)
+        if (ok[static_cast<size_t>(j)] && dominates(obj(j), obj(i))) dominated = true;
+      EXPECT_EQ(on[static_cast<size_t>(i)], ok[static_cast<size_t>(i)] && !dominated)
+          << "trial " << trial << " row " << i;
+    }
+  }
+}
+
+TEST(ParetoCsv, BadTablesFailInOneLineNamingTheFile) {
+  std::istringstream short_row("index,a,b\n0,1\n");
+  try {
+    lumos::report::parse_csv(short_row, "x.csv");
+    FAIL();
+  } catch (const lumos::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("x.csv:2"), std::string::npos) << e.what();
+  }
+  std::istringstream ok("index,a,b\n0,1,x\n");
+  const CsvTable t = lumos::report::parse_csv(ok, "y.csv");
+  EXPECT_THROW(lumos::report::pareto_rows(t, {"a", "nope"}), lumos::InputError);
+  EXPECT_THROW(lumos::report::pareto_rows(t, {"a", "b"}), lumos::InputError);  // "x"
+  EXPECT_THROW(lumos::report::pareto_rows(t, {"a"}), lumos::InputError);
+}
+
+}  // namespace

@@ -1,0 +1,145 @@
+// lumos sweep's engine: every row equals `lumos estimate` of its configuration, shards partition
+// the sweep exactly, infeasible configurations keep their reason, and axes parse or fail in one
+// line.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "cost/kernels_db.hpp"
+#include "estimate/estimate.hpp"
+#include "report/sweep_csv.hpp"
+#include "sweep/sweep_run.hpp"
+#include "sweep/sweep_spec.hpp"
+
+namespace {
+
+using namespace lumos::sweep;
+
+// A small GPT on 8 to 32 GPUs of three types and two networks: a few hundred configurations.
+SweepSpec small_spec() {
+  SweepSpec s;
+  s.model = lumos::model::preset("gpt3-15b");
+  s.model.layers = 8;
+  s.total_gpus = {8, 16, 32};
+  s.tp = {1, 2, 4};
+  s.pp = {1, 2, 4};
+  s.mbs = {1, 2};
+  s.gbs = {32};
+  s.recompute = {lumos::model::Recompute::kNone, lumos::model::Recompute::kFull};
+  s.gpus = {"h100", "a100", "b200"};
+  s.topologies = {"", "dgx-a100"};
+  return s;
+}
+
+std::string csv_of(const SweepResult& r) {
+  std::ostringstream os;
+  lumos::report::sweep_csv(os, r);
+  return os.str();
+}
+
+TEST(Sweep, RowsEqualIndividualEstimates) {
+  const auto& db = lumos::cost::embedded_db();
+  const SweepSpec spec = small_spec();
+  const SweepResult r = run_sweep(spec, db, {});
+  ASSERT_EQ(r.rows.size(), expand(spec).size());
+  std::vector<const SweepRow*> estimated;
+  for (const auto& row : r.rows)
+    if (row.estimated) estimated.push_back(&row);
+  ASSERT_GE(estimated.size(), 20u);
+  EXPECT_LT(r.stats.graphs, r.stats.estimated) << "configurations of one structure share a graph";
+  std::mt19937 rng(42);
+  std::shuffle(estimated.begin(), estimated.end(), rng);
+  for (size_t k = 0; k < 20; ++k) {
+    const SweepRow& row = *estimated[k];
+    lumos::estimate::EstimateRequest req;
+    req.model = spec.model;
+    req.cfg = row.variant.cfg;
+    req.gpu = row.variant.gpu;
+    req.topology = row.variant.topology;
+    const auto e = lumos::estimate::run_estimate(req, db).estimate;
+    const std::string what = row.variant.gpu + "/" + row.variant.topology + " index " +
+                             std::to_string(row.variant.index);
+    EXPECT_NEAR(row.step_time_us, e.step_time_us, 1e-6 * e.step_time_us) << what;
+    EXPECT_NEAR(row.tokens_per_s, e.tokens_per_s, 1e-6 * e.tokens_per_s) << what;
+    EXPECT_NEAR(row.mfu, e.mfu, 1e-6 * e.mfu) << what;
+    EXPECT_TRUE(e.fits) << what;
+    double worst = 0;
+    for (const auto& s : e.stages) worst = std::max(worst, s.memory.total_bytes());
+    EXPECT_NEAR(row.memory_gib, worst / (1024.0 * 1024 * 1024), 1e-9 * row.memory_gib) << what;
+    EXPECT_NEAR(row.time_to_train_h, spec.tokens_to_train / e.tokens_per_s / 3600,
+                1e-6 * row.time_to_train_h);
+    EXPECT_NEAR(row.gpu_hours, row.time_to_train_h * static_cast<double>(row.variant.cfg.gpus()),
+                1e-9 * row.gpu_hours);
+  }
+}
+
+TEST(Sweep, ShardsPartitionTheSweepExactly) {
+  const auto& db = lumos::cost::embedded_db();
+  SweepSpec spec = small_spec();
+  spec.recompute = {lumos::model::Recompute::kNone};
+  const SweepResult whole = run_sweep(spec, db, {});
+  std::vector<SweepRow> merged;
+  std::set<uint64_t> seen;
+  for (uint32_t i = 0; i < 3; ++i) {
+    SweepOptions opt;
+    opt.shard = i, opt.shards = 3;
+    const SweepResult part = run_sweep(spec, db, opt);
+    EXPECT_GT(part.rows.size(), 0u);
+    for (const auto& row : part.rows) {
+      EXPECT_TRUE(seen.insert(row.variant.index).second) << "a configuration in two shards";
+      merged.push_back(row);
+    }
+  }
+  std::sort(merged.begin(), merged.end(),
+            [](const SweepRow& a, const SweepRow& b) { return a.variant.index < b.variant.index; });
+  SweepResult m;
+  m.rows = merged;
+  EXPECT_EQ(csv_of(m), csv_of(whole));
+}
+
+TEST(Sweep, InfeasibleConfigurationsKeepTheirReason) {
+  SweepSpec spec = small_spec();
+  spec.model = lumos::model::preset("gpt3-175b");
+  spec.total_gpus = {8};
+  spec.tp = {8, 3};
+  spec.pp = {1};
+  spec.mbs = {1};
+  spec.recompute = {lumos::model::Recompute::kNone};
+  spec.gpus = {"h100"};
+  spec.topologies = {""};
+  const SweepResult r = run_sweep(spec, lumos::cost::embedded_db(), {});
+  ASSERT_EQ(r.rows.size(), 1u);  // tp 3 does not divide 8 GPUs: not a configuration of 8
+  EXPECT_FALSE(r.rows[0].feasible);
+  EXPECT_FALSE(r.rows[0].estimated);
+  EXPECT_NE(r.rows[0].reason.find("does not fit"), std::string::npos) << r.rows[0].reason;
+  spec.total_gpus = {24};
+  spec.tp = {3};
+  const SweepResult bad = run_sweep(spec, lumos::cost::embedded_db(), {});
+  ASSERT_EQ(bad.rows.size(), 1u);
+  EXPECT_NE(bad.rows[0].reason.find("invalid layout"), std::string::npos) << bad.rows[0].reason;
+}
+
+TEST(SweepAxes, ListsRangesAndErrors) {
+  EXPECT_EQ(parse_int_axis("1,2,4", "--tp"), (std::vector<int64_t>{1, 2, 4}));
+  EXPECT_EQ(parse_int_axis("64..1024", "--gpus"), (std::vector<int64_t>{64, 128, 256, 512, 1024}));
+  EXPECT_EQ(parse_int_axis("1:7:3,16", "--pp"), (std::vector<int64_t>{1, 4, 7, 16}));
+  for (const char* bad : {"", "0", "1,,2", "8..4", "1:2", "x", "-1", "1:100000:1"})
+    EXPECT_THROW(parse_int_axis(bad, "--tp"), lumos::InputError) << bad;
+  EXPECT_THROW(parse_name_axis("h100,", "--gpu"), lumos::InputError);
+  SweepSpec s = small_spec();
+  s.gpus = {"nope"};
+  EXPECT_THROW(run_sweep(s, lumos::cost::embedded_db(), {}), lumos::InputError);
+  s = small_spec();
+  s.total_gpus = {7};
+  s.tp = {2};
+  s.pp = {2};
+  EXPECT_THROW(run_sweep(s, lumos::cost::embedded_db(), {}), lumos::InputError);
+  SweepOptions opt;
+  opt.shard = 3, opt.shards = 3;
+  EXPECT_THROW(run_sweep(small_spec(), lumos::cost::embedded_db(), opt), lumos::InputError);
+}
+
+}  // namespace
