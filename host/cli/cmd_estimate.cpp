@@ -29,6 +29,8 @@ void layout_options(cxxopts::Options& o) {
   model_options(o);
   o.add_options()("gpu", "GPU in kernels_db", cxxopts::value<std::string>()->default_value("h100"))(
       "topology", "network topology in kernels_db (default: the GPU's)",
+      cxxopts::value<std::string>())(
+      "nic-bandwidth", "override: the topology's NIC line rate, with its unit (400Gbps, 50GB/s)",
       cxxopts::value<std::string>())("tp", "tensor parallel degree",
                                      cxxopts::value<int>()->default_value("2"))(
       "pp", "pipeline parallel degree", cxxopts::value<int>()->default_value("2"))(
@@ -87,6 +89,9 @@ EstimateRequest request_from(const cxxopts::ParseResult& a) {
   }
   req.gpu = a["gpu"].as<std::string>();
   if (a.count("topology")) req.topology = a["topology"].as<std::string>();
+  if (a.count("nic-bandwidth"))
+    req.nic_gbps =
+        cost::parse_bandwidth_gbytes_per_s(a["nic-bandwidth"].as<std::string>(), "--nic-bandwidth");
   req.options.free_comm = a.count("free-comm") > 0;
   return req;
 }

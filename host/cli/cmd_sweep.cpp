@@ -144,8 +144,11 @@ int cmd_sweep(int argc, char** argv) {
       cxxopts::value<std::string>()->default_value("bf16"))(
       "gpu", "GPU types (list)", cxxopts::value<std::string>()->default_value("h100"))(
       "topology", "network topologies (list; default: each GPU's)", cxxopts::value<std::string>())(
-      "tokens", "tokens to train, for time to train and GPU-hours",
-      cxxopts::value<double>()->default_value("300e9"))(
+      "nic-bandwidth",
+      "NIC line rates with their unit (list, e.g. 200Gbps,400Gbps; default: the "
+      "topology's)",
+      cxxopts::value<std::string>())("tokens", "tokens to train, for time to train and GPU-hours",
+                                     cxxopts::value<double>()->default_value("300e9"))(
       "objectives", "Pareto objectives: 2 or 3 columns, minimised ('-' prefix: maximised)",
       cxxopts::value<std::string>()->default_value(kDefaultObjectives))(
       "o,output", "variants CSV", cxxopts::value<std::string>())("pareto", "Pareto front CSV",
@@ -186,6 +189,9 @@ int cmd_sweep(int argc, char** argv) {
   spec.gpus = parse_name_axis(a["gpu"].as<std::string>(), "--gpu");
   if (a.count("topology"))
     spec.topologies = parse_name_axis(a["topology"].as<std::string>(), "--topology");
+  if (a.count("nic-bandwidth"))
+    spec.nic_gbps =
+        sweep::parse_bandwidth_axis(a["nic-bandwidth"].as<std::string>(), "--nic-bandwidth");
   spec.tokens_to_train = a["tokens"].as<double>();
   LUMOS_EXPECT(spec.tokens_to_train > 0 && spec.tokens_to_train < 1e18,
                "--tokens: expected a positive number of tokens below 1e18");

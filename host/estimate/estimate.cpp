@@ -37,8 +37,9 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   e.model = req.model;
   e.cfg = req.cfg;
   const cost::GpuSpec& gpu = db.gpu(req.gpu);
-  const cost::Topology& topo =
+  cost::Topology topo =
       req.topology.empty() ? db.default_topology_for(gpu) : db.topology(req.topology);
+  if (req.nic_gbps > 0) topo.nic_gbps = req.nic_gbps;
   e.cfg.gpus_per_node = topo.gpus_per_node;
   const cost::StackSpec& stack = db.stack(e.cfg.stack.empty() ? db.default_stack : e.cfg.stack);
   e.cfg.stack = stack.name;
@@ -51,7 +52,8 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
                                                                     : "after backward",
       stack.grad_reduce_bytes == 2 ? "16 bit" : "fp32", stack.optimizer_bytes_per_param);
   e.gpu = gpu.name;
-  e.topology = topo.name;
+  e.topology =
+      req.nic_gbps > 0 ? topo.name + strprintf(" with %.4g GB/s NICs", req.nic_gbps) : topo.name;
   e.layout = check_layout(e.model, e.cfg);
   const auto peak = gpu.peak_tflops[static_cast<size_t>(e.cfg.dtype)];
   if (!peak)

@@ -31,6 +31,7 @@ struct EstimateRequest {
   ParallelConfig cfg;
   std::string gpu = "h100";
   std::string topology;  // "" = the GPU's default topology in kernels_db
+  double nic_gbps = 0;   // > 0: the NIC line rate (GB/s) in place of the topology's
   StepCostOptions options;
   // Applied to the priced kernels before the graph is built (a trace's calibration), if set.
   std::function<void(model::StepCosts&)> adjust_costs;

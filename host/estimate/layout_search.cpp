@@ -23,8 +23,9 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
   LUMOS_EXPECT(req.gpus >= 1 && req.gpus <= (int64_t{1} << 20),
                "layout search: --gpus must be between 1 and 2^20");
   const cost::GpuSpec& gpu = db.gpu(req.base.gpu);
-  const cost::Topology& topo =
+  cost::Topology topo =
       req.base.topology.empty() ? db.default_topology_for(gpu) : db.topology(req.base.topology);
+  if (req.base.nic_gbps > 0) topo.nic_gbps = req.base.nic_gbps;
   const double capacity = gpu.hbm_gib * 1024.0 * 1024.0 * 1024.0;
   const cost::StackSpec& stack =
       db.stack(req.base.cfg.stack.empty() ? db.default_stack : req.base.cfg.stack);

@@ -51,7 +51,6 @@ struct Group {
 struct Priced {
   size_t row;
   const cost::GpuSpec* gpu;
-  const cost::Topology* topo;
   StepCosts costs;
 };
 
@@ -82,6 +81,7 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
         r.variant.topology.empty() ? db.default_topology_for(gpu) : db.topology(r.variant.topology);
     r.variant.gpu = gpu.name;
     r.variant.topology = topo.name;
+    if (r.variant.nic_gbps <= 0) r.variant.nic_gbps = topo.nic_gbps;
     r.variant.cfg.gpus_per_node = topo.gpus_per_node;
     r.variant.cfg.stack =
         db.stack(r.variant.cfg.stack.empty() ? db.default_stack : r.variant.cfg.stack).name;
@@ -97,6 +97,17 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
   uint64_t shard_rows = 0;
   for (size_t g : mine) shard_rows += groups[g].rows.size();
 
+  // Each configuration's network: its topology with its NIC line rate. StepCosts keeps a pointer
+  // to it, so the copies live as long as the sweep.
+  std::map<std::pair<std::string, double>, cost::Topology> networks;
+  for (const SweepRow& r : rows) {
+    cost::Topology t = db.topology(r.variant.topology);
+    t.nic_gbps = r.variant.nic_gbps;
+    networks.emplace(std::make_pair(r.variant.topology, r.variant.nic_gbps), t);
+  }
+  auto topology_of = [&](const SweepVariant& v) -> const cost::Topology& {
+    return networks.at(std::make_pair(v.topology, v.nic_gbps));
+  };
   MemoryBudget budget(opt.memory_budget_bytes);
   std::mutex m;  // stats and progress
   std::atomic<size_t> next{0};
@@ -137,8 +148,8 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
                                  r.capacity_gib);
             continue;
           }
-          const cost::Topology& topo = db.topology(r.variant.topology);
-          todo.push_back({i, &gpu, &topo, price_step(model, cfg, layout, db, gpu, topo)});
+          const cost::Topology& topo = topology_of(r.variant);
+          todo.push_back({i, &gpu, price_step(model, cfg, layout, db, gpu, topo)});
         }
         price_s += seconds_since(t0);
       } else {

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "common/error.hpp"
+#include "cost/size_units.hpp"
 
 namespace lumos::sweep {
 
@@ -62,6 +63,13 @@ std::vector<int64_t> parse_int_axis(const std::string& text, const std::string& 
   return out;
 }
 
+std::vector<double> parse_bandwidth_axis(const std::string& text, const std::string& what) {
+  std::vector<double> out;
+  for (const std::string& item : parse_name_axis(text, what))
+    out.push_back(cost::parse_bandwidth_gbytes_per_s(item, what));
+  return out;
+}
+
 std::vector<std::string> parse_name_axis(const std::string& text, const std::string& what) {
   LUMOS_EXPECT(!text.empty(), what + ": the axis is empty");
   std::vector<std::string> out = split(text, ',');
@@ -75,24 +83,27 @@ std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
     LUMOS_EXPECT(!axis->empty(), "sweep: an axis is empty");
   LUMOS_EXPECT(!s.recompute.empty() && !s.sequence_parallel.empty() &&
                    !s.distributed_optimizer.empty() && !s.stacks.empty() && !s.gpus.empty() &&
-                   !s.topologies.empty() && (!s.total_gpus.empty() || !s.dp.empty()),
+                   !s.topologies.empty() && !s.nic_gbps.empty() &&
+                   (!s.total_gpus.empty() || !s.dp.empty()),
                "sweep: an axis is empty");
   std::vector<SweepVariant> out;
   const std::vector<int64_t> totals = s.total_gpus.empty() ? std::vector<int64_t>{0} : s.total_gpus;
   auto add = [&](const model::ParallelConfig& c) {
     for (const std::string& stack : s.stacks)
       for (const std::string& gpu : s.gpus)
-        for (const std::string& topo : s.topologies) {
-          LUMOS_EXPECT(out.size() < limit, "sweep: more than " + std::to_string(limit) +
-                                               " configurations; narrow the axes or shard");
-          SweepVariant v;
-          v.index = out.size();
-          v.cfg = c;
-          v.cfg.stack = stack;
-          v.gpu = gpu;
-          v.topology = topo;
-          out.push_back(std::move(v));
-        }
+        for (const std::string& topo : s.topologies)
+          for (double nic : s.nic_gbps) {
+            LUMOS_EXPECT(out.size() < limit, "sweep: more than " + std::to_string(limit) +
+                                                 " configurations; narrow the axes or shard");
+            SweepVariant v;
+            v.index = out.size();
+            v.cfg = c;
+            v.cfg.stack = stack;
+            v.gpu = gpu;
+            v.topology = topo;
+            v.nic_gbps = nic;
+            out.push_back(std::move(v));
+          }
   };
   for (int64_t total : totals)
     for (int64_t tp : s.tp)

@@ -28,6 +28,7 @@ struct SweepSpec {
   // Hardware axes: these vary within a graph structure (one graph serves them all).
   std::vector<std::string> gpus = {"h100"};
   std::vector<std::string> topologies = {""};  // "" = each GPU's default topology
+  std::vector<double> nic_gbps = {0};          // NIC line rate, GB/s; 0 = the topology's
   double tokens_to_train = 300e9;              // for time to train and GPU-hours
 };
 
@@ -36,12 +37,15 @@ struct SweepVariant {
   uint64_t index = 0;
   model::ParallelConfig cfg;  // gpus_per_node not yet set: it comes with the topology
   std::string gpu, topology;
+  double nic_gbps = 0;  // 0: the topology's
 };
 
 // Parses an axis of integers; `what` names it in errors (e.g. "--tp"). Throws InputError for an
 // empty axis, a value that is not a positive integer, or a range that is empty or too long
 // (more than 4096 values).
 std::vector<int64_t> parse_int_axis(const std::string& text, const std::string& what);
+// Parses a list of bandwidths with their units ("100Gbps,400Gbps", "25GB/s"), in GB/s.
+std::vector<double> parse_bandwidth_axis(const std::string& text, const std::string& what);
 // Parses a comma-separated list of names; throws InputError when it is empty or has an empty
 // name.
 std::vector<std::string> parse_name_axis(const std::string& text, const std::string& what);
