@@ -110,7 +110,18 @@ void print_top(const sweep::SweepResult& r, const report::CsvTable& t,
         c.interleave, static_cast<long long>(c.mbs), w.step_time_us * 1e-6, w.tokens_per_s, w.mfu,
         w.time_to_train_h, w.gpu_hours, w.energy_kwh / 1000.0);
   }
-  (void)t;
+  if (front.empty()) return;
+  std::cout << "Pareto front (" << t.source << "):\n";
+  const size_t gpu = t.column("gpu"), gpus = t.column("gpus"), tp = t.column("tp"),
+               pp = t.column("pp"), dp = t.column("dp"), ttt = t.column("time_to_train_h"),
+               hours = t.column("gpu_hours"), energy = t.column("energy_kwh");
+  for (size_t k = 0; k < front.size() && static_cast<int>(k) < top; ++k) {
+    const auto& c = t.rows[front[k]];
+    std::cout << strprintf(
+        "  %-8s %5s GPUs  tp %-2s pp %-2s dp %-4s  %8.1f h  %10.4g GPU-h  %10.4g kWh\n",
+        c[gpu].c_str(), c[gpus].c_str(), c[tp].c_str(), c[pp].c_str(), c[dp].c_str(),
+        std::stod(c[ttt]), std::stod(c[hours]), std::stod(c[energy]));
+  }
 }
 
 }  // namespace
@@ -120,7 +131,9 @@ int cmd_sweep(int argc, char** argv) {
                      "Many configurations of a model through the batch engine; variants and their "
                      "Pareto front to CSV.");
   model_options(o, "gpt3-175b");
-  o.add_options()("gpus", "total GPUs (axis, e.g. 64..1024); dp follows each layout",
+  o.add_options()("gpus",
+                  "total GPUs (axis, e.g. 64..1024); dp follows each layout (default, without "
+                  "--dp: 256..1024)",
                   cxxopts::value<std::string>())(
       "dp", "data-parallel degrees (axis), when --gpus is not given",
       cxxopts::value<std::string>())("tp", "tensor-parallel degrees (axis)",
@@ -142,7 +155,7 @@ int cmd_sweep(int argc, char** argv) {
       "stack", "software stacks (list; default: megatron-core)", cxxopts::value<std::string>())(
       "dtype", "GEMM precision: bf16 | fp16 | fp8",
       cxxopts::value<std::string>()->default_value("bf16"))(
-      "gpu", "GPU types (list)", cxxopts::value<std::string>()->default_value("h100"))(
+      "gpu", "GPU types (list)", cxxopts::value<std::string>()->default_value("h100,h200,b200"))(
       "topology", "network topologies (list; default: each GPU's)", cxxopts::value<std::string>())(
       "nic-bandwidth",
       "NIC line rates with their unit (list, e.g. 200Gbps,400Gbps; default: the "
@@ -167,6 +180,7 @@ int cmd_sweep(int argc, char** argv) {
   sweep::SweepSpec spec;
   spec.model = model_from(a);
   if (a.count("gpus")) spec.total_gpus = parse_int_axis(a["gpus"].as<std::string>(), "--gpus");
+  if (!a.count("gpus") && !a.count("dp")) spec.total_gpus = parse_int_axis("256..1024", "--gpus");
   if (a.count("dp")) spec.dp = parse_int_axis(a["dp"].as<std::string>(), "--dp");
   LUMOS_EXPECT(!(a.count("gpus") && a.count("dp")),
                "lumos sweep: give --gpus (dp follows) or --dp, not both");
@@ -211,7 +225,8 @@ int cmd_sweep(int argc, char** argv) {
   // The front is computed on the CSV as written, the same code as `lumos pareto`.
   std::stringstream csv;
   report::sweep_csv(csv, r);
-  const report::CsvTable table = report::parse_csv(csv, "sweep");
+  const report::CsvTable table =
+      report::parse_csv(csv, "over " + a["objectives"].as<std::string>());
   const std::vector<size_t> front = report::pareto_rows(table, objectives);
   if (a.count("output"))
     write_output(a["output"].as<std::string>(), [&](std::ostream& os) { os << csv.str(); });
