@@ -236,9 +236,9 @@ int cmd_sweep(int argc, char** argv) {
   print_top(r, table, front, top);
   std::cout << strprintf(
       "time: %.2f s wall (%.0f configurations/s); summed over threads: graphs %.2f s, pricing "
-      "%.2f s, replay %.2f s\n",
+      "%.2f s, replay %.2f s, waiting for memory %.2f s\n",
       r.stats.total_s, r.stats.total_s > 0 ? r.stats.rows / r.stats.total_s : 0.0, r.stats.build_s,
-      r.stats.price_s, r.stats.replay_s);
+      r.stats.price_s, r.stats.replay_s, r.stats.wait_s);
   for (const char* k : {"output", "pareto"})
     if (a.count(k) && !is_stdout(a[k].as<std::string>()))
       std::cout << "  wrote " << a[k].as<std::string>() << '\n';

@@ -116,7 +116,7 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
   auto work = [&] {
     for (size_t k; (k = next++) < mine.size();) {
       const Group& grp = groups[mine[k]];
-      double build_s = 0, price_s = 0, replay_s = 0;
+      double build_s = 0, price_s = 0, replay_s = 0, wait_s = 0;
       uint64_t graphs = 0, estimated = 0;
       const ParallelConfig& cfg = rows[grp.rows.front()].variant.cfg;
       Layout layout;
@@ -164,7 +164,9 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
           if (!placed[j] && same_structure(todo[first].costs, todo[j].costs))
             batch.push_back(j), placed[j] = 1;
         const StepCosts& base = todo[first].costs;
+        auto t0 = Clock::now();
         const uint64_t nodes = step_graph_size(model, cfg, layout, base, kMaxStepGraphNodes);
+        build_s += seconds_since(t0);
         const double need = static_cast<double>(nodes) * estimate::kEstimateBytesPerNode;
         if (nodes > kMaxStepGraphNodes || need > opt.memory_budget_bytes) {
           for (size_t j : batch)
@@ -172,8 +174,10 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
                 "graph too large to model (" + std::to_string(nodes) + " nodes)";
           continue;
         }
+        t0 = Clock::now();
         const MemoryBudget::Hold hold(budget, need);
-        auto t0 = Clock::now();
+        wait_s += seconds_since(t0);
+        t0 = Clock::now();
         const StepGraph sg = build_step_graph(model, cfg, layout, base);
         const replay::ReplayProgram program = replay::compile_program(sg.graph);
         build_s += seconds_since(t0);
@@ -219,11 +223,14 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
           r.feasible = true;
         }
 #ifdef __GLIBC__
+        t0 = Clock::now();
         malloc_trim(0);  // give a freed graph's pages back (see layout_search.cpp)
+        build_s += seconds_since(t0);
 #endif
       }
       std::lock_guard<std::mutex> lock(m);
       out.stats.build_s += build_s, out.stats.price_s += price_s, out.stats.replay_s += replay_s;
+      out.stats.wait_s += wait_s;
       out.stats.graphs += graphs, out.stats.estimated += estimated;
       done += grp.rows.size();
       if (opt.progress) opt.progress(done, shard_rows);

@@ -33,13 +33,15 @@ struct SweepRow {
 };
 
 struct SweepStats {
-  uint64_t variants = 0;                          // configurations of the spec (all shards)
-  uint64_t rows = 0;                              // in this shard
-  uint64_t groups = 0;                            // graph structures in this shard
-  uint64_t graphs = 0;                            // graphs built
-  uint64_t estimated = 0;                         // rows replayed
-  double build_s = 0, price_s = 0, replay_s = 0;  // summed over threads
-  double total_s = 0;                             // wall clock
+  uint64_t variants = 0;   // configurations of the spec (all shards)
+  uint64_t rows = 0;       // in this shard
+  uint64_t groups = 0;     // graph structures in this shard
+  uint64_t graphs = 0;     // graphs built
+  uint64_t estimated = 0;  // rows replayed
+  // Summed over threads: counting, building and compiling graphs (and handing their memory
+  // back), pricing kernels and slots, replaying, and waiting for the memory budget.
+  double build_s = 0, price_s = 0, replay_s = 0, wait_s = 0;
+  double total_s = 0;  // wall clock
 };
 
 struct SweepResult {
