@@ -19,6 +19,7 @@
 #include "common/format.hpp"
 #include "cost/kernels_db.hpp"
 #include "report/sweep_csv.hpp"
+#include "sweep/sweep_file.hpp"
 #include "sweep/sweep_run.hpp"
 
 namespace lumos::cli {
@@ -28,6 +29,13 @@ using sweep::parse_int_axis;
 using sweep::parse_name_axis;
 
 constexpr const char* kDefaultObjectives = "time_to_train_h,gpu_hours,energy_kwh";
+
+// What a sweep file's [sweep] table may set: the options that describe the sweep.
+const std::vector<std::string> kFileOptions = {
+    "gpus",          "dp",     "tp",        "cp",        "pp",
+    "interleave",    "mbs",    "gbs",       "recompute", "sp",
+    "dist-opt",      "stack",  "dtype",     "gpu",       "topology",
+    "nic-bandwidth", "tokens", "objectives"};
 
 std::vector<int> parse_switch_axis(const std::string& text, const std::string& what) {
   std::vector<int> out;
@@ -99,16 +107,16 @@ void print_top(const sweep::SweepResult& r, const report::CsvTable& t,
     return;
   }
   std::cout << strprintf("fastest %d to train:\n", std::min<int>(top, static_cast<int>(ok.size())));
-  std::cout << "  gpu       gpus  tp cp pp   dp  v mbs  step(s)  tokens/s    MFU  train(h)  "
-               "GPU-hours  energy(MWh)\n";
+  std::cout << "  gpu      NIC(GB/s)  gpus  tp cp pp   dp  v mbs  step(s)  tokens/s    MFU  "
+               "train(h)  GPU-hours  energy(MWh)\n";
   for (int i = 0; i < top && i < static_cast<int>(ok.size()); ++i) {
     const auto& w = *ok[static_cast<size_t>(i)];
     const auto& c = w.variant.cfg;
     std::cout << strprintf(
-        "  %-8s %5lld %3d %2d %2d %4d %2d %3lld %8.3f %9.4g %6.3f %9.1f %10.4g %12.4g\n",
-        w.variant.gpu.c_str(), static_cast<long long>(c.gpus()), c.tp, c.cp, c.pp, c.dp,
-        c.interleave, static_cast<long long>(c.mbs), w.step_time_us * 1e-6, w.tokens_per_s, w.mfu,
-        w.time_to_train_h, w.gpu_hours, w.energy_kwh / 1000.0);
+        "  %-8s %9.4g %5lld %3d %2d %2d %4d %2d %3lld %8.3f %9.4g %6.3f %9.1f %10.4g %12.4g\n",
+        w.variant.gpu.c_str(), w.variant.nic_gbps, static_cast<long long>(c.gpus()), c.tp, c.cp,
+        c.pp, c.dp, c.interleave, static_cast<long long>(c.mbs), w.step_time_us * 1e-6,
+        w.tokens_per_s, w.mfu, w.time_to_train_h, w.gpu_hours, w.energy_kwh / 1000.0);
   }
   if (front.empty()) return;
   std::cout << "Pareto front (" << t.source << "):\n";
@@ -170,46 +178,64 @@ int cmd_sweep(int argc, char** argv) {
       "shard", "run part i of n (i/n); merge the CSVs with lumos pareto --merge",
       cxxopts::value<std::string>())("threads", "worker threads (0: all cores)",
                                      cxxopts::value<int>()->default_value("0"))(
-      "db", "read kernels_db from this folder", cxxopts::value<std::string>())("h,help",
-                                                                               "show this help");
+      "spec", "TOML sweep file ([model] and [sweep] with these options; the command line wins)",
+      cxxopts::value<std::string>())("db", "read kernels_db from this folder",
+                                     cxxopts::value<std::string>())("h,help", "show this help");
   const auto a = o.parse(argc, argv);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  // An option's text: the command line's, else the sweep file's, else its default.
+  sweep::SweepFile file;
+  if (a.count("spec")) file = sweep::load_sweep_file(a["spec"].as<std::string>(), kFileOptions);
+  auto given = [&](const char* k) { return a.count(k) > 0 || file.options.count(k) > 0; };
+  auto text = [&](const char* k) {
+    if (!a.count(k) && file.options.count(k)) return file.options.at(k);
+    return a[k].as<std::string>();
+  };
   cost::KernelsDb storage;
   const cost::KernelsDb& db =
       a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
   sweep::SweepSpec spec;
-  spec.model = model_from(a);
-  if (a.count("gpus")) spec.total_gpus = parse_int_axis(a["gpus"].as<std::string>(), "--gpus");
-  if (!a.count("gpus") && !a.count("dp")) spec.total_gpus = parse_int_axis("256..1024", "--gpus");
-  if (a.count("dp")) spec.dp = parse_int_axis(a["dp"].as<std::string>(), "--dp");
-  LUMOS_EXPECT(!(a.count("gpus") && a.count("dp")),
+  spec.model = model_from(a, file.model ? &*file.model : nullptr);
+  if (given("gpus")) spec.total_gpus = parse_int_axis(text("gpus"), "--gpus");
+  if (!given("gpus") && !given("dp")) spec.total_gpus = parse_int_axis("256..1024", "--gpus");
+  if (given("dp")) spec.dp = parse_int_axis(text("dp"), "--dp");
+  LUMOS_EXPECT(!(given("gpus") && given("dp")),
                "lumos sweep: give --gpus (dp follows) or --dp, not both");
-  spec.tp = parse_int_axis(a["tp"].as<std::string>(), "--tp");
-  spec.cp = parse_int_axis(a["cp"].as<std::string>(), "--cp");
-  spec.pp = parse_int_axis(a["pp"].as<std::string>(), "--pp");
-  spec.interleave = parse_int_axis(a["interleave"].as<std::string>(), "--interleave");
-  spec.mbs = parse_int_axis(a["mbs"].as<std::string>(), "--mbs");
-  spec.gbs = parse_int_axis(a["gbs"].as<std::string>(), "--gbs");
+  spec.tp = parse_int_axis(text("tp"), "--tp");
+  spec.cp = parse_int_axis(text("cp"), "--cp");
+  spec.pp = parse_int_axis(text("pp"), "--pp");
+  spec.interleave = parse_int_axis(text("interleave"), "--interleave");
+  spec.mbs = parse_int_axis(text("mbs"), "--mbs");
+  spec.gbs = parse_int_axis(text("gbs"), "--gbs");
   spec.recompute.clear();
-  for (const auto& r : parse_name_axis(a["recompute"].as<std::string>(), "--recompute"))
+  for (const auto& r : parse_name_axis(text("recompute"), "--recompute"))
     spec.recompute.push_back(model::parse_recompute(r));
-  spec.sequence_parallel = parse_switch_axis(a["sp"].as<std::string>(), "--sp");
-  spec.distributed_optimizer = parse_switch_axis(a["dist-opt"].as<std::string>(), "--dist-opt");
-  if (a.count("stack")) spec.stacks = parse_name_axis(a["stack"].as<std::string>(), "--stack");
-  spec.dtype = cost::parse_dtype(a["dtype"].as<std::string>());
+  spec.sequence_parallel = parse_switch_axis(text("sp"), "--sp");
+  spec.distributed_optimizer = parse_switch_axis(text("dist-opt"), "--dist-opt");
+  if (given("stack")) spec.stacks = parse_name_axis(text("stack"), "--stack");
+  spec.dtype = cost::parse_dtype(text("dtype"));
   LUMOS_EXPECT(spec.dtype == cost::Dtype::kBf16 || spec.dtype == cost::Dtype::kFp16 ||
                    spec.dtype == cost::Dtype::kFp8,
-               "--dtype " + a["dtype"].as<std::string>() + ": expected bf16, fp16 or fp8");
-  spec.gpus = parse_name_axis(a["gpu"].as<std::string>(), "--gpu");
-  if (a.count("topology"))
-    spec.topologies = parse_name_axis(a["topology"].as<std::string>(), "--topology");
-  if (a.count("nic-bandwidth"))
-    spec.nic_gbps =
-        sweep::parse_bandwidth_axis(a["nic-bandwidth"].as<std::string>(), "--nic-bandwidth");
+               "--dtype " + text("dtype") + ": expected bf16, fp16 or fp8");
+  spec.gpus = parse_name_axis(text("gpu"), "--gpu");
+  if (given("topology")) spec.topologies = parse_name_axis(text("topology"), "--topology");
+  if (given("nic-bandwidth"))
+    spec.nic_gbps = sweep::parse_bandwidth_axis(text("nic-bandwidth"), "--nic-bandwidth");
   spec.tokens_to_train = a["tokens"].as<double>();
+  if (!a.count("tokens") && file.options.count("tokens")) {
+    size_t used = 0;
+    const std::string& t = file.options.at("tokens");
+    try {
+      spec.tokens_to_train = std::stod(t, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    LUMOS_EXPECT(used == t.size() && !t.empty(),
+                 a["spec"].as<std::string>() + ": tokens: '" + t + "' is not a number");
+  }
   LUMOS_EXPECT(spec.tokens_to_train > 0 && spec.tokens_to_train < 1e18,
                "--tokens: expected a positive number of tokens below 1e18");
-  const std::vector<std::string> objectives = parse_objectives(a["objectives"].as<std::string>());
+  const std::vector<std::string> objectives = parse_objectives(text("objectives"));
   const int top = a["top"].as<int>();
   LUMOS_EXPECT(top >= 0, "--top: expected a count >= 0");
   sweep::SweepOptions opt;
@@ -225,8 +251,7 @@ int cmd_sweep(int argc, char** argv) {
   // The front is computed on the CSV as written, the same code as `lumos pareto`.
   std::stringstream csv;
   report::sweep_csv(csv, r);
-  const report::CsvTable table =
-      report::parse_csv(csv, "over " + a["objectives"].as<std::string>());
+  const report::CsvTable table = report::parse_csv(csv, "over " + text("objectives"));
   const std::vector<size_t> front = report::pareto_rows(table, objectives);
   if (a.count("output"))
     write_output(a["output"].as<std::string>(), [&](std::ostream& os) { os << csv.str(); });

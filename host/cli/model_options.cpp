@@ -26,9 +26,11 @@ void model_options(cxxopts::Options& o, const char* default_model) {
       "act", "override: gelu | swiglu", cxxopts::value<std::string>());
 }
 
-model::ModelSpec model_from(const cxxopts::ParseResult& a) {
+model::ModelSpec model_from(const cxxopts::ParseResult& a, const model::ModelSpec* base) {
   model::ModelSpec m;
-  if (a.count("model-file")) {
+  if (base && !a.count("model") && !a.count("model-file")) {
+    m = *base;
+  } else if (a.count("model-file")) {
     m = model::load_model_toml(a["model-file"].as<std::string>());
     if (a.count("model"))
       throw InputError("give --model or --model-file, not both (a file may name a preset)");

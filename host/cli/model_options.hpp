@@ -9,7 +9,9 @@ namespace lumos::cli {
 
 void model_options(cxxopts::Options& o, const char* default_model = "gpt3-15b");
 
-// Throws InputError for both --model and --model-file, an unknown preset or a bad override.
-model::ModelSpec model_from(const cxxopts::ParseResult& a);
+// The model the options name; `base` (e.g. a sweep file's model) when they name none, with the
+// field overrides applied to it. Throws InputError for both --model and --model-file, an unknown
+// preset or a bad override.
+model::ModelSpec model_from(const cxxopts::ParseResult& a, const model::ModelSpec* base = nullptr);
 
 }  // namespace lumos::cli

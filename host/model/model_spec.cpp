@@ -1,4 +1,5 @@
 #include "model/model_spec.hpp"
+#include "model/model_toml.hpp"
 
 #include <toml++/toml.h>
 
@@ -140,16 +141,23 @@ ModelSpec load_model_toml(const std::string& path) {
   }
   const toml::table* t = &root;
   if (const auto* sub = root["model"].as_table()) t = sub;
+  for (const auto& [k, node] : root)
+    if (t != &root && k.str() != "model")
+      throw InputError(path + ": " + std::string(k.str()) + ": fields belong under [model]");
+  return model_from_toml(*t, path);
+}
+
+ModelSpec model_from_toml(const toml::table& t, const std::string& path) {
   ModelSpec m;
-  if (const auto* p = t->get("preset")) {
+  if (const auto* p = t.get("preset")) {
     const auto s = p->value<std::string>();
     if (!s) throw InputError(path + ": preset: expected a string");
     m = preset(*s);
   }
   std::vector<FieldOverride> fields;
-  for (const auto& [k, node] : *t) {
+  for (const auto& [k, node] : t) {
     const std::string key(k.str());
-    const std::string where = path + ": " + key;
+    const std::string where = path + ":" + std::to_string(node.source().begin.line) + ": " + key;
     if (key == "preset") continue;
     std::string value;
     if (const auto* i = node.as_integer())
@@ -161,10 +169,7 @@ ModelSpec load_model_toml(const std::string& path) {
     fields.push_back({key, value, where});
   }
   apply_overrides(&m, fields);
-  for (const auto& [k, node] : root)
-    if (t != &root && k.str() != "model")
-      throw InputError(path + ": " + std::string(k.str()) + ": fields belong under [model]");
-  if (t->empty())
+  if (t.empty())
     throw InputError(path +
                      ": no model: expected `preset = \"...\"` and/or fields (layers, hidden, "
                      "ffn, heads, kv_heads, head_dim, vocab, seq, act)");

@@ -59,7 +59,10 @@ size_t CsvTable::column(const std::string& name) const {
   for (size_t i = 0; i < header.size(); ++i)
     if (header[i] == name) return i;
   std::string have;
-  for (const auto& h : header) have += (have.empty() ? "" : ", ") + h;
+  for (const auto& h : header) {
+    if (!have.empty()) have += ", ";
+    have += h;
+  }
   throw InputError(source + ": no column '" + name + "' (columns: " + have + ")");
 }
 

@@ -87,4 +87,27 @@ TEST(SweepCli, BadInputGetsOneLineAndNoFile) {
   EXPECT_EQ(run_lumos("pareto --merge " + csv + " " + other).exit_code, 1);
 }
 
+TEST(SweepCli, ASweepFileEqualsTheSameFlagsAndTheCommandLineWins) {
+  lumos::testing::TempDir tmp;
+  const std::string spec = tmp.write("s.toml",
+                                     "[model]\npreset = \"gpt3-15b\"\nlayers = 8\n\n[sweep]\n"
+                                     "gpus = [8, 16]\ntp = \"1,2\"\npp = [1, 2]\ngbs = 32\n"
+                                     "gpu = [\"h100\", \"a100\"]\nthreads_not_here = 1\n");
+  // An unknown key: its line, exit 1, nothing written.
+  auto r = run_lumos("sweep --spec " + spec + " -o " + tmp.file("v.csv"));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("s.toml:11: threads_not_here: unknown key"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(tmp.file("v.csv")));
+  const std::string good =
+      tmp.write("g.toml",
+                "[model]\npreset = \"gpt3-15b\"\nlayers = 8\n\n[sweep]\ngpus = [8, 16]\ntp = "
+                "\"1,2\"\npp = [1, 4]\ngbs = 32\ngpu = [\"h100\", \"a100\"]\n");
+  // --pp on the command line replaces the file's.
+  r = run_lumos("sweep --spec " + good + " --pp 1,2 --threads 2 -o " + tmp.file("v.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  r = run_lumos(kSmall + " -o " + tmp.file("flags.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(slurp(tmp.file("v.csv")), slurp(tmp.file("flags.csv")));
+}
+
 }  // namespace
