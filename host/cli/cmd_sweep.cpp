@@ -18,6 +18,7 @@
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "cost/kernels_db.hpp"
+#include "cost/size_units.hpp"
 #include "report/sweep_csv.hpp"
 #include "sweep/sweep_file.hpp"
 #include "sweep/sweep_run.hpp"
@@ -178,6 +179,9 @@ int cmd_sweep(int argc, char** argv) {
       "shard", "run part i of n (i/n); merge the CSVs with lumos pareto --merge",
       cxxopts::value<std::string>())("threads", "worker threads (0: all cores)",
                                      cxxopts::value<int>()->default_value("0"))(
+      "memory",
+      "bytes of graphs built at once, e.g. 4GiB (larger lets more graphs build in parallel)",
+      cxxopts::value<std::string>()->default_value("768MiB"))(
       "spec", "TOML sweep file ([model] and [sweep] with these options; the command line wins)",
       cxxopts::value<std::string>())("db", "read kernels_db from this folder",
                                      cxxopts::value<std::string>())("h,help", "show this help");
@@ -241,6 +245,9 @@ int cmd_sweep(int argc, char** argv) {
   sweep::SweepOptions opt;
   if (a.count("shard")) std::tie(opt.shard, opt.shards) = parse_shard(a["shard"].as<std::string>());
   opt.threads = a["threads"].as<int>();
+  opt.memory_budget_bytes = cost::parse_bytes(a["memory"].as<std::string>(), "--memory");
+  LUMOS_EXPECT(opt.memory_budget_bytes >= 64.0 * 1024 * 1024,
+               "lumos sweep: --memory must be at least 64MiB");
   LUMOS_EXPECT(opt.threads >= 0, "--threads: expected a count >= 0");
   // Outputs are checked before the work, so that a bad path does not cost the sweep.
   for (const char* k : {"output", "pareto"})

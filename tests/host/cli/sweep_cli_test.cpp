@@ -110,4 +110,24 @@ TEST(SweepCli, ASweepFileEqualsTheSameFlagsAndTheCommandLineWins) {
   EXPECT_EQ(slurp(tmp.file("v.csv")), slurp(tmp.file("flags.csv")));
 }
 
+TEST(SweepCli, TheSlurmArrayScriptMergesToTheSingleRun) {
+  lumos::testing::TempDir tmp;
+  const std::string script = std::string(LUMOS_KERNELS_DB) + "/../scripts/sweep-slurm.sh";
+  const std::string args = kSmall.substr(std::string("sweep").size());
+  for (int i = 0; i < 3; ++i) {
+    const auto r = lumos::testing::run_shell(
+        "LUMOS=" + std::string(LUMOS_BINARY) + " SLURM_ARRAY_TASK_ID=" + std::to_string(i) +
+        " SLURM_ARRAY_TASK_COUNT=3 bash " + script + " " + tmp.path() + args + " 2>&1");
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+  }
+  const auto merged = lumos::testing::run_shell("LUMOS=" + std::string(LUMOS_BINARY) + " bash " +
+                                                script + " --merge " + tmp.path() + " 2>&1");
+  ASSERT_EQ(merged.exit_code, 0) << merged.out;
+  ASSERT_EQ(run_lumos(kSmall + " -o " + tmp.file("one.csv") + " --pareto " + tmp.file("onep.csv"))
+                .exit_code,
+            0);
+  EXPECT_EQ(slurp(tmp.file("variants.csv")), slurp(tmp.file("one.csv")));
+  EXPECT_EQ(slurp(tmp.file("pareto.csv")), slurp(tmp.file("onep.csv")));
+}
+
 }  // namespace
