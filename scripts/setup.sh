@@ -3,7 +3,7 @@
 # The CUDA toolkit is used when present (nvcc on PATH or in /usr/local/cuda) and optional.
 set -euo pipefail
 pkgs=(cmake g++ make pkg-config libsimdjson-dev libcxxopts-dev libdeflate-dev libgtest-dev
-      libbenchmark-dev zlib1g-dev gzip libtomlplusplus-dev clang-format)
+      libbenchmark-dev zlib1g-dev gzip libtomlplusplus-dev clang-format libopenmpi-dev openmpi-bin)
 [[ "${LUMOS_WITH_FUZZER:-0}" == 1 ]] && pkgs+=(clang libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/input_options.hpp"
+#include "cli/mpi_world.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "engine/engine.hpp"
@@ -66,6 +67,8 @@ int cmd_demo_trace(int argc, char** argv) {
 int cmd_info(int, char**) {
   std::cout << "lumos " << LUMOS_VERSION << "\n";
   for (const std::string& line : engine::device_report()) std::cout << line << '\n';
+  std::cout << (built_with_mpi() ? "mpi: yes (mpirun -n N lumos sweep splits a sweep over ranks)\n"
+                                 : "mpi: no (sweeps split with --shard i/n)\n");
   return 0;
 }
 

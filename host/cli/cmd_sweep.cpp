@@ -14,6 +14,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/model_options.hpp"
+#include "cli/mpi_world.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
@@ -88,54 +89,88 @@ struct Progress {
   }
 };
 
-void print_top(const sweep::SweepResult& r, const report::CsvTable& t,
+// Stats travel between ranks as one line of numbers.
+std::string stats_line(const sweep::SweepStats& s) {
+  return strprintf(
+      "%llu %llu %llu %llu %llu %.17g %.17g %.17g %.17g %.17g",
+      static_cast<unsigned long long>(s.variants), static_cast<unsigned long long>(s.rows),
+      static_cast<unsigned long long>(s.groups), static_cast<unsigned long long>(s.graphs),
+      static_cast<unsigned long long>(s.estimated), s.build_s, s.price_s, s.replay_s, s.wait_s,
+      s.total_s);
+}
+sweep::SweepStats add_stats(sweep::SweepStats sum, const std::string& line) {
+  std::istringstream in(line);
+  sweep::SweepStats s;
+  in >> s.variants >> s.rows >> s.groups >> s.graphs >> s.estimated >> s.build_s >> s.price_s >>
+      s.replay_s >> s.wait_s >> s.total_s;
+  LUMOS_EXPECT(!in.fail(), "lumos sweep: a rank sent unreadable statistics");
+  sum.variants = s.variants;
+  sum.rows += s.rows, sum.groups += s.groups, sum.graphs += s.graphs;
+  sum.estimated += s.estimated;
+  sum.build_s += s.build_s, sum.price_s += s.price_s, sum.replay_s += s.replay_s;
+  sum.wait_s += s.wait_s, sum.total_s = std::max(sum.total_s, s.total_s);
+  return sum;
+}
+
+double number(const report::CsvTable& t, size_t row, const char* column) {
+  return std::stod(t.rows[row][t.column(column)]);
+}
+
+void print_top(const sweep::SweepStats& stats, const report::CsvTable& t,
                const std::vector<size_t>& front, int top) {
-  std::vector<const sweep::SweepRow*> ok;
-  for (const auto& row : r.rows)
-    if (row.feasible) ok.push_back(&row);
-  std::stable_sort(ok.begin(), ok.end(), [](const auto* a, const auto* b) {
-    return a->time_to_train_h < b->time_to_train_h;
-  });
+  const size_t feasible = t.column("feasible");
+  std::vector<size_t> ok;
+  for (size_t i = 0; i < t.rows.size(); ++i)
+    if (t.rows[i][feasible] == "1") ok.push_back(i);
+  std::vector<double> ttt(t.rows.size(), 0.0);
+  for (size_t i : ok) ttt[i] = number(t, i, "time_to_train_h");
+  std::stable_sort(ok.begin(), ok.end(), [&](size_t x, size_t y) { return ttt[x] < ttt[y]; });
   std::cout << strprintf(
       "%llu configurations (%llu in this shard): %llu estimated, %zu feasible, %zu on the "
       "Pareto front; %llu graphs built in %.2f s\n",
-      static_cast<unsigned long long>(r.stats.variants),
-      static_cast<unsigned long long>(r.stats.rows),
-      static_cast<unsigned long long>(r.stats.estimated), ok.size(), front.size(),
-      static_cast<unsigned long long>(r.stats.graphs), r.stats.total_s);
+      static_cast<unsigned long long>(stats.variants), static_cast<unsigned long long>(stats.rows),
+      static_cast<unsigned long long>(stats.estimated), ok.size(), front.size(),
+      static_cast<unsigned long long>(stats.graphs), stats.total_s);
   if (ok.empty()) {
     std::cout << "no configuration is feasible; the variants CSV says why for each\n";
     return;
   }
+  auto cell = [&](size_t row, const char* column) { return t.rows[row][t.column(column)]; };
   std::cout << strprintf("fastest %d to train:\n", std::min<int>(top, static_cast<int>(ok.size())));
   std::cout << "  gpu      NIC(GB/s)  gpus  tp cp pp   dp  v mbs  step(s)  tokens/s    MFU  "
                "train(h)  GPU-hours  energy(MWh)\n";
   for (int i = 0; i < top && i < static_cast<int>(ok.size()); ++i) {
-    const auto& w = *ok[static_cast<size_t>(i)];
-    const auto& c = w.variant.cfg;
+    const size_t r = ok[static_cast<size_t>(i)];
     std::cout << strprintf(
-        "  %-8s %9.4g %5lld %3d %2d %2d %4d %2d %3lld %8.3f %9.4g %6.3f %9.1f %10.4g %12.4g\n",
-        w.variant.gpu.c_str(), w.variant.nic_gbps, static_cast<long long>(c.gpus()), c.tp, c.cp,
-        c.pp, c.dp, c.interleave, static_cast<long long>(c.mbs), w.step_time_us * 1e-6,
-        w.tokens_per_s, w.mfu, w.time_to_train_h, w.gpu_hours, w.energy_kwh / 1000.0);
+        "  %-8s %9s %5s %3s %2s %2s %4s %2s %3s %8.3f %9.4g %6.3f %9.1f %10.4g %12.4g\n",
+        cell(r, "gpu").c_str(), cell(r, "nic_gbps").c_str(), cell(r, "gpus").c_str(),
+        cell(r, "tp").c_str(), cell(r, "cp").c_str(), cell(r, "pp").c_str(), cell(r, "dp").c_str(),
+        cell(r, "interleave").c_str(), cell(r, "mbs").c_str(), number(t, r, "step_time_s"),
+        number(t, r, "tokens_per_s"), number(t, r, "mfu"), ttt[r], number(t, r, "gpu_hours"),
+        number(t, r, "energy_kwh") / 1000.0);
   }
   if (front.empty()) return;
   std::cout << "Pareto front (" << t.source << "):\n";
-  const size_t gpu = t.column("gpu"), gpus = t.column("gpus"), tp = t.column("tp"),
-               pp = t.column("pp"), dp = t.column("dp"), ttt = t.column("time_to_train_h"),
-               hours = t.column("gpu_hours"), energy = t.column("energy_kwh");
   for (size_t k = 0; k < front.size() && static_cast<int>(k) < top; ++k) {
-    const auto& c = t.rows[front[k]];
+    const size_t r = front[k];
     std::cout << strprintf(
         "  %-8s %5s GPUs  tp %-2s pp %-2s dp %-4s  %8.1f h  %10.4g GPU-h  %10.4g kWh\n",
-        c[gpu].c_str(), c[gpus].c_str(), c[tp].c_str(), c[pp].c_str(), c[dp].c_str(),
-        std::stod(c[ttt]), std::stod(c[hours]), std::stod(c[energy]));
+        cell(r, "gpu").c_str(), cell(r, "gpus").c_str(), cell(r, "tp").c_str(),
+        cell(r, "pp").c_str(), cell(r, "dp").c_str(), number(t, r, "time_to_train_h"),
+        number(t, r, "gpu_hours"), number(t, r, "energy_kwh"));
   }
 }
 
 }  // namespace
 
 int cmd_sweep(int argc, char** argv) {
+  // Under mpirun each rank runs one shard; rank 0 gathers the rows and writes everything. The
+  // other ranks print nothing (their errors are rank 0's: every rank reads the same inputs).
+  const MpiWorld world;
+  if (world.rank() > 0) {
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+  }
   cxxopts::Options o("lumos sweep",
                      "Many configurations of a model through the batch engine; variants and their "
                      "Pareto front to CSV.");
@@ -252,25 +287,54 @@ int cmd_sweep(int argc, char** argv) {
   // Outputs are checked before the work, so that a bad path does not cost the sweep.
   for (const char* k : {"output", "pareto"})
     if (a.count(k) && !is_stdout(a[k].as<std::string>())) check_output_path(a[k].as<std::string>());
+  if (world.size() > 1) {
+    LUMOS_EXPECT(!a.count("shard"),
+                 "lumos sweep: --shard and mpirun both split the sweep; use one");
+    opt.shard = static_cast<uint32_t>(world.rank());
+    opt.shards = static_cast<uint32_t>(world.size());
+  }
   Progress progress;
   opt.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
   const sweep::SweepResult r = sweep::run_sweep(spec, db, opt);
-  // The front is computed on the CSV as written, the same code as `lumos pareto`.
   std::stringstream csv;
   report::sweep_csv(csv, r);
-  const report::CsvTable table = report::parse_csv(csv, "over " + text("objectives"));
+  // The front is computed on the CSV as written, the same code as `lumos pareto`.
+  report::CsvTable table = report::parse_csv(csv, "over " + text("objectives"));
+  sweep::SweepStats stats = r.stats;
+  if (world.size() > 1) {
+    const std::vector<std::string> parts = world.gather(stats_line(r.stats) + "\n" + csv.str());
+    if (world.rank() > 0) return 0;
+    table.rows.clear();
+    stats = {};
+    std::vector<std::pair<uint64_t, std::vector<std::string>>> rows;
+    for (const std::string& part : parts) {
+      const size_t eol = part.find('\n');
+      stats = add_stats(stats, part.substr(0, eol));
+      std::istringstream in(part.substr(eol + 1));
+      report::CsvTable t = report::parse_csv(in, table.source);
+      const size_t index = t.column("index");
+      for (auto& row : t.rows) rows.emplace_back(std::stoull(row[index]), std::move(row));
+    }
+    std::sort(rows.begin(), rows.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (auto& row : rows) table.rows.push_back(std::move(row.second));
+  }
+  std::vector<size_t> all(table.rows.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   const std::vector<size_t> front = report::pareto_rows(table, objectives);
   if (a.count("output"))
-    write_output(a["output"].as<std::string>(), [&](std::ostream& os) { os << csv.str(); });
+    write_output(a["output"].as<std::string>(),
+                 [&](std::ostream& os) { report::write_csv(os, table, all); });
   if (a.count("pareto"))
     write_output(a["pareto"].as<std::string>(),
                  [&](std::ostream& os) { report::write_csv(os, table, front); });
-  print_top(r, table, front, top);
+  print_top(stats, table, front, top);
   std::cout << strprintf(
-      "time: %.2f s wall (%.0f configurations/s); summed over threads: graphs %.2f s, pricing "
+      "time: %.2f s wall (%.0f configurations/s); summed over threads%s: graphs %.2f s, pricing "
       "%.2f s, replay %.2f s, waiting for memory %.2f s\n",
-      r.stats.total_s, r.stats.total_s > 0 ? r.stats.rows / r.stats.total_s : 0.0, r.stats.build_s,
-      r.stats.price_s, r.stats.replay_s, r.stats.wait_s);
+      stats.total_s, stats.total_s > 0 ? stats.rows / stats.total_s : 0.0,
+      world.size() > 1 ? strprintf(" and %d ranks", world.size()).c_str() : "", stats.build_s,
+      stats.price_s, stats.replay_s, stats.wait_s);
   for (const char* k : {"output", "pareto"})
     if (a.count(k) && !is_stdout(a[k].as<std::string>()))
       std::cout << "  wrote " << a[k].as<std::string>() << '\n';

@@ -130,4 +130,36 @@ TEST(SweepCli, TheSlurmArrayScriptMergesToTheSingleRun) {
   EXPECT_EQ(slurp(tmp.file("pareto.csv")), slurp(tmp.file("onep.csv")));
 }
 
+TEST(SweepCli, MpirunRanksEqualTheSingleRun) {
+  if (run_lumos("info").out.find("mpi: yes") == std::string::npos)
+    GTEST_SKIP() << "lumos was built without MPI (scripts/setup.sh installs libopenmpi-dev)";
+  if (lumos::testing::run_shell("command -v mpirun").exit_code != 0)
+    GTEST_SKIP() << "mpirun is not installed (scripts/setup.sh installs openmpi-bin)";
+  lumos::testing::TempDir tmp;
+  ASSERT_EQ(run_lumos(kSmall + " -o " + tmp.file("one.csv") + " --pareto " + tmp.file("onep.csv"))
+                .exit_code,
+            0);
+  // Open MPI refuses root without these; its own allocations at exit are not lumos's leaks.
+  const std::string env =
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+      "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" ";
+  for (const char* ranks : {"-n 2", "-n 4 --oversubscribe"}) {
+    const std::string out = tmp.file("m.csv"), front = tmp.file("mp.csv");
+    const auto r = lumos::testing::run_shell(env + "timeout 120 mpirun " + ranks + " " +
+                                             std::string(LUMOS_BINARY) + " " + kSmall + " -o " +
+                                             out + " --pareto " + front + " 2>&1");
+    ASSERT_EQ(r.exit_code, 0) << ranks << "\n" << r.out;
+    EXPECT_NE(r.out.find("ranks"), std::string::npos) << r.out;
+    EXPECT_EQ(slurp(out), slurp(tmp.file("one.csv"))) << ranks;
+    EXPECT_EQ(slurp(front), slurp(tmp.file("onep.csv"))) << ranks;
+  }
+  // Bad input under mpirun: one line from lumos, exit 1.
+  const auto bad = lumos::testing::run_shell(env + "timeout 120 mpirun -n 2 " +
+                                             std::string(LUMOS_BINARY) + " sweep --tp 0 2>&1");
+  EXPECT_NE(bad.exit_code, 0);
+  size_t lines = 0;
+  for (size_t at = 0; (at = bad.out.find("lumos: --tp", at)) != std::string::npos; ++at) ++lines;
+  EXPECT_EQ(lines, 1u) << bad.out;
+}
+
 }  // namespace

@@ -1,0 +1,88 @@
+#include "cli/mpi_world.hpp"
+
+#include <cstdlib>
+
+#include "common/error.hpp"
+
+#ifdef LUMOS_HAS_MPI
+#include <mpi.h>
+#endif
+
+namespace lumos::cli {
+
+namespace {
+
+// Set by Open MPI's mpirun, by PMIx and by Slurm's PMI: a launcher started this process.
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool built_with_mpi() {
+#ifdef LUMOS_HAS_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+MpiWorld::MpiWorld() {
+  if (!launched_by_mpi()) return;
+#ifdef LUMOS_HAS_MPI
+  int ready = 0;
+  MPI_Initialized(&ready);
+  if (!ready) {
+    MPI_Init(nullptr, nullptr);
+    initialised_ = true;
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+#else
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  LUMOS_EXPECT(!size || std::string(size) == "1",
+               "lumos sweep: started by mpirun, but this lumos was built without MPI (install "
+               "libopenmpi-dev and rebuild; or use --shard i/n)");
+#endif
+}
+
+MpiWorld::~MpiWorld() {
+#ifdef LUMOS_HAS_MPI
+  if (initialised_) MPI_Finalize();
+#endif
+}
+
+std::vector<std::string> MpiWorld::gather(const std::string& mine) const {
+  if (size_ == 1) return {mine};
+#ifdef LUMOS_HAS_MPI
+  const long long n = static_cast<long long>(mine.size());
+  std::vector<long long> sizes(static_cast<size_t>(size_));
+  MPI_Gather(&n, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  std::vector<int> counts(static_cast<size_t>(size_)), offsets(static_cast<size_t>(size_));
+  long long total = 0;
+  for (int r = 0; r < size_; ++r) {
+    LUMOS_EXPECT(sizes[static_cast<size_t>(r)] < (1LL << 30),
+                 "lumos sweep: a rank's rows exceed 1 GiB; split the sweep into more ranks");
+    counts[static_cast<size_t>(r)] = static_cast<int>(sizes[static_cast<size_t>(r)]);
+    offsets[static_cast<size_t>(r)] = static_cast<int>(total);
+    total += sizes[static_cast<size_t>(r)];
+  }
+  LUMOS_EXPECT(rank_ != 0 || total < (1LL << 31),
+               "lumos sweep: the ranks' rows exceed 2 GiB; use --shard and lumos pareto --merge");
+  std::string all(rank_ == 0 ? static_cast<size_t>(total) : 0, '\0');
+  MPI_Gatherv(mine.data(), static_cast<int>(n), MPI_CHAR, all.data(), counts.data(), offsets.data(),
+              MPI_CHAR, 0, MPI_COMM_WORLD);
+  std::vector<std::string> out;
+  if (rank_ == 0)
+    for (int r = 0; r < size_; ++r)
+      out.push_back(all.substr(static_cast<size_t>(offsets[static_cast<size_t>(r)]),
+                               static_cast<size_t>(counts[static_cast<size_t>(r)])));
+  return out;
+#else
+  return {mine};
+#endif
+}
+
+}  // namespace lumos::cli

@@ -1,0 +1,29 @@
+// `mpirun -n N lumos sweep ...`: the ranks of an MPI launch, when lumos is built with MPI (Open MPI
+// from Debian, optional) and started by mpirun; otherwise one rank and nothing else. MPI is
+// initialised only under a launcher, so every other use of lumos stays free of it.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace lumos::cli {
+
+class MpiWorld {
+ public:
+  MpiWorld();  // initialises MPI when built with it and launched by mpirun (or srun, PMI)
+  ~MpiWorld();
+  MpiWorld(const MpiWorld&) = delete;
+  MpiWorld& operator=(const MpiWorld&) = delete;
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // Every rank's text, in rank order, on rank 0 (empty elsewhere).
+  std::vector<std::string> gather(const std::string& mine) const;
+
+ private:
+  int rank_ = 0, size_ = 1;
+  bool initialised_ = false;
+};
+
+// Whether this build can run under mpirun (for `lumos info` and the tests).
+bool built_with_mpi();
+
+}  // namespace lumos::cli
