@@ -34,9 +34,8 @@ constexpr const char* kDefaultObjectives = "time_to_train_h,gpu_hours,energy_kwh
 
 // What a sweep file's [sweep] table may set: the options that describe the sweep.
 const std::vector<std::string> kFileOptions = {
-    "gpus",          "dp",     "tp",        "cp",        "pp",
-    "interleave",    "mbs",    "gbs",       "recompute", "sp",
-    "dist-opt",      "stack",  "dtype",     "gpu",       "topology",
+    "gpus",          "dp",     "tp",        "cp",   "pp",    "interleave", "mbs", "gbs",
+    "recompute",     "sp",     "dist-opt",  "fsdp", "stack", "dtype",      "gpu", "topology",
     "nic-bandwidth", "tokens", "objectives"};
 
 std::vector<int> parse_switch_axis(const std::string& text, const std::string& what) {
@@ -194,10 +193,12 @@ int cmd_sweep(int argc, char** argv) {
       cxxopts::value<std::string>()->default_value("none"))(
       "sp", "sequence parallel: on, off, auto (on when tp > 1) (list)",
       cxxopts::value<std::string>()->default_value("auto"))(
-      "dist-opt", "distributed optimizer: on, off, auto (on when dp x cp > 1) (list)",
+      "dist-opt", "distributed optimizer: on, off, auto (on when dp x cp > 1 without FSDP) (list)",
       cxxopts::value<std::string>()->default_value("auto"))(
       "stack", "software stacks (list; default: megatron-core)", cxxopts::value<std::string>())(
-      "dtype", "GEMM precision: bf16 | fp16 | fp8",
+      "fsdp", "fully sharded data parallel: on, off (list)",
+      cxxopts::value<std::string>()->default_value("off"))(
+      "dtype", "GEMM precisions: bf16, fp16, fp8 (list)",
       cxxopts::value<std::string>()->default_value("bf16"))(
       "gpu", "GPU types (list)", cxxopts::value<std::string>()->default_value("h100,h200,b200"))(
       "topology", "network topologies (list; default: each GPU's)", cxxopts::value<std::string>())(
@@ -252,10 +253,19 @@ int cmd_sweep(int argc, char** argv) {
   spec.sequence_parallel = parse_switch_axis(text("sp"), "--sp");
   spec.distributed_optimizer = parse_switch_axis(text("dist-opt"), "--dist-opt");
   if (given("stack")) spec.stacks = parse_name_axis(text("stack"), "--stack");
-  spec.dtype = cost::parse_dtype(text("dtype"));
-  LUMOS_EXPECT(spec.dtype == cost::Dtype::kBf16 || spec.dtype == cost::Dtype::kFp16 ||
-                   spec.dtype == cost::Dtype::kFp8,
-               "--dtype " + text("dtype") + ": expected bf16, fp16 or fp8");
+  spec.dtypes.clear();
+  for (const std::string& d : parse_name_axis(text("dtype"), "--dtype")) {
+    const cost::Dtype dtype = cost::parse_dtype(d);
+    LUMOS_EXPECT(
+        dtype == cost::Dtype::kBf16 || dtype == cost::Dtype::kFp16 || dtype == cost::Dtype::kFp8,
+        "--dtype " + d + ": expected bf16, fp16 or fp8");
+    spec.dtypes.push_back(dtype);
+  }
+  spec.fsdp.clear();
+  for (int f : parse_switch_axis(text("fsdp"), "--fsdp")) {
+    LUMOS_EXPECT(f >= 0, "--fsdp: expected on or off");
+    spec.fsdp.push_back(f);
+  }
   spec.gpus = parse_name_axis(text("gpu"), "--gpu");
   if (given("topology")) spec.topologies = parse_name_axis(text("topology"), "--topology");
   if (given("nic-bandwidth"))

@@ -33,6 +33,7 @@ std::string cell(std::string s) {
 
 void sweep_csv(std::ostream& os, const sweep::SweepResult& r) {
   os << "index,gpu,topology,nic_gbps,gpus,tp,cp,pp,dp,interleave,mbs,gbs,recompute,sp,dist_opt,"
+        "fsdp,"
         "stack,"
         "dtype,estimated,feasible,reason,step_time_s,tokens_per_s,mfu,memory_gib,capacity_gib,"
         "time_to_train_h,gpu_hours,gpu_power_w,energy_kwh\n";
@@ -43,8 +44,8 @@ void sweep_csv(std::ostream& os, const sweep::SweepResult& r) {
        << ',' << c.gpus() << ',' << c.tp << ',' << c.cp << ',' << c.pp << ',' << c.dp << ','
        << c.interleave << ',' << c.mbs << ',' << c.gbs << ',' << model::to_string(c.recompute)
        << ',' << (c.sequence_parallel ? 1 : 0) << ',' << (c.distributed_optimizer ? 1 : 0) << ','
-       << c.stack << ',' << cost::to_string(c.dtype) << ',' << (row.estimated ? 1 : 0) << ','
-       << (row.feasible ? 1 : 0) << ',' << cell(row.reason);
+       << (c.fsdp ? 1 : 0) << ',' << c.stack << ',' << cost::to_string(c.dtype) << ','
+       << (row.estimated ? 1 : 0) << ',' << (row.feasible ? 1 : 0) << ',' << cell(row.reason);
     if (row.estimated)
       os << strprintf(",%.9g,%.9g,%.6g,%.6g,%.6g,%.9g,%.9g,%.6g,%.9g", row.step_time_us * 1e-6,
                       row.tokens_per_s, row.mfu, row.memory_gib, row.capacity_gib,

@@ -82,9 +82,9 @@ std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
   for (const auto* axis : {&s.tp, &s.cp, &s.pp, &s.interleave, &s.mbs, &s.gbs})
     LUMOS_EXPECT(!axis->empty(), "sweep: an axis is empty");
   LUMOS_EXPECT(!s.recompute.empty() && !s.sequence_parallel.empty() &&
-                   !s.distributed_optimizer.empty() && !s.stacks.empty() && !s.gpus.empty() &&
-                   !s.topologies.empty() && !s.nic_gbps.empty() &&
-                   (!s.total_gpus.empty() || !s.dp.empty()),
+                   !s.distributed_optimizer.empty() && !s.fsdp.empty() && !s.dtypes.empty() &&
+                   !s.stacks.empty() && !s.gpus.empty() && !s.topologies.empty() &&
+                   !s.nic_gbps.empty() && (!s.total_gpus.empty() || !s.dp.empty()),
                "sweep: an axis is empty");
   std::vector<SweepVariant> out;
   const std::vector<int64_t> totals = s.total_gpus.empty() ? std::vector<int64_t>{0} : s.total_gpus;
@@ -121,19 +121,23 @@ std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
                 for (int64_t gbs : s.gbs)
                   for (model::Recompute rc : s.recompute)
                     for (int sp : s.sequence_parallel)
-                      for (int dist : s.distributed_optimizer) {
-                        model::ParallelConfig c;
-                        auto degree = [](int64_t x) {
-                          return static_cast<int>(std::min<int64_t>(x, int64_t{1} << 30));
-                        };
-                        c.tp = degree(tp), c.cp = degree(cp), c.pp = degree(pp), c.dp = degree(dp);
-                        c.interleave = degree(v);
-                        c.mbs = mbs, c.gbs = gbs, c.recompute = rc;
-                        c.sequence_parallel = sp < 0 ? tp > 1 : sp == 1;
-                        c.distributed_optimizer = dist < 0 ? dp * cp > 1 : dist == 1;
-                        c.dtype = s.dtype;
-                        add(c);
-                      }
+                      for (int fsdp : s.fsdp)
+                        for (int dist : s.distributed_optimizer)
+                          for (cost::Dtype dtype : s.dtypes) {
+                            model::ParallelConfig c;
+                            auto degree = [](int64_t x) {
+                              return static_cast<int>(std::min<int64_t>(x, int64_t{1} << 30));
+                            };
+                            c.tp = degree(tp), c.cp = degree(cp), c.pp = degree(pp),
+                            c.dp = degree(dp);
+                            c.interleave = degree(v);
+                            c.mbs = mbs, c.gbs = gbs, c.recompute = rc;
+                            c.sequence_parallel = sp < 0 ? tp > 1 : sp == 1;
+                            c.fsdp = fsdp == 1;
+                            c.distributed_optimizer = dist < 0 ? dp * cp > 1 && !c.fsdp : dist == 1;
+                            c.dtype = dtype;
+                            add(c);
+                          }
         }
   return out;
 }

@@ -22,9 +22,10 @@ struct SweepSpec {
   std::vector<int64_t> interleave = {1}, mbs = {1}, gbs = {64};
   std::vector<model::Recompute> recompute = {model::Recompute::kNone};
   std::vector<int> sequence_parallel = {-1};      // 1, 0; -1: on when tp > 1
-  std::vector<int> distributed_optimizer = {-1};  // 1, 0; -1: on when dp x cp > 1
+  std::vector<int> distributed_optimizer = {-1};  // 1, 0; -1: on when dp x cp > 1 without FSDP
+  std::vector<int> fsdp = {0};                    // 1, 0: fully sharded data parallel
   std::vector<std::string> stacks = {""};         // "" = the default stack
-  cost::Dtype dtype = cost::Dtype::kBf16;
+  std::vector<cost::Dtype> dtypes = {cost::Dtype::kBf16};
   // Hardware axes: these vary within a graph structure (one graph serves them all).
   std::vector<std::string> gpus = {"h100"};
   std::vector<std::string> topologies = {""};  // "" = each GPU's default topology

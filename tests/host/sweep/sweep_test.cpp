@@ -3,11 +3,13 @@
 // line.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <random>
 #include <set>
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "cost/kernels_db.hpp"
 #include "estimate/estimate.hpp"
 #include "report/sweep_csv.hpp"
@@ -32,6 +34,8 @@ SweepSpec small_spec() {
   s.gpus = {"h100", "a100", "b200"};
   s.topologies = {"", "dgx-a100"};
   s.nic_gbps = {0, 12.5};
+  s.fsdp = {0, 1};
+  s.dtypes = {lumos::cost::Dtype::kBf16, lumos::cost::Dtype::kFp8};
   return s;
 }
 
@@ -79,6 +83,37 @@ TEST(Sweep, RowsEqualIndividualEstimates) {
   }
 }
 
+TEST(Sweep, TheFrontOfARealSweepIsExactlyItsNonDominatedFeasibleRows) {
+  const SweepResult r = run_sweep(small_spec(), lumos::cost::embedded_db(), {});
+  std::istringstream in(csv_of(r));
+  const lumos::report::CsvTable t = lumos::report::parse_csv(in, "sweep");
+  const std::vector<std::string> names = {"time_to_train_h", "gpu_hours", "energy_kwh"};
+  const std::vector<size_t> front = lumos::report::pareto_rows(t, names);
+  ASSERT_FALSE(front.empty());
+  std::vector<bool> on(r.rows.size(), false);
+  for (size_t i : front) on[i] = true;
+  // The objectives as the CSV prints them (9 significant digits).
+  std::vector<std::array<double, 3>> obj(r.rows.size());
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const SweepRow& w = r.rows[i];
+    const double raw[3] = {w.time_to_train_h, w.gpu_hours, w.energy_kwh};
+    for (size_t k = 0; k < 3; ++k) obj[i][k] = std::stod(lumos::strprintf("%.9g", raw[k]));
+  }
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    bool dominated = false;
+    for (size_t j = 0; j < r.rows.size() && !dominated; ++j) {
+      if (!r.rows[j].feasible) continue;
+      bool no_worse = true, better = false;
+      for (size_t k = 0; k < 3; ++k) {
+        no_worse = no_worse && obj[j][k] <= obj[i][k];
+        better = better || obj[j][k] < obj[i][k];
+      }
+      dominated = no_worse && better;
+    }
+    EXPECT_EQ(on[i], r.rows[i].feasible && !dominated) << "row " << i;
+  }
+}
+
 TEST(Sweep, ShardsPartitionTheSweepExactly) {
   const auto& db = lumos::cost::embedded_db();
   SweepSpec spec = small_spec();
@@ -114,6 +149,8 @@ TEST(Sweep, InfeasibleConfigurationsKeepTheirReason) {
   spec.gpus = {"h100"};
   spec.topologies = {""};
   spec.nic_gbps = {0};
+  spec.fsdp = {0};
+  spec.dtypes = {lumos::cost::Dtype::kBf16};
   const SweepResult r = run_sweep(spec, lumos::cost::embedded_db(), {});
   ASSERT_EQ(r.rows.size(), 1u);  // tp 3 does not divide 8 GPUs: not a configuration of 8
   EXPECT_FALSE(r.rows[0].feasible);
