@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -20,6 +21,8 @@
 #include "common/format.hpp"
 #include "cost/kernels_db.hpp"
 #include "cost/size_units.hpp"
+#include "estimate/trace_structural.hpp"
+#include "graph/load_input.hpp"
 #include "report/sweep_csv.hpp"
 #include "sweep/sweep_file.hpp"
 #include "sweep/sweep_run.hpp"
@@ -34,9 +37,9 @@ constexpr const char* kDefaultObjectives = "time_to_train_h,gpu_hours,energy_kwh
 
 // What a sweep file's [sweep] table may set: the options that describe the sweep.
 const std::vector<std::string> kFileOptions = {
-    "gpus",          "dp",     "tp",        "cp",   "pp",    "interleave", "mbs", "gbs",
-    "recompute",     "sp",     "dist-opt",  "fsdp", "stack", "dtype",      "gpu", "topology",
-    "nic-bandwidth", "tokens", "objectives"};
+    "gpus",          "dp",     "tp",         "cp",   "pp",    "interleave", "mbs", "gbs",
+    "recompute",     "sp",     "dist-opt",   "fsdp", "stack", "dtype",      "gpu", "topology",
+    "nic-bandwidth", "tokens", "objectives", "trace"};
 
 std::vector<int> parse_switch_axis(const std::string& text, const std::string& what) {
   std::vector<int> out;
@@ -218,6 +221,11 @@ int cmd_sweep(int argc, char** argv) {
       "memory",
       "bytes of graphs built at once, e.g. 4GiB (larger lets more graphs build in parallel)",
       cxxopts::value<std::string>()->default_value("768MiB"))(
+      "trace",
+      "trace-driven: a trace or a folder of rank traces of the job (with --model for its "
+      "dimensions); its configuration is the default of every axis, its calibration applies to "
+      "all",
+      cxxopts::value<std::string>())(
       "spec", "TOML sweep file ([model] and [sweep] with these options; the command line wins)",
       cxxopts::value<std::string>())("db", "read kernels_db from this folder",
                                      cxxopts::value<std::string>())("h,help", "show this help");
@@ -270,6 +278,41 @@ int cmd_sweep(int argc, char** argv) {
   if (given("topology")) spec.topologies = parse_name_axis(text("topology"), "--topology");
   if (given("nic-bandwidth"))
     spec.nic_gbps = sweep::parse_bandwidth_axis(text("nic-bandwidth"), "--nic-bandwidth");
+  // A trace-driven sweep: the traced job's configuration is the default of every axis not given,
+  // and every configuration's kernels take the trace's calibration (as `lumos whatif` edits do).
+  std::optional<graph::LoadedInput> input;
+  std::optional<estimate::CalibratedTrace> traced;
+  if (given("trace")) {
+    LUMOS_EXPECT(a.count("model") || a.count("model-file") || file.model,
+                 "lumos sweep --trace: give the traced model's dimensions (--model PRESET or "
+                 "--model-file FILE); its layer count comes from the trace");
+    input = graph::load_job(text("trace"));
+    estimate::StructuralRequest q;
+    q.model = spec.model;
+    if (given("stack")) {
+      LUMOS_EXPECT(spec.stacks.size() == 1,
+                   "lumos sweep --trace: --stack names the traced job's stack (one)");
+      q.stack = spec.stacks.front();
+    }
+    traced = estimate::calibrate_trace(*input, q, db);
+    const model::ParallelConfig& c = traced->traced.cfg;
+    spec.model = traced->traced.model;
+    spec.stacks = {c.stack};
+    auto keep = [&](const char* k, std::vector<int64_t>* axis, int64_t v) {
+      if (!given(k)) *axis = {v};
+    };
+    keep("tp", &spec.tp, c.tp), keep("cp", &spec.cp, c.cp), keep("pp", &spec.pp, c.pp);
+    keep("interleave", &spec.interleave, c.interleave), keep("mbs", &spec.mbs, c.mbs);
+    keep("gbs", &spec.gbs, c.gbs);
+    if (!given("gpus") && !given("dp")) spec.total_gpus.clear(), spec.dp = {c.dp};
+    if (!given("recompute")) spec.recompute = {c.recompute};
+    if (!given("sp")) spec.sequence_parallel = {c.sequence_parallel ? 1 : 0};
+    if (!given("dist-opt")) spec.distributed_optimizer = {c.distributed_optimizer ? 1 : 0};
+    if (!given("fsdp")) spec.fsdp = {c.fsdp ? 1 : 0};
+    if (!given("dtype")) spec.dtypes = {c.dtype};
+    if (!given("gpu")) spec.gpus = {traced->request.gpu};
+    spec.adjust_costs = [&](model::StepCosts& k) { traced->calibrate(k, db); };
+  }
   spec.tokens_to_train = a["tokens"].as<double>();
   if (!a.count("tokens") && file.options.count("tokens")) {
     size_t used = 0;

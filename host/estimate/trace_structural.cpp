@@ -54,23 +54,37 @@ void apply_edit(const StructuralEdit& e, model::ModelSpec& m, model::ParallelCon
 
 }  // namespace
 
-StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const StructuralRequest& req,
-                                       const cost::KernelsDb& db) {
+void CalibratedTrace::calibrate(model::StepCosts& c, const cost::KernelsDb& db) const {
+  whatif::apply_calibration(calibration, db, c);
+}
+
+CalibratedTrace calibrate_trace(const graph::LoadedInput& in, const StructuralRequest& req,
+                                const cost::KernelsDb& db) {
   LUMOS_EXPECT(req.model.has_value(),
                "lumos whatif: a structural edit needs the traced model's dimensions: give "
                "--model PRESET or --model-file FILE");
   LUMOS_EXPECT(!in.tables().empty(), "lumos whatif: " + in.label +
                                          ": editing a job needs its traces, not a .lgraph file");
-  StructuralAnswer a;
+  CalibratedTrace t;
   const whatif::TracedKernels tk = whatif::classify_traced(in.tables(), db);
-  a.structure = whatif::recognise_job(tk);
-  a.traced = whatif::traced_config(a.structure, *req.model, req.stack, db);
-  EstimateRequest traced;
-  traced.model = a.traced.model;
-  traced.cfg = a.traced.cfg;
-  traced.gpu = traced_gpu_of(in, req.gpu, db);
-  const EstimateRun modelled = run_estimate(traced, db);
-  a.calibration = whatif::calibrate(in.graph, tk, a.structure, modelled.step, db);
+  t.structure = whatif::recognise_job(tk);
+  t.traced = whatif::traced_config(t.structure, *req.model, req.stack, db);
+  t.request.model = t.traced.model;
+  t.request.cfg = t.traced.cfg;
+  t.request.gpu = traced_gpu_of(in, req.gpu, db);
+  const EstimateRun modelled = run_estimate(t.request, db);
+  t.calibration = whatif::calibrate(in.graph, tk, t.structure, modelled.step, db);
+  return t;
+}
+
+StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const StructuralRequest& req,
+                                       const cost::KernelsDb& db) {
+  CalibratedTrace t = calibrate_trace(in, req, db);
+  StructuralAnswer a;
+  a.structure = std::move(t.structure);
+  a.traced = std::move(t.traced);
+  a.calibration = std::move(t.calibration);
+  EstimateRequest traced = t.request;
   const whatif::TraceCalibration& cal = a.calibration;
   traced.adjust_costs = [&cal, &db](model::StepCosts& c) { whatif::apply_calibration(cal, db, c); };
   a.calibrated_traced_us = run_estimate(traced, db).estimate.step_time_us;

@@ -46,6 +46,21 @@ struct StructuralAnswer {
   EstimateRun edited;               // the edited configuration, calibrated
 };
 
+// The traced job recognised and its model calibrated on it: the first half of a structural
+// what-if, and what a trace-driven sweep (`lumos sweep --trace`) builds on.
+struct CalibratedTrace {
+  whatif::JobStructure structure;
+  whatif::TracedConfig traced;
+  whatif::TraceCalibration calibration;
+  EstimateRequest request;  // the traced configuration on the traced GPU, without the calibration
+  // Applies the calibration to kernels priced for any configuration (this object must outlive it).
+  void calibrate(model::StepCosts& c, const cost::KernelsDb& db) const;
+};
+
+// InputError (one line) as run_structural_whatif.
+CalibratedTrace calibrate_trace(const graph::LoadedInput& in, const StructuralRequest& req,
+                                const cost::KernelsDb& db);
+
 // InputError (one line) without a model, for a trace without the structure the edit needs, a
 // model the trace disagrees with, or an impossible edited layout.
 StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const StructuralRequest& req,

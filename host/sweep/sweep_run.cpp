@@ -150,6 +150,7 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
           }
           const cost::Topology& topo = topology_of(r.variant);
           todo.push_back({i, &gpu, price_step(model, cfg, layout, db, gpu, topo)});
+          if (spec.adjust_costs) spec.adjust_costs(todo.back().costs);
         }
         price_s += seconds_since(t0);
       } else {

@@ -4,12 +4,14 @@
 // ("1:9:2": 1, 3, 5, 7, 9).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "cost/dtype.hpp"
 #include "model/model_spec.hpp"
 #include "model/parallel_config.hpp"
+#include "model/step_costs.hpp"
 
 namespace lumos::sweep {
 
@@ -31,6 +33,9 @@ struct SweepSpec {
   std::vector<std::string> topologies = {""};  // "" = each GPU's default topology
   std::vector<double> nic_gbps = {0};          // NIC line rate, GB/s; 0 = the topology's
   double tokens_to_train = 300e9;              // for time to train and GPU-hours
+  // Applied to every configuration's priced kernels before its graph is built: a trace's
+  // calibration in a trace-driven sweep (estimate/trace_structural.hpp), as `lumos whatif` does.
+  std::function<void(model::StepCosts&)> adjust_costs;
 };
 
 // One configuration of the sweep, in its order.
