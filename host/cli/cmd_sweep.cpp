@@ -26,6 +26,7 @@
 #include "report/sweep_csv.hpp"
 #include "sweep/sweep_file.hpp"
 #include "sweep/sweep_run.hpp"
+#include "whatif/speed_axes.hpp"
 
 namespace lumos::cli {
 namespace {
@@ -37,9 +38,9 @@ constexpr const char* kDefaultObjectives = "time_to_train_h,gpu_hours,energy_kwh
 
 // What a sweep file's [sweep] table may set: the options that describe the sweep.
 const std::vector<std::string> kFileOptions = {
-    "gpus",          "dp",     "tp",         "cp",   "pp",    "interleave", "mbs", "gbs",
-    "recompute",     "sp",     "dist-opt",   "fsdp", "stack", "dtype",      "gpu", "topology",
-    "nic-bandwidth", "tokens", "objectives", "trace"};
+    "gpus",          "dp",     "tp",         "cp",    "pp",    "interleave", "mbs", "gbs",
+    "recompute",     "sp",     "dist-opt",   "fsdp",  "stack", "dtype",      "gpu", "topology",
+    "nic-bandwidth", "tokens", "objectives", "trace", "speed"};
 
 std::vector<int> parse_switch_axis(const std::string& text, const std::string& what) {
   std::vector<int> out;
@@ -140,16 +141,16 @@ void print_top(const sweep::SweepStats& stats, const report::CsvTable& t,
   auto cell = [&](size_t row, const char* column) { return t.rows[row][t.column(column)]; };
   std::cout << strprintf("fastest %d to train:\n", std::min<int>(top, static_cast<int>(ok.size())));
   std::cout << "  gpu      NIC(GB/s)  gpus  tp cp pp   dp  v mbs  step(s)  tokens/s    MFU  "
-               "train(h)  GPU-hours  energy(MWh)\n";
+               "train(h)  GPU-hours  energy(MWh)  speed\n";
   for (int i = 0; i < top && i < static_cast<int>(ok.size()); ++i) {
     const size_t r = ok[static_cast<size_t>(i)];
     std::cout << strprintf(
-        "  %-8s %9s %5s %3s %2s %2s %4s %2s %3s %8.3f %9.4g %6.3f %9.1f %10.4g %12.4g\n",
+        "  %-8s %9s %5s %3s %2s %2s %4s %2s %3s %8.3f %9.4g %6.3f %9.1f %10.4g %12.4g  %s\n",
         cell(r, "gpu").c_str(), cell(r, "nic_gbps").c_str(), cell(r, "gpus").c_str(),
         cell(r, "tp").c_str(), cell(r, "cp").c_str(), cell(r, "pp").c_str(), cell(r, "dp").c_str(),
         cell(r, "interleave").c_str(), cell(r, "mbs").c_str(), number(t, r, "step_time_s"),
         number(t, r, "tokens_per_s"), number(t, r, "mfu"), ttt[r], number(t, r, "gpu_hours"),
-        number(t, r, "energy_kwh") / 1000.0);
+        number(t, r, "energy_kwh") / 1000.0, cell(r, "speed").c_str());
   }
   if (front.empty()) return;
   std::cout << "Pareto front (" << t.source << "):\n";
@@ -205,6 +206,8 @@ int cmd_sweep(int argc, char** argv) {
       cxxopts::value<std::string>()->default_value("bf16"))(
       "gpu", "GPU types (list)", cxxopts::value<std::string>()->default_value("h100,h200,b200"))(
       "topology", "network topologies (list; default: each GPU's)", cxxopts::value<std::string>())(
+      "speed", "per-class kernel speed-ups, e.g. 'compute=1,2;comm=1,0.5' (each a list)",
+      cxxopts::value<std::string>())(
       "nic-bandwidth",
       "NIC line rates with their unit (list, e.g. 200Gbps,400Gbps; default: the "
       "topology's)",
@@ -276,6 +279,7 @@ int cmd_sweep(int argc, char** argv) {
   }
   spec.gpus = parse_name_axis(text("gpu"), "--gpu");
   if (given("topology")) spec.topologies = parse_name_axis(text("topology"), "--topology");
+  if (given("speed")) spec.speed = whatif::parse_speed_axes(text("speed"), "--speed");
   if (given("nic-bandwidth"))
     spec.nic_gbps = sweep::parse_bandwidth_axis(text("nic-bandwidth"), "--nic-bandwidth");
   // A trace-driven sweep: the traced job's configuration is the default of every axis not given,

@@ -32,7 +32,8 @@ std::string cell(std::string s) {
 }  // namespace
 
 void sweep_csv(std::ostream& os, const sweep::SweepResult& r) {
-  os << "index,gpu,topology,nic_gbps,gpus,tp,cp,pp,dp,interleave,mbs,gbs,recompute,sp,dist_opt,"
+  os << "index,gpu,topology,nic_gbps,speed,gpus,tp,cp,pp,dp,interleave,mbs,gbs,recompute,sp,dist_"
+        "opt,"
         "fsdp,"
         "stack,"
         "dtype,estimated,feasible,reason,step_time_s,tokens_per_s,mfu,memory_gib,capacity_gib,"
@@ -41,11 +42,12 @@ void sweep_csv(std::ostream& os, const sweep::SweepResult& r) {
     const auto& v = row.variant;
     const auto& c = v.cfg;
     os << v.index << ',' << v.gpu << ',' << v.topology << ',' << strprintf("%.6g", v.nic_gbps)
-       << ',' << c.gpus() << ',' << c.tp << ',' << c.cp << ',' << c.pp << ',' << c.dp << ','
-       << c.interleave << ',' << c.mbs << ',' << c.gbs << ',' << model::to_string(c.recompute)
-       << ',' << (c.sequence_parallel ? 1 : 0) << ',' << (c.distributed_optimizer ? 1 : 0) << ','
-       << (c.fsdp ? 1 : 0) << ',' << c.stack << ',' << cost::to_string(c.dtype) << ','
-       << (row.estimated ? 1 : 0) << ',' << (row.feasible ? 1 : 0) << ',' << cell(row.reason);
+       << ',' << cell(v.speed_label) << ',' << c.gpus() << ',' << c.tp << ',' << c.cp << ',' << c.pp
+       << ',' << c.dp << ',' << c.interleave << ',' << c.mbs << ',' << c.gbs << ','
+       << model::to_string(c.recompute) << ',' << (c.sequence_parallel ? 1 : 0) << ','
+       << (c.distributed_optimizer ? 1 : 0) << ',' << (c.fsdp ? 1 : 0) << ',' << c.stack << ','
+       << cost::to_string(c.dtype) << ',' << (row.estimated ? 1 : 0) << ','
+       << (row.feasible ? 1 : 0) << ',' << cell(row.reason);
     if (row.estimated)
       os << strprintf(",%.9g,%.9g,%.6g,%.6g,%.6g,%.9g,%.9g,%.6g,%.9g", row.step_time_us * 1e-6,
                       row.tokens_per_s, row.mfu, row.memory_gib, row.capacity_gib,

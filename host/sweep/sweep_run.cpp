@@ -189,10 +189,19 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
         b.node_slot = sg.node_slots();
         b.slots = static_cast<uint32_t>(sg.slots.size());
         b.slot_us.resize(static_cast<size_t>(b.slots) * b.count);
+        // A kind's kernels share a class: its speed factor divides the kind's duration; the
+        // nodes without a kind (CPU calls) take their class's factor in the batch.
+        std::vector<uint8_t> slot_class(b.slots, 0);
+        for (graph::NodeId n = 0; n < sg.graph.num_nodes(); ++n)
+          if (b.node_slot[n] != replay::VariantBatch::kNoSlot)
+            slot_class[b.node_slot[n]] = static_cast<uint8_t>(sg.graph.cls[n]);
         for (uint32_t v = 0; v < b.count; ++v) {
+          const SweepVariant& var = rows[todo[batch[v]].row].variant;
+          for (int c = 0; c < replay::kNumNodeClasses; ++c) b.speed[c][v] = var.speed[c];
           const std::vector<double> d = model_slot_durations(sg, todo[batch[v]].costs);
           for (uint32_t s = 0; s < b.slots; ++s)
-            b.slot_us[static_cast<size_t>(s) * b.count + v] = d[s];
+            b.slot_us[static_cast<size_t>(s) * b.count + v] =
+                d[s] / static_cast<double>(var.speed[slot_class[s]]);
         }
         price_s += seconds_since(t0);
         t0 = Clock::now();

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "cost/size_units.hpp"
 
 namespace lumos::sweep {
@@ -86,24 +87,46 @@ std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
                    !s.stacks.empty() && !s.gpus.empty() && !s.topologies.empty() &&
                    !s.nic_gbps.empty() && (!s.total_gpus.empty() || !s.dp.empty()),
                "sweep: an axis is empty");
+  // Every combination of the speed axes (one of all ones without axes).
+  struct Speed {
+    std::array<float, replay::kNumNodeClasses> factor{1, 1, 1, 1, 1};
+    std::string label = "1";
+  };
+  std::vector<Speed> speeds(1);
+  for (const whatif::SpeedAxis& axis : s.speed) {
+    LUMOS_EXPECT(!axis.factors.empty(), "sweep: the speed axis of " + axis.name + " is empty");
+    std::vector<Speed> next;
+    for (const Speed& sp : speeds)
+      for (float f : axis.factors) {
+        Speed x = sp;
+        x.factor[static_cast<size_t>(axis.cls)] = f;
+        const std::string part = axis.name + "=" + strprintf("%g", f);
+        x.label = sp.label == "1" ? part : sp.label + ";" + part;
+        next.push_back(x);
+      }
+    speeds = std::move(next);
+  }
   std::vector<SweepVariant> out;
   const std::vector<int64_t> totals = s.total_gpus.empty() ? std::vector<int64_t>{0} : s.total_gpus;
   auto add = [&](const model::ParallelConfig& c) {
     for (const std::string& stack : s.stacks)
       for (const std::string& gpu : s.gpus)
         for (const std::string& topo : s.topologies)
-          for (double nic : s.nic_gbps) {
-            LUMOS_EXPECT(out.size() < limit, "sweep: more than " + std::to_string(limit) +
-                                                 " configurations; narrow the axes or shard");
-            SweepVariant v;
-            v.index = out.size();
-            v.cfg = c;
-            v.cfg.stack = stack;
-            v.gpu = gpu;
-            v.topology = topo;
-            v.nic_gbps = nic;
-            out.push_back(std::move(v));
-          }
+          for (double nic : s.nic_gbps)
+            for (const Speed& speed : speeds) {
+              LUMOS_EXPECT(out.size() < limit, "sweep: more than " + std::to_string(limit) +
+                                                   " configurations; narrow the axes or shard");
+              SweepVariant v;
+              v.index = out.size();
+              v.cfg = c;
+              v.cfg.stack = stack;
+              v.gpu = gpu;
+              v.topology = topo;
+              v.nic_gbps = nic;
+              v.speed = speed.factor;
+              v.speed_label = speed.label;
+              out.push_back(std::move(v));
+            }
   };
   for (int64_t total : totals)
     for (int64_t tp : s.tp)

@@ -3,6 +3,7 @@
 // list ("1,2,4"), a doubling range ("64..1024": 64, 128, ..., 1024) or a stepped range
 // ("1:9:2": 1, 3, 5, 7, 9).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -12,6 +13,8 @@
 #include "model/model_spec.hpp"
 #include "model/parallel_config.hpp"
 #include "model/step_costs.hpp"
+#include "replay/variant_batch.hpp"
+#include "whatif/speed_axes.hpp"
 
 namespace lumos::sweep {
 
@@ -32,7 +35,9 @@ struct SweepSpec {
   std::vector<std::string> gpus = {"h100"};
   std::vector<std::string> topologies = {""};  // "" = each GPU's default topology
   std::vector<double> nic_gbps = {0};          // NIC line rate, GB/s; 0 = the topology's
-  double tokens_to_train = 300e9;              // for time to train and GPU-hours
+  // Per-class kernel speed-ups (whatif --speed syntax), a Cartesian product; none: all at 1.
+  std::vector<whatif::SpeedAxis> speed;
+  double tokens_to_train = 300e9;  // for time to train and GPU-hours
   // Applied to every configuration's priced kernels before its graph is built: a trace's
   // calibration in a trace-driven sweep (estimate/trace_structural.hpp), as `lumos whatif` does.
   std::function<void(model::StepCosts&)> adjust_costs;
@@ -44,6 +49,9 @@ struct SweepVariant {
   model::ParallelConfig cfg;  // gpus_per_node not yet set: it comes with the topology
   std::string gpu, topology;
   double nic_gbps = 0;  // 0: the topology's
+  // Each node class's speed factor (2 = its kernels twice as fast), and how the CSV names it.
+  std::array<float, replay::kNumNodeClasses> speed{1, 1, 1, 1, 1};
+  std::string speed_label = "1";
 };
 
 // Parses an axis of integers; `what` names it in errors (e.g. "--tp"). Throws InputError for an

@@ -15,6 +15,7 @@
 #include "report/sweep_csv.hpp"
 #include "sweep/sweep_run.hpp"
 #include "sweep/sweep_spec.hpp"
+#include "whatif/speed_axes.hpp"
 
 namespace {
 
@@ -112,6 +113,45 @@ TEST(Sweep, TheFrontOfARealSweepIsExactlyItsNonDominatedFeasibleRows) {
     }
     EXPECT_EQ(on[i], r.rows[i].feasible && !dominated) << "row " << i;
   }
+}
+
+TEST(Sweep, ASpeedUpEqualsKernelsPricedThatMuchFaster) {
+  const auto& db = lumos::cost::embedded_db();
+  SweepSpec spec = small_spec();
+  spec.fsdp = {0};
+  spec.dtypes = {lumos::cost::Dtype::kBf16};
+  spec.nic_gbps = {0};
+  spec.speed = lumos::whatif::parse_speed_axes("compute=2;comm=1,4", "--speed");
+  const SweepResult fast = run_sweep(spec, db, {});
+  // The same configurations with every compute kernel (the optimizer step included) priced at
+  // half its time, or every communication kernel at a quarter.
+  spec.speed.clear();
+  for (const double comm : {1.0, 4.0}) {
+    spec.adjust_costs = [comm](lumos::model::StepCosts& k) {
+      for (auto* list : {&k.layer_fwd, &k.layer_bwd, &k.layer_recompute, &k.embed_fwd, &k.embed_bwd,
+                         &k.head_fwd, &k.head_bwd})
+        for (auto& op : *list) op.dur_us /= op.comm() ? comm : 2.0;
+      k.p2p.dur_us /= comm;
+      k.embedding_allreduce.dur_us /= comm;
+      k.dp_comm_scale /= comm;
+      k.optimizer_scale /= 2.0;
+    };
+    const SweepResult priced = run_sweep(spec, db, {});
+    size_t compared = 0;
+    for (const SweepRow& row : fast.rows) {
+      if (!row.estimated || row.variant.speed[static_cast<int>(lumos::graph::NodeClass::kComm)] !=
+                                static_cast<float>(comm))
+        continue;
+      // fast has two speed variants per configuration: index / 2 is the configuration.
+      const SweepRow& other = priced.rows[row.variant.index / 2];
+      EXPECT_NEAR(row.step_time_us, other.step_time_us, 1e-9 * other.step_time_us)
+          << row.variant.speed_label << " index " << row.variant.index;
+      ++compared;
+    }
+    EXPECT_GT(compared, 20u);
+  }
+  EXPECT_EQ(fast.rows[0].variant.speed_label, "compute=2;comm=1");
+  EXPECT_EQ(fast.rows[1].variant.speed_label, "compute=2;comm=4");
 }
 
 TEST(Sweep, ShardsPartitionTheSweepExactly) {
