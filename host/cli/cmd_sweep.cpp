@@ -119,7 +119,7 @@ double number(const report::CsvTable& t, size_t row, const char* column) {
   return std::stod(t.rows[row][t.column(column)]);
 }
 
-void print_top(const sweep::SweepStats& stats, const report::CsvTable& t,
+void print_top(std::ostream& os, const sweep::SweepStats& stats, const report::CsvTable& t,
                const std::vector<size_t>& front, int top) {
   const size_t feasible = t.column("feasible");
   std::vector<size_t> ok;
@@ -128,23 +128,23 @@ void print_top(const sweep::SweepStats& stats, const report::CsvTable& t,
   std::vector<double> ttt(t.rows.size(), 0.0);
   for (size_t i : ok) ttt[i] = number(t, i, "time_to_train_h");
   std::stable_sort(ok.begin(), ok.end(), [&](size_t x, size_t y) { return ttt[x] < ttt[y]; });
-  std::cout << strprintf(
+  os << strprintf(
       "%llu configurations (%llu in this shard): %llu estimated, %zu feasible, %zu on the "
       "Pareto front; %llu graphs built in %.2f s\n",
       static_cast<unsigned long long>(stats.variants), static_cast<unsigned long long>(stats.rows),
       static_cast<unsigned long long>(stats.estimated), ok.size(), front.size(),
       static_cast<unsigned long long>(stats.graphs), stats.total_s);
   if (ok.empty()) {
-    std::cout << "no configuration is feasible; the variants CSV says why for each\n";
+    os << "no configuration is feasible; the variants CSV says why for each\n";
     return;
   }
   auto cell = [&](size_t row, const char* column) { return t.rows[row][t.column(column)]; };
-  std::cout << strprintf("fastest %d to train:\n", std::min<int>(top, static_cast<int>(ok.size())));
-  std::cout << "  gpu      NIC(GB/s)  gpus  tp cp pp   dp  v mbs  step(s)  tokens/s    MFU  "
-               "train(h)  GPU-hours  energy(MWh)  speed\n";
+  os << strprintf("fastest %d to train:\n", std::min<int>(top, static_cast<int>(ok.size())));
+  os << "  gpu      NIC(GB/s)  gpus  tp cp pp   dp  v mbs  step(s)  tokens/s    MFU  "
+        "train(h)  GPU-hours  energy(MWh)  speed\n";
   for (int i = 0; i < top && i < static_cast<int>(ok.size()); ++i) {
     const size_t r = ok[static_cast<size_t>(i)];
-    std::cout << strprintf(
+    os << strprintf(
         "  %-8s %9s %5s %3s %2s %2s %4s %2s %3s %8.3f %9.4g %6.3f %9.1f %10.4g %12.4g  %s\n",
         cell(r, "gpu").c_str(), cell(r, "nic_gbps").c_str(), cell(r, "gpus").c_str(),
         cell(r, "tp").c_str(), cell(r, "cp").c_str(), cell(r, "pp").c_str(), cell(r, "dp").c_str(),
@@ -153,27 +153,49 @@ void print_top(const sweep::SweepStats& stats, const report::CsvTable& t,
         number(t, r, "energy_kwh") / 1000.0, cell(r, "speed").c_str());
   }
   if (front.empty()) return;
-  std::cout << "Pareto front (" << t.source << "):\n";
+  os << "Pareto front (" << t.source << "):\n";
   for (size_t k = 0; k < front.size() && static_cast<int>(k) < top; ++k) {
     const size_t r = front[k];
-    std::cout << strprintf(
-        "  %-8s %5s GPUs  tp %-2s pp %-2s dp %-4s  %8.1f h  %10.4g GPU-h  %10.4g kWh\n",
-        cell(r, "gpu").c_str(), cell(r, "gpus").c_str(), cell(r, "tp").c_str(),
-        cell(r, "pp").c_str(), cell(r, "dp").c_str(), number(t, r, "time_to_train_h"),
-        number(t, r, "gpu_hours"), number(t, r, "energy_kwh"));
+    os << strprintf("  %-8s %5s GPUs  tp %-2s pp %-2s dp %-4s  %8.1f h  %10.4g GPU-h  %10.4g kWh\n",
+                    cell(r, "gpu").c_str(), cell(r, "gpus").c_str(), cell(r, "tp").c_str(),
+                    cell(r, "pp").c_str(), cell(r, "dp").c_str(), number(t, r, "time_to_train_h"),
+                    number(t, r, "gpu_hours"), number(t, r, "energy_kwh"));
   }
 }
 
 }  // namespace
 
+static int run_sweep_command(int argc, char** argv, const MpiWorld& world);
+
 int cmd_sweep(int argc, char** argv) {
   // Under mpirun each rank runs one shard; rank 0 gathers the rows and writes everything. The
-  // other ranks print nothing (their errors are rank 0's: every rank reads the same inputs).
+  // other ranks print nothing: their errors on the same inputs are rank 0's. An error on one
+  // rank alone (a file only it cannot read) would leave the others waiting in the gather, so
+  // under MPI the ranks agree on who failed: the lowest failing rank prints its one line and every
+  // rank exits 1.
   const MpiWorld world;
+  const int own_stderr = world.rank() > 0 ? dup(STDERR_FILENO) : -1;
   if (world.rank() > 0) {
     std::freopen("/dev/null", "w", stdout);
     std::freopen("/dev/null", "w", stderr);
   }
+  if (world.size() == 1) return run_sweep_command(argc, argv, world);
+  try {
+    return run_sweep_command(argc, argv, world);
+  } catch (const PeerFailed&) {
+    return 1;  // the rank that failed reports
+  } catch (const std::exception& e) {
+    // Before the gather every rank agrees who reports (the lowest failing rank); after it, only
+    // rank 0 is still working and no rank waits.
+    if (!world.gathered() && world.fail() != world.rank()) return 1;
+    const std::string line = "lumos: " + std::string(e.what()) + "\n";
+    const int fd = world.rank() > 0 ? own_stderr : STDERR_FILENO;
+    if (fd >= 0 && write(fd, line.data(), line.size()) < 0) return 1;
+    return 1;
+  }
+}
+
+static int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
   cxxopts::Options o("lumos sweep",
                      "Many configurations of a model through the batch engine; variants and their "
                      "Pareto front to CSV.");
@@ -340,7 +362,11 @@ int cmd_sweep(int argc, char** argv) {
   opt.memory_budget_bytes = cost::parse_bytes(a["memory"].as<std::string>(), "--memory");
   LUMOS_EXPECT(opt.memory_budget_bytes >= 64.0 * 1024 * 1024,
                "lumos sweep: --memory must be at least 64MiB");
-  LUMOS_EXPECT(opt.threads >= 0, "--threads: expected a count >= 0");
+  LUMOS_EXPECT(opt.threads >= 0 && opt.threads <= 4096, "--threads: expected 0 to 4096");
+  LUMOS_EXPECT(
+      !(a.count("output") && a.count("pareto") && is_stdout(a["output"].as<std::string>()) &&
+        is_stdout(a["pareto"].as<std::string>())),
+      "lumos sweep: -o - and --pareto - both write to standard output");
   // Outputs are checked before the work, so that a bad path does not cost the sweep.
   for (const char* k : {"output", "pareto"})
     if (a.count(k) && !is_stdout(a[k].as<std::string>())) check_output_path(a[k].as<std::string>());
@@ -385,8 +411,12 @@ int cmd_sweep(int argc, char** argv) {
   if (a.count("pareto"))
     write_output(a["pareto"].as<std::string>(),
                  [&](std::ostream& os) { report::write_csv(os, table, front); });
-  print_top(stats, table, front, top);
-  std::cout << strprintf(
+  // A CSV on standard output keeps it to itself: the report goes to standard error.
+  const bool csv_to_stdout = (a.count("output") && is_stdout(a["output"].as<std::string>())) ||
+                             (a.count("pareto") && is_stdout(a["pareto"].as<std::string>()));
+  std::ostream& out = csv_to_stdout ? std::cerr : std::cout;
+  print_top(out, stats, table, front, top);
+  out << strprintf(
       "time: %.2f s wall (%.0f configurations/s); summed over threads%s: graphs %.2f s, pricing "
       "%.2f s, replay %.2f s, waiting for memory %.2f s\n",
       stats.total_s, stats.total_s > 0 ? stats.rows / stats.total_s : 0.0,
@@ -394,7 +424,7 @@ int cmd_sweep(int argc, char** argv) {
       stats.price_s, stats.replay_s, stats.wait_s);
   for (const char* k : {"output", "pareto"})
     if (a.count(k) && !is_stdout(a[k].as<std::string>()))
-      std::cout << "  wrote " << a[k].as<std::string>() << '\n';
+      out << "  wrote " << a[k].as<std::string>() << '\n';
   return 0;
 }
 
@@ -438,6 +468,10 @@ int cmd_pareto(int argc, char** argv) {
       key[i] = static_cast<int64_t>(parse_count(
           all.rows[i][col], all.source + ":" + std::to_string(i + 2) + ": column 'index'"));
     std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return key[x] < key[y]; });
+    for (size_t i = 1; i < rows.size(); ++i)
+      LUMOS_EXPECT(key[rows[i]] != key[rows[i - 1]],
+                   "lumos pareto: configuration " + std::to_string(key[rows[i]]) +
+                       " is in the inputs twice (the same shard given twice?)");
   }
   report::CsvTable sorted = all;
   for (size_t i = 0; i < rows.size(); ++i) sorted.rows[i] = all.rows[rows[i]];

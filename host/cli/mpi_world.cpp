@@ -54,26 +54,40 @@ MpiWorld::~MpiWorld() {
 #endif
 }
 
+int MpiWorld::agree(bool failed) const {
+  if (size_ == 1) return failed ? 0 : -1;
+#ifdef LUMOS_HAS_MPI
+  int mine = failed ? rank_ : size_, lowest = size_;
+  MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return lowest < size_ ? lowest : -1;
+#else
+  return failed ? rank_ : -1;
+#endif
+}
+
 std::vector<std::string> MpiWorld::gather(const std::string& mine) const {
-  if (size_ == 1) return {mine};
+  if (size_ == 1) return gathered_ = true, std::vector<std::string>{mine};
 #ifdef LUMOS_HAS_MPI
   const long long n = static_cast<long long>(mine.size());
+  LUMOS_EXPECT(n < (1LL << 30),
+               "lumos sweep: a rank's rows exceed 1 GiB; split the sweep into more ranks");
+  if (agree(false) >= 0) throw PeerFailed{};
+  // Every rank learns every size, so a limit fails on all ranks alike (none left waiting).
   std::vector<long long> sizes(static_cast<size_t>(size_));
-  MPI_Gather(&n, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  MPI_Allgather(&n, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD);
   std::vector<int> counts(static_cast<size_t>(size_)), offsets(static_cast<size_t>(size_));
   long long total = 0;
   for (int r = 0; r < size_; ++r) {
-    LUMOS_EXPECT(sizes[static_cast<size_t>(r)] < (1LL << 30),
-                 "lumos sweep: a rank's rows exceed 1 GiB; split the sweep into more ranks");
     counts[static_cast<size_t>(r)] = static_cast<int>(sizes[static_cast<size_t>(r)]);
     offsets[static_cast<size_t>(r)] = static_cast<int>(total);
     total += sizes[static_cast<size_t>(r)];
   }
-  LUMOS_EXPECT(rank_ != 0 || total < (1LL << 31),
+  LUMOS_EXPECT(total < (1LL << 31),
                "lumos sweep: the ranks' rows exceed 2 GiB; use --shard and lumos pareto --merge");
   std::string all(rank_ == 0 ? static_cast<size_t>(total) : 0, '\0');
   MPI_Gatherv(mine.data(), static_cast<int>(n), MPI_CHAR, all.data(), counts.data(), offsets.data(),
               MPI_CHAR, 0, MPI_COMM_WORLD);
+  gathered_ = true;
   std::vector<std::string> out;
   if (rank_ == 0)
     for (int r = 0; r < size_; ++r)

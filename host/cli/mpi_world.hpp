@@ -7,6 +7,9 @@
 
 namespace lumos::cli {
 
+// Thrown by gather() on a rank whose peer failed (the peer reports the error).
+struct PeerFailed {};
+
 class MpiWorld {
  public:
   MpiWorld();  // initialises MPI when built with it and launched by mpirun (or srun, PMI)
@@ -15,12 +18,20 @@ class MpiWorld {
   MpiWorld& operator=(const MpiWorld&) = delete;
   int rank() const { return rank_; }
   int size() const { return size_; }
-  // Every rank's text, in rank order, on rank 0 (empty elsewhere).
+  // Every rank's text, in rank order, on rank 0 (empty elsewhere). Every rank agrees first that
+  // none has failed: a rank that failed before calling it calls fail() instead, and the others
+  // then throw PeerFailed rather than wait for it.
   std::vector<std::string> gather(const std::string& mine) const;
+  // Whether this rank got through gather() (after it no rank waits for another).
+  bool gathered() const { return gathered_; }
+  // This rank failed before gather(): returns the lowest failing rank, the one that reports.
+  int fail() const { return agree(true); }
 
  private:
+  int agree(bool failed) const;  // the lowest failing rank, or -1
   int rank_ = 0, size_ = 1;
   bool initialised_ = false;
+  mutable bool gathered_ = false;
 };
 
 // Whether this build can run under mpirun (for `lumos info` and the tests).

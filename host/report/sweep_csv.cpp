@@ -41,13 +41,13 @@ void sweep_csv(std::ostream& os, const sweep::SweepResult& r) {
   for (const sweep::SweepRow& row : r.rows) {
     const auto& v = row.variant;
     const auto& c = v.cfg;
-    os << v.index << ',' << v.gpu << ',' << v.topology << ',' << strprintf("%.6g", v.nic_gbps)
-       << ',' << cell(v.speed_label) << ',' << c.gpus() << ',' << c.tp << ',' << c.cp << ',' << c.pp
-       << ',' << c.dp << ',' << c.interleave << ',' << c.mbs << ',' << c.gbs << ','
-       << model::to_string(c.recompute) << ',' << (c.sequence_parallel ? 1 : 0) << ','
-       << (c.distributed_optimizer ? 1 : 0) << ',' << (c.fsdp ? 1 : 0) << ',' << c.stack << ','
-       << cost::to_string(c.dtype) << ',' << (row.estimated ? 1 : 0) << ','
-       << (row.feasible ? 1 : 0) << ',' << cell(row.reason);
+    os << v.index << ',' << cell(v.gpu) << ',' << cell(v.topology) << ','
+       << strprintf("%.6g", v.nic_gbps) << ',' << cell(v.speed_label) << ',' << c.gpus() << ','
+       << c.tp << ',' << c.cp << ',' << c.pp << ',' << c.dp << ',' << c.interleave << ',' << c.mbs
+       << ',' << c.gbs << ',' << model::to_string(c.recompute) << ','
+       << (c.sequence_parallel ? 1 : 0) << ',' << (c.distributed_optimizer ? 1 : 0) << ','
+       << (c.fsdp ? 1 : 0) << ',' << cell(c.stack) << ',' << cost::to_string(c.dtype) << ','
+       << (row.estimated ? 1 : 0) << ',' << (row.feasible ? 1 : 0) << ',' << cell(row.reason);
     if (row.estimated)
       os << strprintf(",%.9g,%.9g,%.6g,%.6g,%.6g,%.9g,%.9g,%.6g,%.9g", row.step_time_us * 1e-6,
                       row.tokens_per_s, row.mfu, row.memory_gib, row.capacity_gib,

@@ -66,8 +66,10 @@ SweepFile load_sweep_file(const std::string& path, const std::vector<std::string
         std::string text;
         if (const auto* arr = value.as_array()) {
           LUMOS_EXPECT(!arr->empty(), at + ": the list is empty");
+          // Speed axes are separated by ';' (each holds a list of its own).
+          const char sep = opt == "speed" ? ';' : ',';
           for (const auto& item : *arr) {
-            if (!text.empty()) text += ',';
+            if (!text.empty()) text += sep;
             text += scalar_text(item, at);
           }
         } else {

@@ -168,8 +168,11 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
         auto t0 = Clock::now();
         const uint64_t nodes = step_graph_size(model, cfg, layout, base, kMaxStepGraphNodes);
         build_s += seconds_since(t0);
-        const double need = static_cast<double>(nodes) * estimate::kEstimateBytesPerNode;
-        if (nodes > kMaxStepGraphNodes || need > opt.memory_budget_bytes) {
+        // As `lumos estimate`, refused only past the largest graph it builds; a graph above the
+        // budget waits to be built alone.
+        const double need = std::min(static_cast<double>(nodes) * estimate::kEstimateBytesPerNode,
+                                     opt.memory_budget_bytes);
+        if (nodes > kMaxStepGraphNodes) {
           for (size_t j : batch)
             rows[todo[j].row].reason =
                 "graph too large to model (" + std::to_string(nodes) + " nodes)";
@@ -208,6 +211,11 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
         const replay::BatchResult br =
             replay::batch_replay_cpu(sg.graph, b, 0, 1, nullptr, &program);
         replay_s += seconds_since(t0);
+        std::vector<uint32_t> compute_streams;
+        for (uint32_t res = 0; res < sg.graph.resources.size(); ++res)
+          if (sg.graph.resources[res].kind == graph::ResourceKind::kStream &&
+              sg.graph.resources[res].b == kStreamIds[kComputeStream])
+            compute_streams.push_back(res);
         const double model_flops = megatron_model_flops(model, cfg.gbs, layout.padded_vocab);
         const double gpus = static_cast<double>(cfg.gpus());
         for (uint32_t v = 0; v < b.count; ++v) {
@@ -222,11 +230,11 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
                   *p.gpu->peak_tflops[static_cast<size_t>(cfg.dtype)];
           r.time_to_train_h = spec.tokens_to_train / r.tokens_per_s / 3600.0;
           r.gpu_hours = r.time_to_train_h * gpus;
-          // The graph holds one GPU per stage: its kernels' busy time, per GPU, within the step.
+          // The graph holds one GPU per stage. A GPU draws its active power while its compute
+          // stream is busy (GEMMs, attention, the optimizer); kernels on its other streams
+          // overlap that stream, and counting them too would count those times twice.
           double busy_us = 0;
-          for (graph::NodeClass c :
-               {graph::NodeClass::kCompute, graph::NodeClass::kMemory, graph::NodeClass::kComm})
-            busy_us += br.busy_us[static_cast<int>(c)][v];
+          for (uint32_t res : compute_streams) busy_us += br.resource_busy_us[res][v];
           const double utilization = std::min(1.0, busy_us / cfg.pp / r.step_time_us);
           r.gpu_power_w = p.gpu->idle_w + (p.gpu->tdp_w - p.gpu->idle_w) * utilization;
           r.energy_kwh = r.gpu_power_w * gpus * r.time_to_train_h / 1000.0;

@@ -93,8 +93,15 @@ std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
     std::string label = "1";
   };
   std::vector<Speed> speeds(1);
+  std::array<bool, replay::kNumNodeClasses> named{};
   for (const whatif::SpeedAxis& axis : s.speed) {
     LUMOS_EXPECT(!axis.factors.empty(), "sweep: the speed axis of " + axis.name + " is empty");
+    LUMOS_EXPECT(!named[static_cast<size_t>(axis.cls)],
+                 "sweep: --speed names " + axis.name + " twice; give its factors as one list");
+    named[static_cast<size_t>(axis.cls)] = true;
+    LUMOS_EXPECT(speeds.size() * axis.factors.size() <= limit,
+                 "sweep: more than " + std::to_string(limit) +
+                     " combinations of speed-ups; narrow the axes or shard");
     std::vector<Speed> next;
     for (const Speed& sp : speeds)
       for (float f : axis.factors) {
@@ -128,16 +135,23 @@ std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
               out.push_back(std::move(v));
             }
   };
+  // Degrees beyond any layout's (check_layout allows 2^16 each) would overflow their products.
+  for (const auto* axis : {&s.tp, &s.cp, &s.pp, &s.dp, &s.interleave})
+    for (int64_t v : *axis)
+      LUMOS_EXPECT(v <= (int64_t{1} << 16),
+                   "sweep: a parallel degree of " + std::to_string(v) + " (at most 65536)");
+  for (const int64_t total : totals)
+    LUMOS_EXPECT(total <= (int64_t{1} << 20),
+                 "sweep: --gpus " + std::to_string(total) + " (at most 1048576)");
   for (int64_t total : totals)
-    for (int64_t tp : s.tp)
-      for (int64_t cp : s.cp)
+    for (int64_t tp : s.tp) {
+      if (total > 0 && total % tp != 0) continue;  // only divisors: the loops stay short
+      for (int64_t cp : s.cp) {
+        if (total > 0 && total % (tp * cp) != 0) continue;
         for (int64_t pp : s.pp) {
-          std::vector<int64_t> dps = s.dp;
-          if (total > 0) {
-            const int64_t model_gpus = tp * cp * pp;
-            if (total % model_gpus != 0) continue;
-            dps = {total / model_gpus};
-          }
+          if (total > 0 && total % (tp * cp * pp) != 0) continue;
+          const std::vector<int64_t> one_dp = {total > 0 ? total / (tp * cp * pp) : 0};
+          const std::vector<int64_t>& dps = total > 0 ? one_dp : s.dp;
           for (int64_t dp : dps)
             for (int64_t v : s.interleave)
               for (int64_t mbs : s.mbs)
@@ -162,6 +176,8 @@ std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
                             add(c);
                           }
         }
+      }
+    }
   return out;
 }
 

@@ -42,6 +42,16 @@ TEST(SweepCli, WritesVariantsAndTheirParetoFront) {
   EXPECT_GT(std::count(front.begin(), front.end(), '\n'), 1) << front;
 }
 
+TEST(SweepCli, AVariantsCsvOnStandardOutputIsTheCsvAlone) {
+  lumos::testing::TempDir tmp;
+  const auto r = lumos::testing::run_shell(std::string(LUMOS_BINARY) + " " + kSmall + " -o - 2>" +
+                                           tmp.file("err.txt"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("index,", 0), 0u) << r.out.substr(0, 200);
+  EXPECT_EQ(r.out.find("fastest"), std::string::npos);
+  EXPECT_NE(slurp(tmp.file("err.txt")).find("fastest"), std::string::npos);
+}
+
 TEST(SweepCli, ShardsMergedEqualTheSingleRun) {
   lumos::testing::TempDir tmp;
   ASSERT_EQ(run_lumos(kSmall + " -o " + tmp.file("all.csv") + " --pareto " + tmp.file("allp.csv"))
@@ -71,7 +81,9 @@ TEST(SweepCli, BadInputGetsOneLineAndNoFile) {
        {std::string("sweep --tp ''"), std::string("sweep --tp 0"), std::string("sweep --gpu nope"),
         std::string("sweep --gpus 7 --tp 2 --pp 2"), std::string("sweep --shard 3/3"),
         std::string("sweep --objectives time_to_train_h"), std::string("sweep --gpus 8 --dp 2"),
-        std::string("sweep --recompute sometimes")}) {
+        std::string("sweep --recompute sometimes"), std::string("sweep --threads 100000000"),
+        std::string("sweep --gpus 8 --tp 4294967296 --cp 4294967296"),
+        std::string("sweep --speed 'compute=1,2;compute=3'")}) {
     const auto r = run_lumos(bad + out);
     EXPECT_EQ(r.exit_code, 1) << bad << "\n" << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << bad << "\n" << r.out;
@@ -85,6 +97,9 @@ TEST(SweepCli, BadInputGetsOneLineAndNoFile) {
   EXPECT_FALSE(std::filesystem::exists(tmp.file("o.csv")));
   const std::string other = tmp.write("u.csv", "index,feasible,b\n1,1,3\n");
   EXPECT_EQ(run_lumos("pareto --merge " + csv + " " + other).exit_code, 1);
+  const auto twice = run_lumos("pareto --merge " + csv + " " + csv);
+  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_NE(twice.out.find("twice"), std::string::npos) << twice.out;
 }
 
 TEST(SweepCli, ASweepFileEqualsTheSameFlagsAndTheCommandLineWins) {
