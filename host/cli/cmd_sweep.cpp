@@ -245,7 +245,7 @@ static int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
                                      cxxopts::value<int>()->default_value("0"))(
       "memory",
       "bytes of graphs built at once, e.g. 4GiB (larger lets more graphs build in parallel)",
-      cxxopts::value<std::string>()->default_value("768MiB"))(
+      cxxopts::value<std::string>()->default_value("4GiB"))(
       "trace",
       "trace-driven: a trace or a folder of rank traces of the job (with --model for its "
       "dimensions); its configuration is the default of every axis, its calibration applies to "
