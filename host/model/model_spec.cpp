@@ -127,18 +127,21 @@ void apply_overrides(ModelSpec* m, const std::vector<FieldOverride>& fields) {
   }
 }
 
-ModelSpec load_model_toml(const std::string& path) {
+toml::table parse_toml_file(const std::string& path, const std::string& kind) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    throw InputError(path + ": not a readable file (expected a TOML model file)");
-  toml::table root;
+    throw InputError(path + ": not a readable file (expected a TOML " + kind + " file)");
   try {
-    root = toml::parse_file(path);
+    return toml::parse_file(path);
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
     throw InputError(path + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
                      ": " + std::string(e.description()));
   }
+}
+
+ModelSpec load_model_toml(const std::string& path) {
+  const toml::table root = parse_toml_file(path, "model");
   const toml::table* t = &root;
   if (const auto* sub = root["model"].as_table()) t = sub;
   for (const auto& [k, node] : root)

@@ -9,6 +9,10 @@
 
 namespace lumos::model {
 
+// A TOML file's root table; `kind` names what the file should be ("model", "sweep") in errors.
+// Throws InputError for a missing file or one that does not parse (file:line:column).
+toml::table parse_toml_file(const std::string& path, const std::string& kind);
+
 // `path` names the file in errors (with the line of the field at fault). Throws InputError for
 // an unknown field, a bad value or an empty table.
 ModelSpec model_from_toml(const toml::table& t, const std::string& path);

@@ -1,7 +1,6 @@
 #include "sweep/sweep_file.hpp"
 
 #include <algorithm>
-#include <filesystem>
 
 #include <toml++/toml.h>
 
@@ -29,17 +28,7 @@ std::string scalar_text(const toml::node& n, const std::string& at) {
 }  // namespace
 
 SweepFile load_sweep_file(const std::string& path, const std::vector<std::string>& known) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw InputError(path + ": not a readable file (expected a TOML sweep file)");
-  toml::table root;
-  try {
-    root = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    const auto& at = e.source().begin;
-    throw InputError(path + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) + ": " +
-                     std::string(e.description()));
-  }
+  const toml::table root = model::parse_toml_file(path, "sweep");
   SweepFile f;
   for (const auto& [k, node] : root) {
     const std::string key(k.str());
