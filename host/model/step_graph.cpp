@@ -87,6 +87,7 @@ enum class Pass { kBuild, kCount };
 
 struct GraphCount {
   uint64_t nodes = 0, edges = 0;
+  uint64_t layer_nodes = 0, layer_edges = 0;  // the largest layer recorded for a fold
 };
 
 // Thrown by a counting pass once it passes its limit.
@@ -97,23 +98,25 @@ class Builder {
  public:
   static constexpr bool kCount = P == Pass::kCount;
 
-  Builder(const ModelSpec& m, const ParallelConfig& c, const Layout& l, const StepCosts& k)
-      : m_(m), c_(c), l_(l), k_(k) {}
+  Builder(const ModelSpec& m, const ParallelConfig& c, const Layout& l, const StepCosts& k,
+          bool fold)
+      : m_(m), c_(c), l_(l), k_(k), fold_(fold) {}
 
   // Pass::kBuild only. Counts first (a counting pass stopped at max_nodes) to refuse a graph
   // above the limit before allocating it, and to reserve exactly what it needs.
   StepGraph build(uint64_t max_nodes) {
     GraphCount expect;
     try {
-      expect = Builder<Pass::kCount>(m_, c_, l_, k_).count(max_nodes);
+      expect = Builder<Pass::kCount>(m_, c_, l_, k_, fold_).count(max_nodes);
     } catch (const CountLimitReached&) {
       throw InputError("the iteration has more than " + std::to_string(max_nodes) +
                        " kernels and calls, the limit (fewer micro-batches or layers, or a "
                        "larger --mbs)");
     }
-    d_.nodes.reserve(expect.nodes);
-    d_.edges.reserve(expect.edges);
-    meta_.reserve(expect.nodes);
+    // A fold's layer is recorded in the draft before it is cut out again.
+    d_.nodes.reserve(expect.nodes + expect.layer_nodes);
+    d_.edges.reserve(expect.edges + expect.layer_edges);
+    meta_.reserve(expect.nodes + expect.layer_nodes);
     iteration();
     return finish();
   }
@@ -315,20 +318,29 @@ class Builder {
   // its place in StepCosts).
   uint32_t kernel(int s, int role, const KernelOp& op) {
     const uint32_t id = kernel_node(s, role, op, name_of(op.name));
-    meta(id).slot = slot_id(slot_of(op));
+    meta(id).slot = slot_id(slot_of(op), class_of(op));
+    count_compute(role, meta(id).slot);
     return id;
   }
   // A kernel priced for its size, `params` parameters (a gradient reduction, a parameter gather,
   // the optimizer step): `op` is a temporary.
   uint32_t kernel(int s, int role, const KernelOp& op, Src source, double params) {
     const uint32_t id = kernel_node(s, role, op, intern(op.name));
-    meta(id).slot = slot_id({source, 0, params});
+    meta(id).slot = slot_id({source, 0, params}, class_of(op));
+    count_compute(role, meta(id).slot);
     return id;
+  }
+  static NodeClass class_of(const KernelOp& op) {
+    return op.comm() ? NodeClass::kComm : NodeClass::kCompute;
+  }
+  // StepGraph::compute_kernels.
+  void count_compute(int role, int32_t slot) {
+    if constexpr (!kCount)
+      if (role == kComputeStream) ++out_.compute_kernels[static_cast<size_t>(slot)];
   }
   uint32_t kernel_node(int s, int role, const KernelOp& op, uint32_t name) {
     const uint32_t call = launch_call(s);
-    const uint32_t id = gpu_node(s, role, name, op.comm() ? NodeClass::kComm : NodeClass::kCompute,
-                                 op.dur_us, call);
+    const uint32_t id = gpu_node(s, role, name, class_of(op), op.dur_us, call);
     meta(id).model_flops = op.model_flops;
     meta(id).hw_flops = op.hw_flops;
     if (op.gemm) meta(id).gemm = gemm_index(*op.gemm);
@@ -356,10 +368,14 @@ class Builder {
     throw std::logic_error("step graph: a kernel's op is not in StepCosts");
   }
   // Slots are numbered in the order of first use (a counting pass has none).
-  int32_t slot_id(const ModelSlot& slot) {
+  int32_t slot_id(const ModelSlot& slot, NodeClass cls) {
     if constexpr (kCount) return -1;
     auto [it, fresh] = slot_of_.emplace(slot, static_cast<int32_t>(out_.slots.size()));
-    if (fresh) out_.slots.push_back(slot);
+    if (fresh) {
+      out_.slots.push_back(slot);
+      out_.slot_class.push_back(static_cast<uint8_t>(cls));
+      out_.compute_kernels.push_back(0);
+    }
     return it->second;
   }
   std::map<ModelSlot, int32_t> slot_of_;
@@ -372,6 +388,243 @@ class Builder {
       kernel(s, op.side ? kTpStream : kComputeStream, op);
     }
   }
+
+  // `count` layers, each emitted by `layer()`, one after another with nothing else between them:
+  // with folding, one LayerFold and a node per entry of its matrix that some path joins. A layer
+  // depends on nothing but its frontier and `kind` (which ops, in which pass), so each kind and
+  // length is recorded once: between placeholders for the frontier, then cut out of the draft.
+  template <class EmitLayer>
+  void layer_run(int s, int kind, int64_t count, const EmitLayer& layer) {
+    Stage& st = stages_[static_cast<size_t>(s)];
+    if (!fold_ || count < 2 || st.last_cpu == kNone) {
+      for (int64_t i = 0; i < count; ++i) layer();
+      return;
+    }
+    // Launches split into two groups start when they would in one (see launch_call), so the
+    // run's first launch may start a group of its own.
+    close_launches(s);
+    constexpr int K = LayerFold::kFrontier;
+    constexpr int kRoles[2] = {kComputeStream, kTpStream};
+    std::array<std::vector<uint32_t>, K> in;
+    in[0] = {st.last_cpu};
+    for (int r = 0; r < 2; ++r) {
+      const uint32_t last = st.last_gpu[static_cast<size_t>(kRoles[r])];
+      if (last != kNone) in[1 + r] = {last};
+      in[3 + r] = st.pending[static_cast<size_t>(kRoles[r])];
+    }
+    auto [known, fresh] = runs_.try_emplace({kind, count});
+    FoldedRun& run = known->second;
+    if (fresh) run = record_run(s, count, layer);
+    for (const auto& [slot, layer_kernels] : run.compute_kernels)
+      out_.compute_kernels[slot] += layer_kernels * static_cast<uint64_t>(count);
+    const auto& reach = run.reach;
+    const int32_t fold = run.fold;
+    std::array<std::vector<uint32_t>, K> entry;
+    for (int j = 0; j < K; ++j)
+      for (int i = 0; i < K; ++i) {
+        if (in[static_cast<size_t>(i)].empty() ||
+            !reach[static_cast<size_t>(i)][static_cast<size_t>(j)])
+          continue;
+        const uint32_t n =
+            node(NodeKind::kVirtual, NodeClass::kVirtual, graph::kNoResource, s, fold_name(), 0);
+        meta(n).slot = slot_id({ModelSlot::Source::kFolded, static_cast<uint32_t>(fold),
+                                static_cast<double>(i * K + j)},
+                               NodeClass::kVirtual);
+        for (uint32_t x : in[static_cast<size_t>(i)]) edge(x, n, EdgeKind::kInterStream, 0);
+        entry[static_cast<size_t>(j)].push_back(n);
+      }
+    if (entry[0].empty()) throw std::logic_error("step graph: a folded run without a thread");
+    st.last_cpu =
+        join(entry[0], NodeKind::kRuntime, NodeClass::kCpu, st.thread, s, EdgeKind::kIntraThread);
+    for (int r = 0; r < 2; ++r) {
+      const auto role = static_cast<size_t>(kRoles[r]);
+      const auto& ends = entry[static_cast<size_t>(1 + r)];
+      st.last_gpu[role] = ends.empty() ? kNone
+                                       : join(ends, NodeKind::kKernel,
+                                              r == 0 ? NodeClass::kCompute : NodeClass::kComm,
+                                              st.stream[role], s, EdgeKind::kIntraStream);
+      if (ends.size() > 1) meta(st.last_gpu[role]).stream = static_cast<int8_t>(kRoles[r]);
+      st.pending[role] = entry[static_cast<size_t>(3 + r)];
+    }
+  }
+  // What a run of `count` layers of one kind folds to: the layer recorded in the draft between
+  // placeholders for the frontier, then cut out again (the stage's state is left as it was).
+  struct FoldedRun {
+    int32_t fold = -1;
+    std::array<std::array<bool, LayerFold::kFrontier>, LayerFold::kFrontier> reach{};
+    std::vector<std::pair<size_t, uint64_t>> compute_kernels;  // (slot, kernels per layer)
+  };
+  std::map<std::pair<int, int64_t>, FoldedRun> runs_;  // by (kind, count)
+  template <class EmitLayer>
+  FoldedRun record_run(int s, int64_t count, const EmitLayer& layer) {
+    constexpr int K = LayerFold::kFrontier;
+    constexpr int kRoles[2] = {kComputeStream, kTpStream};
+    Stage& st = stages_[static_cast<size_t>(s)];
+    const std::array<uint32_t, 3> frontier = {st.last_cpu, st.last_gpu[kComputeStream],
+                                              st.last_gpu[kTpStream]};
+    const std::array<std::vector<uint32_t>, 2> pending = {st.pending[kComputeStream],
+                                                          st.pending[kTpStream]};
+    const uint64_t n0 = node_count(), e0 = edge_count();
+    const size_t comms0 = out_.comms.size();
+    const auto seq0 = st.seq;
+    const std::vector<uint64_t> compute0 = out_.compute_kernels;
+    std::array<uint32_t, K> placeholder{};
+    for (uint32_t& ph : placeholder)
+      ph = node(NodeKind::kVirtual, NodeClass::kVirtual, graph::kNoResource, s, 0, 0);
+    st.last_cpu = placeholder[0];
+    for (int r = 0; r < 2; ++r) {
+      st.last_gpu[static_cast<size_t>(kRoles[r])] = placeholder[static_cast<size_t>(1 + r)];
+      st.pending[static_cast<size_t>(kRoles[r])] = {placeholder[static_cast<size_t>(3 + r)]};
+    }
+    layer();
+    close_launches(s);
+    std::array<std::vector<uint32_t>, K> after;
+    after[0] = {st.last_cpu};
+    for (int r = 0; r < 2; ++r) {
+      after[static_cast<size_t>(1 + r)] = {st.last_gpu[static_cast<size_t>(kRoles[r])]};
+      after[static_cast<size_t>(3 + r)] = st.pending[static_cast<size_t>(kRoles[r])];
+    }
+    // Which frontier entries after the run have a path from which before it (a counting pass,
+    // which keeps no edges, assumes all).
+    FoldedRun run;
+    if constexpr (kCount) {
+      for (auto& row : run.reach) row.fill(true);
+      count_.layer_nodes = std::max(count_.layer_nodes, count_.nodes - n0);
+      count_.layer_edges = std::max(count_.layer_edges, count_.edges - e0);
+      count_.nodes = n0;
+      count_.edges = e0;
+    } else {
+      LayerFold f = record_layer(n0, e0, after);
+      f.layers = count;
+      run.reach = run_reach(f);
+      run.fold = fold_id(std::move(f));
+      d_.nodes.resize(n0);
+      d_.edges.resize(e0);
+      meta_.resize(n0);
+      out_.comms.resize(comms0);
+      // The layer's compute kernels, counted by the caller for the whole run.
+      for (size_t k = 0; k < out_.compute_kernels.size(); ++k) {
+        const uint64_t before = k < compute0.size() ? compute0[k] : 0;
+        if (out_.compute_kernels[k] > before)
+          run.compute_kernels.emplace_back(k, out_.compute_kernels[k] - before);
+        out_.compute_kernels[k] = before;
+      }
+    }
+    st.seq = seq0;
+    st.last_cpu = frontier[0];
+    for (int r = 0; r < 2; ++r) {
+      st.last_gpu[static_cast<size_t>(kRoles[r])] = frontier[static_cast<size_t>(1 + r)];
+      st.pending[static_cast<size_t>(kRoles[r])] = pending[static_cast<size_t>(r)];
+    }
+    return run;
+  }
+  uint64_t node_count() const {
+    if constexpr (kCount)
+      return count_.nodes;
+    else
+      return d_.nodes.size();
+  }
+  uint64_t edge_count() const {
+    if constexpr (kCount)
+      return count_.edges;
+    else
+      return d_.edges.size();
+  }
+  uint32_t fold_name() {
+    if (fold_name_ == kNone) fold_name_ = intern("folded layers");
+    return fold_name_;
+  }
+  // A node on `res` that ends when the latest of `preds` does (the one predecessor itself).
+  uint32_t join(const std::vector<uint32_t>& preds, NodeKind kind, NodeClass cls, uint32_t res,
+                int s, EdgeKind ek) {
+    if (preds.size() == 1) return preds.front();
+    const uint32_t n = node(kind, cls, res, s, fold_name(), 0);
+    for (uint32_t p : preds) edge(p, n, ek, 0);
+    return n;
+  }
+  // The layer recorded in the draft from node n0 and edge e0 on; its first kFrontier nodes are
+  // the placeholders.
+  LayerFold record_layer(uint64_t n0, uint64_t e0,
+                         const std::array<std::vector<uint32_t>, LayerFold::kFrontier>& after) {
+    LayerFold f;
+    const auto nodes = static_cast<uint32_t>(d_.nodes.size() - n0);
+    f.nodes.resize(nodes);
+    for (uint32_t k = 0; k < nodes; ++k) {
+      const DraftNode& dn = d_.nodes[n0 + k];
+      f.nodes[k] = {meta_[n0 + k].slot, dn.dur_us, static_cast<uint8_t>(dn.cls)};
+    }
+    f.edge_begin.assign(nodes + 1, 0);
+    for (uint64_t e = e0; e < d_.edges.size(); ++e) {
+      const DraftEdge& de = d_.edges[e];
+      if (de.src < n0 || de.src >= de.dst)
+        throw std::logic_error("step graph: a folded layer depends on more than its frontier");
+      ++f.edge_begin[de.dst - n0 + 1];
+    }
+    for (uint32_t k = 0; k < nodes; ++k) f.edge_begin[k + 1] += f.edge_begin[k];
+    f.edge_src.resize(f.edge_begin[nodes]);
+    f.edge_lag_us.resize(f.edge_begin[nodes]);
+    std::vector<uint32_t> fill(f.edge_begin.begin(), f.edge_begin.end() - 1);
+    for (uint64_t e = e0; e < d_.edges.size(); ++e) {
+      const DraftEdge& de = d_.edges[e];
+      const uint32_t at = fill[de.dst - n0]++;
+      f.edge_src[at] = static_cast<uint32_t>(de.src - n0);
+      f.edge_lag_us[at] = de.lag_us;
+    }
+    for (size_t j = 0; j < after.size(); ++j)
+      for (uint32_t x : after[j]) f.outputs[j].push_back(static_cast<uint32_t>(x - n0));
+    return f;
+  }
+  // Which frontier entries after f.layers layers have a path from which entries before them.
+  static std::array<std::array<bool, LayerFold::kFrontier>, LayerFold::kFrontier> run_reach(
+      const LayerFold& f) {
+    constexpr int K = LayerFold::kFrontier;
+    using Reach = std::array<std::array<bool, K>, K>;
+    std::vector<uint8_t> from(f.nodes.size(), 0);  // bit i: a path from frontier entry i
+    for (int i = 0; i < K; ++i) from[static_cast<size_t>(i)] = static_cast<uint8_t>(1 << i);
+    for (size_t n = K; n < f.nodes.size(); ++n)
+      for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e)
+        from[n] |= from[f.edge_src[e]];
+    Reach one{}, run{};
+    for (int j = 0; j < K; ++j)
+      for (uint32_t o : f.outputs[static_cast<size_t>(j)])
+        for (int i = 0; i < K; ++i)
+          if (from[o] >> i & 1) one[static_cast<size_t>(i)][static_cast<size_t>(j)] = true;
+    run = one;
+    for (int64_t l = 1; l < f.layers; ++l) {
+      Reach next{};
+      for (int i = 0; i < K; ++i)
+        for (int m = 0; m < K; ++m)
+          if (run[static_cast<size_t>(i)][static_cast<size_t>(m)])
+            for (int j = 0; j < K; ++j)
+              next[static_cast<size_t>(i)][static_cast<size_t>(j)] =
+                  next[static_cast<size_t>(i)][static_cast<size_t>(j)] ||
+                  one[static_cast<size_t>(m)][static_cast<size_t>(j)];
+      if (next == run) break;  // reachability settles within K layers
+      run = next;
+    }
+    return run;
+  }
+  // Folds of identical layers and length share one index (and so their slots).
+  int32_t fold_id(LayerFold&& f) {
+    std::string key;
+    auto put = [&key](const auto& v) {
+      const auto* p = reinterpret_cast<const char*>(v.data());
+      key.append(p, v.size() * sizeof(v[0]));
+      key.push_back('|');
+    };
+    for (const LayerFold::Node& n : f.nodes) {
+      key.append(reinterpret_cast<const char*>(&n.slot), sizeof n.slot);
+      key.append(reinterpret_cast<const char*>(&n.dur_us), sizeof n.dur_us);
+      key.push_back(static_cast<char>(n.cls));
+    }
+    put(f.edge_begin), put(f.edge_src), put(f.edge_lag_us);
+    for (const auto& o : f.outputs) put(o);
+    key.append(reinterpret_cast<const char*>(&f.layers), sizeof f.layers);
+    auto [it, fresh] = fold_of_.emplace(std::move(key), static_cast<int32_t>(out_.folds.size()));
+    if (fresh) out_.folds.push_back(std::move(f));
+    return it->second;
+  }
+  std::map<std::string, int32_t> fold_of_;
 
   // cudaEventRecord after the last op on `from`, cudaStreamWaitEvent on `to`: the next op on
   // `to` waits for it.
@@ -403,7 +656,8 @@ class Builder {
     const uint32_t xfer =
         node(NodeKind::kKernel, NodeClass::kComm, st.stream[r], s, name_of(op.name), op.dur_us);
     meta(xfer).stream = static_cast<int8_t>(role);
-    meta(xfer).slot = slot_id(slot_of(op));
+    meta(xfer).slot = slot_id(slot_of(op), NodeClass::kComm);
+    count_compute(role, meta(xfer).slot);
     edge(arrive, xfer, EdgeKind::kIntraStream, 0);
     st.last_gpu[r] = xfer;
     return {arrive, xfer};
@@ -593,11 +847,17 @@ class Builder {
       wait_gathered(s, t.chunk, embed_end);
       kernels(s, k_.embed_fwd);
     }
-    for (int64_t i = 0; i < layers; ++i) {
-      if (fsdp_ && !(j == 0 && i == 0)) use_gathered(s, j, i + 1, layers);
-      wait_gathered(s, t.chunk, embed_end + layer_params_ * static_cast<double>(i + 1));
-      kernels(s, k_.layer_fwd, t.microbatch == 0);
-    }
+    const Stage& st = stages_[static_cast<size_t>(s)];
+    const auto ch = static_cast<size_t>(t.chunk);
+    if (!fsdp_ && st.gathered_next[ch] == st.gathered[ch].size())  // no waits between layers
+      layer_run(s, t.microbatch == 0 ? 1 : 0, layers,
+                [&] { kernels(s, k_.layer_fwd, t.microbatch == 0); });
+    else
+      for (int64_t i = 0; i < layers; ++i) {
+        if (fsdp_ && !(j == 0 && i == 0)) use_gathered(s, j, i + 1, layers);
+        wait_gathered(s, t.chunk, embed_end + layer_params_ * static_cast<double>(i + 1));
+        kernels(s, k_.layer_fwd, t.microbatch == 0);
+      }
     // Whatever rounding left over in the chunk's last bucket is needed by now too.
     wait_gathered(s, t.chunk, 1e300);
     if (j == last_vs_) kernels(s, k_.head_fwd);
@@ -626,7 +886,17 @@ class Builder {
       kernels(s, k_.head_bwd);
       if (last_mb && !fsdp_) grads_ready(s, &b, head_params_, false);
     }
-    for (int64_t i = layers - 1; i >= 0; --i) {
+    // Layers that fill no gradient bucket and wait for no gather run one after another.
+    int64_t top = layers - 1;
+    if (!fsdp_ && !last_mb) {
+      const int64_t plain = j == 0 ? layers - 1 : layers;  // the first layer adds the embedding's
+      layer_run(s, 2, plain, [&] {
+        kernels(s, k_.layer_recompute);
+        kernels(s, k_.layer_bwd);
+      });
+      top -= plain;
+    }
+    for (int64_t i = top; i >= 0; --i) {
       if (fsdp_ && !(j == last_vs_ && i == layers - 1)) use_gathered(s, j, i - 1, layers);
       kernels(s, k_.layer_recompute);
       kernels(s, k_.layer_bwd);
@@ -696,6 +966,8 @@ class Builder {
       static_cast<double>(pc_.final_norm) +
       (!pc_.tied || c_.pp > 1 ? static_cast<double>(pc_.output) / c_.tp : 0.0);
   const bool fsdp_ = c_.fsdp && k_.dp_group > 1;
+  const bool fold_;
+  uint32_t fold_name_ = kNone;
   graph::Draft d_;
   std::vector<graph::Resource> resources_;
   std::vector<std::string> names_;
@@ -717,17 +989,17 @@ class Builder {
 }  // namespace
 
 uint64_t step_graph_size(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
-                         const StepCosts& costs, uint64_t stop_above) {
+                         const StepCosts& costs, uint64_t stop_above, bool fold_layers) {
   try {
-    return Builder<Pass::kCount>(m, c, l, costs).count(stop_above).nodes;
+    return Builder<Pass::kCount>(m, c, l, costs, fold_layers).count(stop_above).nodes;
   } catch (const CountLimitReached&) {
     return stop_above + 1;
   }
 }
 
 StepGraph build_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
-                           const StepCosts& costs, uint64_t max_nodes) {
-  return Builder<Pass::kBuild>(m, c, l, costs).build(max_nodes);
+                           const StepCosts& costs, uint64_t max_nodes, bool fold_layers) {
+  return Builder<Pass::kBuild>(m, c, l, costs, fold_layers).build(max_nodes);
 }
 
 std::vector<uint32_t> StepGraph::node_slots() const {
@@ -737,7 +1009,8 @@ std::vector<uint32_t> StepGraph::node_slots() const {
   return out;
 }
 
-std::vector<double> model_slot_durations(const StepGraph& g, const StepCosts& costs) {
+std::vector<double> model_slot_durations(const StepGraph& g, const StepCosts& costs,
+                                         const ClassSpeeds& speed) {
   std::vector<double> out;
   out.reserve(g.slots.size());
   for (const ModelSlot& slot : g.slots) {
@@ -779,12 +1052,95 @@ std::vector<double> model_slot_durations(const StepGraph& g, const StepCosts& co
       case Src::kOptimizer:
         out.push_back(costs.optimizer(slot.params).dur_us);
         continue;
+      case Src::kFolded:
+        out.push_back(0);  // below
+        continue;
     }
     LUMOS_EXPECT(list && slot.index < list->size(),
                  "model slots: the costs have another structure than the graph's");
     out.push_back((*list)[slot.index].dur_us);
   }
+  for (size_t s = 0; s < out.size(); ++s) out[s] /= static_cast<double>(speed[g.slot_class[s]]);
+  fold_slot_durations(g, speed, &out);
   return out;
+}
+
+namespace {
+
+constexpr int kK = LayerFold::kFrontier;
+using FoldMatrix = std::array<std::array<double, kK>, kK>;
+constexpr double kNoPath = -std::numeric_limits<double>::infinity();
+
+// Max-plus product: (a b)[i][j] = max over m of a[i][m] + b[m][j].
+FoldMatrix max_plus(const FoldMatrix& a, const FoldMatrix& b) {
+  FoldMatrix c;
+  for (int i = 0; i < kK; ++i)
+    for (int j = 0; j < kK; ++j) {
+      double best = kNoPath;
+      for (int m = 0; m < kK; ++m) best = std::max(best, a[i][m] + b[m][j]);
+      c[i][j] = best;
+    }
+  return c;
+}
+
+FoldMatrix max_plus_power(FoldMatrix a, int64_t n) {
+  FoldMatrix r;
+  for (int i = 0; i < kK; ++i)
+    for (int j = 0; j < kK; ++j) r[i][j] = i == j ? 0.0 : kNoPath;
+  for (; n > 0; n >>= 1) {
+    if (n & 1) r = max_plus(r, a);
+    if (n > 1) a = max_plus(a, a);
+  }
+  return r;
+}
+
+}  // namespace
+
+void fold_slot_durations(const StepGraph& g, const ClassSpeeds& speed,
+                         std::vector<double>* slot_us) {
+  if (g.folds.empty()) return;
+  std::vector<FoldMatrix> run(g.folds.size());
+  std::vector<double> finish;
+  for (size_t fi = 0; fi < g.folds.size(); ++fi) {
+    const LayerFold& f = g.folds[fi];
+    FoldMatrix one;
+    finish.resize(f.nodes.size());
+    for (int i = 0; i < kK; ++i) {
+      // The layer replayed from frontier entry i alone (as the replay: start at the latest
+      // predecessor's finish plus the edge's lag).
+      std::fill(finish.begin(), finish.end(), kNoPath);
+      finish[static_cast<size_t>(i)] = 0;
+      for (size_t n = kK; n < f.nodes.size(); ++n) {
+        double start = kNoPath;
+        for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e)
+          start = std::max(start, finish[f.edge_src[e]] + f.edge_lag_us[e]);
+        if (start == kNoPath) continue;
+        const LayerFold::Node& node = f.nodes[n];
+        finish[n] =
+            start + (node.slot >= 0 ? (*slot_us)[static_cast<size_t>(node.slot)]
+                                    : node.dur_us * (1.0 / static_cast<double>(speed[node.cls])));
+      }
+      for (int j = 0; j < kK; ++j) {
+        double latest = kNoPath;
+        for (uint32_t o : f.outputs[static_cast<size_t>(j)]) latest = std::max(latest, finish[o]);
+        one[i][j] = latest;
+      }
+    }
+    run[fi] = max_plus_power(one, f.layers);
+  }
+  for (size_t s = 0; s < g.slots.size(); ++s)
+    if (g.slots[s].source == Src::kFolded) {
+      const auto entry = static_cast<int>(g.slots[s].params);
+      (*slot_us)[s] =
+          run[g.slots[s].index][static_cast<size_t>(entry / kK)][static_cast<size_t>(entry % kK)];
+    }
+}
+
+double compute_busy_us(const StepGraph& g, const std::vector<double>& slot_us) {
+  double busy = 0;
+  for (size_t s = 0; s < g.compute_kernels.size(); ++s)
+    busy += static_cast<double>(g.compute_kernels[s]) * slot_us[s];
+  return busy;
 }
 
 bool same_structure(const StepCosts& a, const StepCosts& b) {

@@ -8,6 +8,7 @@
 // semantics as a traced one, so the reference replay times it and the Kineto writer turns it into
 // per-stage traces.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -53,11 +54,13 @@ struct ModelSlot {
     kEmbeddingAllreduce,
     kGradReduce,   // StepCosts::grad_reduce(params)
     kParamGather,  // StepCosts::param_gather(params)
-    kOptimizer     // StepCosts::optimizer(params)
+    kOptimizer,    // StepCosts::optimizer(params)
+    kFolded        // a folded run of layers (LayerFold): the entry (from, to) of its matrix
   };
   Source source = Source::kLayerFwd;
-  uint32_t index = 0;  // in its StepCosts list
-  double params = 0;   // of a gradient reduction, parameter gather or optimizer step
+  uint32_t index = 0;  // in its StepCosts list; kFolded: the fold
+  // Of a gradient reduction, parameter gather or optimizer step; kFolded: from * kFrontier + to.
+  double params = 0;
   bool operator<(const ModelSlot& o) const {
     return std::tie(source, index, params) < std::tie(o.source, o.index, o.params);
   }
@@ -71,6 +74,31 @@ struct CommRecord {
   int64_t in_nelems = 0, out_nelems = 0;
   int group_size = 1;
   std::string dtype;
+};
+
+// A run of identical layers folded into a few nodes (build_step_graph's fold_layers). What a
+// stage's next op depends on is its frontier: the last call on its CPU thread, the last op on its
+// compute and tensor-parallel streams, and the event waits queued for each stream. One layer maps
+// the frontier before it to the frontier after it max-plus linearly (each entry after is the
+// latest of the entries before, each plus the longest path between them), so L layers are the
+// L-th max-plus power of that matrix, and a folded run replays exactly as its layers do. The
+// layer is kept as a small graph so that every configuration of the structure computes its own
+// matrix from its kernels' durations (fold_slot_durations).
+struct LayerFold {
+  static constexpr int kFrontier = 5;  // thread, compute stream, TP stream, waits on each stream
+  struct Node {
+    int32_t slot = -1;  // a model slot, or -1: dur_us, scaled by its class's speed
+    double dur_us = 0;
+    uint8_t cls = 0;  // graph::NodeClass
+  };
+  // One layer in build order (a topological order); nodes[0, kFrontier) stand for the frontier
+  // before it. In-edges of node n: [edge_begin[n], edge_begin[n + 1]) of edge_src / edge_lag_us.
+  std::vector<Node> nodes;
+  std::vector<uint32_t> edge_begin, edge_src;
+  std::vector<double> edge_lag_us;
+  // Frontier entry j after the layer: the latest finish of these nodes (none: no such entry).
+  std::array<std::vector<uint32_t>, kFrontier> outputs;
+  int64_t layers = 0;  // the run's length
 };
 
 struct StepGraph {
@@ -100,14 +128,36 @@ struct StepGraph {
   std::vector<cost::GemmQuery> gemms;    // distinct GEMM shapes, for the Kineto writer
   std::vector<graph::NodeId> stage_end;  // per stage: its final stream synchronize
   std::vector<ModelSlot> slots;          // the kernel kinds; NodeMeta::slot indexes them
+  std::vector<uint8_t> slot_class;       // per slot: its kernels' graph::NodeClass
+  // Per slot: how many kernels of the kind the stages' compute streams run in the iteration
+  // (folded layers counted as the layers they stand for), so their busy time is the sum of
+  // count x duration.
+  std::vector<uint64_t> compute_kernels;
+  std::vector<LayerFold> folds;  // ModelSlot::kFolded's index
   // Per graph node: its slot, or replay::VariantBatch::kNoSlot (CPU calls, arrivals, the
   // origin: durations no configuration of the structure changes).
   std::vector<uint32_t> node_slots() const;
 };
 
+// Per node class: the factor its kernels run faster by (2 = twice as fast).
+using ClassSpeeds = std::array<float, 5>;  // by graph::NodeClass
+constexpr ClassSpeeds kUnitSpeeds = {1, 1, 1, 1, 1};
+
 // The duration of every slot of `g` under `costs`: the costs of another configuration with the
-// same structure (same_structure). Throws InputError when a slot is not in `costs`.
-std::vector<double> model_slot_durations(const StepGraph& g, const StepCosts& costs);
+// same structure (same_structure), each kernel kind divided by its class's speed and each fold's
+// matrix computed from them (fold_slot_durations). Throws InputError when a slot is not in
+// `costs`.
+std::vector<double> model_slot_durations(const StepGraph& g, const StepCosts& costs,
+                                         const ClassSpeeds& speed = kUnitSpeeds);
+
+// Fills the kFolded slots of `slot_us` from its other slots: each fold's layer is replayed from
+// each frontier entry (nodes without a slot take their duration over their class's speed) and
+// its matrix raised to the run's length.
+void fold_slot_durations(const StepGraph& g, const ClassSpeeds& speed,
+                         std::vector<double>* slot_us);
+
+// The busy time of the stages' compute streams, summed over stages, given every slot's duration.
+double compute_busy_us(const StepGraph& g, const std::vector<double>& slot_us);
 
 // Whether a graph built from `a` and one built from `b` (same model and layout) have the same
 // nodes, edges and lags, so that only the slots' durations differ: the same ops in the same
@@ -117,14 +167,21 @@ bool same_structure(const StepCosts& a, const StepCosts& b);
 // The largest graph an estimate builds (about 10 s and 3 GiB).
 constexpr uint64_t kMaxStepGraphNodes = 20'000'000;
 
-// Throws InputError when the iteration would exceed `max_nodes` graph nodes.
+// Throws InputError when the iteration would exceed `max_nodes` graph nodes. With
+// `fold_layers`, runs of identical layers (those between which nothing else happens: not the
+// first forward that waits for the distributed optimizer's gathers, not the backward that fills
+// gradient buckets, not FSDP) become LayerFolds: the graph gives the same step time and busy
+// times for a fraction of the nodes, but holds no per-layer kernels to write or report.
 StepGraph build_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
-                           const StepCosts& costs, uint64_t max_nodes = kMaxStepGraphNodes);
+                           const StepCosts& costs, uint64_t max_nodes = kMaxStepGraphNodes,
+                           bool fold_layers = false);
 
 // Nodes the graph of this layout has, counted by a dry run of the code that builds it (no graph
-// is allocated). Counting stops once it passes `stop_above` and returns stop_above + 1.
+// is allocated); with `fold_layers`, at most that many. Counting stops once it passes
+// `stop_above` and returns stop_above + 1.
 uint64_t step_graph_size(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
                          const StepCosts& costs,
-                         uint64_t stop_above = std::numeric_limits<uint64_t>::max() - 1);
+                         uint64_t stop_above = std::numeric_limits<uint64_t>::max() - 1,
+                         bool fold_layers = false);
 
 }  // namespace lumos::model

@@ -28,6 +28,7 @@ using namespace lumos::model;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr double kTrimAboveBytes = 64.0 * 1024 * 1024;
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -165,8 +166,13 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
           if (!placed[j] && same_structure(todo[first].costs, todo[j].costs))
             batch.push_back(j), placed[j] = 1;
         const StepCosts& base = todo[first].costs;
+        // Runs of identical layers fold into max-plus matrices (exact while CPU calls keep their
+        // speed: folding splits groups of kernel launches); the sizes below are the folded ones.
+        const bool fold = std::all_of(batch.begin(), batch.end(), [&](size_t j) {
+          return rows[todo[j].row].variant.speed[static_cast<size_t>(graph::NodeClass::kCpu)] == 1;
+        });
         auto t0 = Clock::now();
-        const uint64_t nodes = step_graph_size(model, cfg, layout, base, kMaxStepGraphNodes);
+        const uint64_t nodes = step_graph_size(model, cfg, layout, base, kMaxStepGraphNodes, fold);
         build_s += seconds_since(t0);
         // As `lumos estimate`, refused only past the largest graph it builds; a graph above the
         // budget waits to be built alone.
@@ -182,7 +188,7 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
         const MemoryBudget::Hold hold(budget, need);
         wait_s += seconds_since(t0);
         t0 = Clock::now();
-        const StepGraph sg = build_step_graph(model, cfg, layout, base);
+        const StepGraph sg = build_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold);
         const replay::ReplayProgram program = replay::compile_program(sg.graph);
         build_s += seconds_since(t0);
         ++graphs;
@@ -192,30 +198,22 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
         b.node_slot = sg.node_slots();
         b.slots = static_cast<uint32_t>(sg.slots.size());
         b.slot_us.resize(static_cast<size_t>(b.slots) * b.count);
-        // A kind's kernels share a class: its speed factor divides the kind's duration; the
-        // nodes without a kind (CPU calls) take their class's factor in the batch.
-        std::vector<uint8_t> slot_class(b.slots, 0);
-        for (graph::NodeId n = 0; n < sg.graph.num_nodes(); ++n)
-          if (b.node_slot[n] != replay::VariantBatch::kNoSlot)
-            slot_class[b.node_slot[n]] = static_cast<uint8_t>(sg.graph.cls[n]);
+        // A kind's duration is divided by its class's speed; the nodes without a kind (CPU
+        // calls) take their class's factor in the batch.
+        std::vector<double> compute_busy(b.count);
         for (uint32_t v = 0; v < b.count; ++v) {
           const SweepVariant& var = rows[todo[batch[v]].row].variant;
           for (int c = 0; c < replay::kNumNodeClasses; ++c) b.speed[c][v] = var.speed[c];
-          const std::vector<double> d = model_slot_durations(sg, todo[batch[v]].costs);
+          const std::vector<double> d = model_slot_durations(sg, todo[batch[v]].costs, var.speed);
           for (uint32_t s = 0; s < b.slots; ++s)
-            b.slot_us[static_cast<size_t>(s) * b.count + v] =
-                d[s] / static_cast<double>(var.speed[slot_class[s]]);
+            b.slot_us[static_cast<size_t>(s) * b.count + v] = d[s];
+          compute_busy[v] = compute_busy_us(sg, d);
         }
         price_s += seconds_since(t0);
         t0 = Clock::now();
         const replay::BatchResult br =
             replay::batch_replay_cpu(sg.graph, b, 0, 1, nullptr, &program);
         replay_s += seconds_since(t0);
-        std::vector<uint32_t> compute_streams;
-        for (uint32_t res = 0; res < sg.graph.resources.size(); ++res)
-          if (sg.graph.resources[res].kind == graph::ResourceKind::kStream &&
-              sg.graph.resources[res].b == kStreamIds[kComputeStream])
-            compute_streams.push_back(res);
         const double model_flops = megatron_model_flops(model, cfg.gbs, layout.padded_vocab);
         const double gpus = static_cast<double>(cfg.gpus());
         for (uint32_t v = 0; v < b.count; ++v) {
@@ -233,17 +231,19 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
           // The graph holds one GPU per stage. A GPU draws its active power while its compute
           // stream is busy (GEMMs, attention, the optimizer); kernels on its other streams
           // overlap that stream, and counting them too would count those times twice.
-          double busy_us = 0;
-          for (uint32_t res : compute_streams) busy_us += br.resource_busy_us[res][v];
-          const double utilization = std::min(1.0, busy_us / cfg.pp / r.step_time_us);
+          const double utilization = std::min(1.0, compute_busy[v] / cfg.pp / r.step_time_us);
           r.gpu_power_w = p.gpu->idle_w + (p.gpu->tdp_w - p.gpu->idle_w) * utilization;
           r.energy_kwh = r.gpu_power_w * gpus * r.time_to_train_h / 1000.0;
           r.feasible = true;
         }
 #ifdef __GLIBC__
-        t0 = Clock::now();
-        malloc_trim(0);  // give a freed graph's pages back (see layout_search.cpp)
-        build_s += seconds_since(t0);
+        // Give a large freed graph's pages back (see layout_search.cpp); small ones are reused
+        // by the next graph without faulting their pages in again.
+        if (need > kTrimAboveBytes) {
+          t0 = Clock::now();
+          malloc_trim(0);
+          build_s += seconds_since(t0);
+        }
 #endif
       }
       std::lock_guard<std::mutex> lock(m);
