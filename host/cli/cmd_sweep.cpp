@@ -246,6 +246,10 @@ static int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
       "memory",
       "bytes of graphs built at once, e.g. 4GiB (larger lets more graphs build in parallel)",
       cxxopts::value<std::string>()->default_value("4GiB"))(
+      "fold",
+      "on: runs of identical layers fold into max-plus matrices (same results, fewer nodes); "
+      "off: every layer is built, to check",
+      cxxopts::value<std::string>()->default_value("on"))(
       "trace",
       "trace-driven: a trace or a folder of rank traces of the job (with --model for its "
       "dimensions); its configuration is the default of every axis, its calibration applies to "
@@ -363,6 +367,9 @@ static int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
   LUMOS_EXPECT(opt.memory_budget_bytes >= 64.0 * 1024 * 1024,
                "lumos sweep: --memory must be at least 64MiB");
   LUMOS_EXPECT(opt.threads >= 0 && opt.threads <= 4096, "--threads: expected 0 to 4096");
+  const std::string fold = a["fold"].as<std::string>();
+  LUMOS_EXPECT(fold == "on" || fold == "off", "--fold " + fold + ": expected on or off");
+  opt.fold_layers = fold == "on";
   LUMOS_EXPECT(
       !(a.count("output") && a.count("pareto") && is_stdout(a["output"].as<std::string>()) &&
         is_stdout(a["pareto"].as<std::string>())),

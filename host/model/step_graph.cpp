@@ -343,6 +343,8 @@ class Builder {
     const uint32_t id = gpu_node(s, role, name, class_of(op), op.dur_us, call);
     meta(id).model_flops = op.model_flops;
     meta(id).hw_flops = op.hw_flops;
+    // What only a written trace needs is left out of a folded graph, which is never written.
+    if (fold_) return id;
     if (op.gemm) meta(id).gemm = gemm_index(*op.gemm);
     if (op.comm())
       meta(id).comm = add_comm(
@@ -676,7 +678,7 @@ class Builder {
   // One side of a pipeline message.
   void p2p(int s, int role, bool recv, int64_t key_dir, int64_t mb, int64_t boundary) {
     const auto [arrive, xfer] = meeting_kernel(s, role, k_.p2p);
-    if constexpr (!kCount) meta(arrive).comm = p2p_comm(s, recv, key_dir, mb, boundary);
+    if (!kCount && !fold_) meta(arrive).comm = p2p_comm(s, recv, key_dir, mb, boundary);
     MsgEnds& e = messages_[message_index(key_dir, mb, boundary)];
     (recv ? e.recv_arrive : e.send_arrive) = arrive;
     (recv ? e.recv_transfer : e.send_transfer) = xfer;
@@ -688,7 +690,7 @@ class Builder {
   bool ties_embedding(int s) const { return c_.pp > 1 && pc_.tied && (s == 0 || s == c_.pp - 1); }
   void embedding_allreduce(int s) {
     const auto [arrive, xfer] = meeting_kernel(s, kComputeStream, k_.embedding_allreduce);
-    if constexpr (!kCount)
+    if (!kCount && !fold_)
       meta(arrive).comm = add_comm(s, k_.embedding_allreduce,
                                    "embedding/stage0-stage" + std::to_string(c_.pp - 1), false);
     (s == 0 ? embedding_ends_.send_arrive : embedding_ends_.recv_arrive) = arrive;

@@ -171,7 +171,8 @@ constexpr uint64_t kMaxStepGraphNodes = 20'000'000;
 // `fold_layers`, runs of identical layers (those between which nothing else happens: not the
 // first forward that waits for the distributed optimizer's gathers, not the backward that fills
 // gradient buckets, not FSDP) become LayerFolds: the graph gives the same step time and busy
-// times for a fraction of the nodes, but holds no per-layer kernels to write or report.
+// times for a fraction of the nodes, but holds no per-layer kernels to write or report (and no
+// NCCL records or GEMM shapes, which only a written trace needs).
 StepGraph build_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
                            const StepCosts& costs, uint64_t max_nodes = kMaxStepGraphNodes,
                            bool fold_layers = false);

@@ -168,9 +168,11 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
         const StepCosts& base = todo[first].costs;
         // Runs of identical layers fold into max-plus matrices (exact while CPU calls keep their
         // speed: folding splits groups of kernel launches); the sizes below are the folded ones.
-        const bool fold = std::all_of(batch.begin(), batch.end(), [&](size_t j) {
-          return rows[todo[j].row].variant.speed[static_cast<size_t>(graph::NodeClass::kCpu)] == 1;
-        });
+        const bool fold =
+            opt.fold_layers && std::all_of(batch.begin(), batch.end(), [&](size_t j) {
+              return rows[todo[j].row].variant.speed[static_cast<size_t>(graph::NodeClass::kCpu)] ==
+                     1;
+            });
         auto t0 = Clock::now();
         const uint64_t nodes = step_graph_size(model, cfg, layout, base, kMaxStepGraphNodes, fold);
         build_s += seconds_since(t0);

@@ -53,6 +53,7 @@ struct SweepOptions {
   uint32_t shard = 0, shards = 1;  // this process runs the groups g with g % shards == shard
   int threads = 0;                 // 0: all cores
   double memory_budget_bytes = 4.0 * 1024 * 1024 * 1024;  // graphs built at once
+  bool fold_layers = true;  // LayerFold (model/step_graph.hpp); off builds every layer
   // Called after each group with rows done and rows of the shard (from one thread at a time).
   std::function<void(uint64_t done, uint64_t total)> progress;
 };

@@ -3,6 +3,8 @@
 // gets one line, exit code 1 and no output file.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -74,6 +76,34 @@ TEST(SweepCli, ShardsMergedEqualTheSingleRun) {
   EXPECT_EQ(slurp(tmp.file("mergedp.csv")), slurp(tmp.file("allp.csv")));
 }
 
+// Every layer built gives the rows of folded layers (numbers to 1e-9; the rest the same).
+TEST(SweepCli, FoldedAndUnfoldedGraphsGiveTheSameRows) {
+  lumos::testing::TempDir tmp;
+  const std::string spec = kSmall + " --recompute none,full --interleave 1,2";
+  ASSERT_EQ(run_lumos(spec + " -o " + tmp.file("on.csv")).exit_code, 0);
+  ASSERT_EQ(run_lumos(spec + " --fold off -o " + tmp.file("off.csv")).exit_code, 0);
+  std::istringstream on(slurp(tmp.file("on.csv"))), off(slurp(tmp.file("off.csv")));
+  std::string a, b;
+  int rows = 0;
+  while (std::getline(on, a)) {
+    ASSERT_TRUE(std::getline(off, b));
+    std::istringstream fa(a), fb(b);
+    std::string x, y;
+    while (std::getline(fa, x, ',')) {
+      ASSERT_TRUE(std::getline(fb, y, ','));
+      char *ex = nullptr, *ey = nullptr;
+      const double vx = std::strtod(x.c_str(), &ex), vy = std::strtod(y.c_str(), &ey);
+      if (!x.empty() && *ex == 0 && !y.empty() && *ey == 0)
+        EXPECT_NEAR(vx, vy, 1e-9 * std::abs(vy)) << a;
+      else
+        EXPECT_EQ(x, y) << a;
+    }
+    ++rows;
+  }
+  EXPECT_FALSE(std::getline(off, b));
+  EXPECT_GT(rows, 20);
+}
+
 TEST(SweepCli, BadInputGetsOneLineAndNoFile) {
   lumos::testing::TempDir tmp;
   const std::string out = " -o " + tmp.file("v.csv") + " --pareto " + tmp.file("p.csv");
@@ -83,7 +113,7 @@ TEST(SweepCli, BadInputGetsOneLineAndNoFile) {
         std::string("sweep --objectives time_to_train_h"), std::string("sweep --gpus 8 --dp 2"),
         std::string("sweep --recompute sometimes"), std::string("sweep --threads 100000000"),
         std::string("sweep --gpus 8 --tp 4294967296 --cp 4294967296"),
-        std::string("sweep --speed 'compute=1,2;compute=3'")}) {
+        std::string("sweep --speed 'compute=1,2;compute=3'"), std::string("sweep --fold maybe")}) {
     const auto r = run_lumos(bad + out);
     EXPECT_EQ(r.exit_code, 1) << bad << "\n" << r.out;
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << bad << "\n" << r.out;
