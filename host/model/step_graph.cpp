@@ -103,7 +103,7 @@ class Builder {
       : m_(m), c_(c), l_(l), k_(k), fold_(fold) {}
 
   // Pass::kBuild only. Counts first (a counting pass stopped at max_nodes) to refuse a graph
-  // above the limit before allocating it, and to reserve exactly what it needs.
+  // above the limit before allocating it, and to reserve what it needs (folded: at most).
   StepGraph build(uint64_t max_nodes) {
     GraphCount expect;
     try {
@@ -891,7 +891,8 @@ class Builder {
     // Layers that fill no gradient bucket and wait for no gather run one after another.
     int64_t top = layers - 1;
     if (!fsdp_ && !last_mb) {
-      const int64_t plain = j == 0 ? layers - 1 : layers;  // the first layer adds the embedding's
+      const int64_t plain = j == 0 ? std::max<int64_t>(layers - 1, 0)
+                                   : layers;  // the first layer adds the embedding's
       layer_run(s, 2, plain, [&] {
         kernels(s, k_.layer_recompute);
         kernels(s, k_.layer_bwd);
