@@ -68,6 +68,8 @@ struct Stage {
   uint32_t thread = 0;
   std::array<uint32_t, kNumStreams> stream{};
   uint32_t last_cpu = kNone, first_cpu = kNone;
+  // Folded graphs: last_cpu is an event call, read by nothing but the thread's next call.
+  bool cpu_plain = false;
   uint32_t launch_group = kNone, launches = 0;  // open run of launch calls (see launch_call)
   std::vector<std::pair<uint32_t, uint32_t>> launch_edges;   // (edge, k) of the open run
   std::array<uint32_t, kNumStreams> last_gpu{};              // last GPU node (its end) per stream
@@ -234,7 +236,17 @@ class Builder {
   // A runtime call on the stage's thread, after the previous one.
   uint32_t cpu_call(int s, const std::string& name, double dur) {
     close_launches(s);
-    return new_call(s, name, dur);
+    // A folded graph keeps calls that only the thread's next call reads as one node (the same
+    // end); event record and wait calls are such. Nothing writes it as a trace.
+    Stage& st = stages_[static_cast<size_t>(s)];
+    const bool plain = fold_ && (&name == &kRecordCall || &name == &kWaitCall);
+    if (plain && st.cpu_plain) {
+      if constexpr (!kCount) d_.nodes[st.last_cpu].dur_us += dur;
+      return st.last_cpu;
+    }
+    const uint32_t id = new_call(s, name, dur);
+    st.cpu_plain = plain;
+    return id;
   }
   uint32_t new_call(int s, const std::string& name, double dur) {
     Stage& st = stages_[static_cast<size_t>(s)];
@@ -251,7 +263,14 @@ class Builder {
   uint32_t launch_call(int s) {
     Stage& st = stages_[static_cast<size_t>(s)];
     if (st.launch_group == kNone) {
-      st.launch_group = new_call(s, kLaunchCall, k_.cpu_launch_us);
+      // Launch edges lag from the group's end, so the group may begin with plain calls.
+      if (st.cpu_plain) {
+        if constexpr (!kCount) d_.nodes[st.last_cpu].dur_us += k_.cpu_launch_us;
+        st.launch_group = st.last_cpu;
+      } else {
+        st.launch_group = new_call(s, kLaunchCall, k_.cpu_launch_us);
+      }
+      st.cpu_plain = false;
       st.launches = 1;
     } else {
       if constexpr (!kCount) d_.nodes[st.launch_group].dur_us += k_.cpu_launch_us;
@@ -407,12 +426,14 @@ class Builder {
     close_launches(s);
     constexpr int K = LayerFold::kFrontier;
     constexpr int kRoles[2] = {kComputeStream, kTpStream};
-    std::array<std::vector<uint32_t>, K> in;
-    in[0] = {st.last_cpu};
+    // Scratch lists kept by the builder: a run per pass would otherwise allocate a dozen.
+    auto& in = run_in_;
+    for (auto& list : in) list.clear();
+    in[0].push_back(st.last_cpu);
     for (int r = 0; r < 2; ++r) {
       const uint32_t last = st.last_gpu[static_cast<size_t>(kRoles[r])];
-      if (last != kNone) in[1 + r] = {last};
-      in[3 + r] = st.pending[static_cast<size_t>(kRoles[r])];
+      if (last != kNone) in[static_cast<size_t>(1 + r)].push_back(last);
+      in[static_cast<size_t>(3 + r)] = st.pending[static_cast<size_t>(kRoles[r])];
     }
     auto [known, fresh] = runs_.try_emplace({kind, count});
     FoldedRun& run = known->second;
@@ -421,10 +442,21 @@ class Builder {
       out_.compute_kernels[slot] += layer_kernels * static_cast<uint64_t>(count);
     const auto& reach = run.reach;
     const int32_t fold = run.fold;
-    std::array<std::vector<uint32_t>, K> entry;
-    for (int j = 0; j < K; ++j)
+    // Inputs the layer reads alike give one entry per output, after the latest of them.
+    auto& joined = run_joined_;
+    for (auto& list : joined) list.clear();
+    for (int i = 0; i < K; ++i)
+      for (uint32_t x : in[static_cast<size_t>(i)])
+        joined[static_cast<size_t>(run.same_as[static_cast<size_t>(i)])].push_back(x);
+    auto& entry = run_entry_;
+    for (auto& list : entry) list.clear();
+    for (int j = 0; j < K; ++j) {
+      if (run.untouched[static_cast<size_t>(j)]) {  // the layer neither reads nor changes it
+        entry[static_cast<size_t>(j)] = in[static_cast<size_t>(j)];
+        continue;
+      }
       for (int i = 0; i < K; ++i) {
-        if (in[static_cast<size_t>(i)].empty() ||
+        if (joined[static_cast<size_t>(i)].empty() ||
             !reach[static_cast<size_t>(i)][static_cast<size_t>(j)])
           continue;
         const uint32_t n =
@@ -432,12 +464,14 @@ class Builder {
         meta(n).slot = slot_id({ModelSlot::Source::kFolded, static_cast<uint32_t>(fold),
                                 static_cast<double>(i * K + j)},
                                NodeClass::kVirtual);
-        for (uint32_t x : in[static_cast<size_t>(i)]) edge(x, n, EdgeKind::kInterStream, 0);
+        for (uint32_t x : joined[static_cast<size_t>(i)]) edge(x, n, EdgeKind::kInterStream, 0);
         entry[static_cast<size_t>(j)].push_back(n);
       }
+    }
     if (entry[0].empty()) throw std::logic_error("step graph: a folded run without a thread");
     st.last_cpu =
         join(entry[0], NodeKind::kRuntime, NodeClass::kCpu, st.thread, s, EdgeKind::kIntraThread);
+    st.cpu_plain = false;
     for (int r = 0; r < 2; ++r) {
       const auto role = static_cast<size_t>(kRoles[r]);
       const auto& ends = entry[static_cast<size_t>(1 + r)];
@@ -455,8 +489,15 @@ class Builder {
     int32_t fold = -1;
     std::array<std::array<bool, LayerFold::kFrontier>, LayerFold::kFrontier> reach{};
     std::vector<std::pair<size_t, uint64_t>> compute_kernels;  // (slot, kernels per layer)
+    // Frontier entries the layer leaves as they were (their placeholder is the entry after it;
+    // the layer may still read it).
+    std::array<bool, LayerFold::kFrontier> untouched{};
+    // Per input: the first input whose placeholder has the same out-edges (the same dst and lag)
+    // and is no output, so that its matrix rows are the same; else itself.
+    std::array<int, LayerFold::kFrontier> same_as{0, 1, 2, 3, 4};
   };
   std::map<std::pair<int, int64_t>, FoldedRun> runs_;  // by (kind, count)
+  std::array<std::vector<uint32_t>, LayerFold::kFrontier> run_in_, run_joined_, run_entry_;
   template <class EmitLayer>
   FoldedRun record_run(int s, int64_t count, const EmitLayer& layer) {
     constexpr int K = LayerFold::kFrontier;
@@ -470,6 +511,8 @@ class Builder {
     const size_t comms0 = out_.comms.size();
     const auto seq0 = st.seq;
     const std::vector<uint64_t> compute0 = out_.compute_kernels;
+    const bool plain0 = st.cpu_plain;
+    st.cpu_plain = false;
     std::array<uint32_t, K> placeholder{};
     for (uint32_t& ph : placeholder)
       ph = node(NodeKind::kVirtual, NodeClass::kVirtual, graph::kNoResource, s, 0, 0);
@@ -489,6 +532,10 @@ class Builder {
     // Which frontier entries after the run have a path from which before it (a counting pass,
     // which keeps no edges, assumes all).
     FoldedRun run;
+    for (int j = 0; j < K; ++j)
+      run.untouched[static_cast<size_t>(j)] =
+          after[static_cast<size_t>(j)] ==
+          std::vector<uint32_t>{placeholder[static_cast<size_t>(j)]};
     if constexpr (kCount) {
       for (auto& row : run.reach) row.fill(true);
       count_.layer_nodes = std::max(count_.layer_nodes, count_.nodes - n0);
@@ -499,6 +546,7 @@ class Builder {
       LayerFold f = record_layer(n0, e0, after);
       f.layers = count;
       run.reach = run_reach(f);
+      run.same_as = alike_inputs(f);
       run.fold = fold_id(std::move(f));
       d_.nodes.resize(n0);
       d_.edges.resize(e0);
@@ -514,6 +562,7 @@ class Builder {
     }
     st.seq = seq0;
     st.last_cpu = frontier[0];
+    st.cpu_plain = plain0;
     for (int r = 0; r < 2; ++r) {
       st.last_gpu[static_cast<size_t>(kRoles[r])] = frontier[static_cast<size_t>(1 + r)];
       st.pending[static_cast<size_t>(kRoles[r])] = pending[static_cast<size_t>(r)];
@@ -575,6 +624,31 @@ class Builder {
     for (size_t j = 0; j < after.size(); ++j)
       for (uint32_t x : after[j]) f.outputs[j].push_back(static_cast<uint32_t>(x - n0));
     return f;
+  }
+  // FoldedRun::same_as of a recorded layer.
+  static std::array<int, LayerFold::kFrontier> alike_inputs(const LayerFold& f) {
+    constexpr int K = LayerFold::kFrontier;
+    std::array<std::vector<std::pair<uint32_t, double>>, K> out;
+    std::array<bool, K> is_output{};
+    for (size_t n = K; n < f.nodes.size(); ++n)
+      for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e)
+        if (f.edge_src[e] < K)
+          out[f.edge_src[e]].emplace_back(static_cast<uint32_t>(n), f.edge_lag_us[e]);
+    for (const auto& list : f.outputs)
+      for (uint32_t o : list)
+        if (o < K) is_output[o] = true;
+    std::array<int, K> same{0, 1, 2, 3, 4};
+    for (int i = 0; i < K; ++i) {
+      std::sort(out[static_cast<size_t>(i)].begin(), out[static_cast<size_t>(i)].end());
+      if (is_output[static_cast<size_t>(i)] || out[static_cast<size_t>(i)].empty()) continue;
+      for (int k = 0; k < i; ++k)
+        if (same[static_cast<size_t>(k)] == k && !is_output[static_cast<size_t>(k)] &&
+            out[static_cast<size_t>(k)] == out[static_cast<size_t>(i)]) {
+          same[static_cast<size_t>(i)] = k;
+          break;
+        }
+    }
+    return same;
   }
   // Which frontier entries after f.layers layers have a path from which entries before them.
   static std::array<std::array<bool, LayerFold::kFrontier>, LayerFold::kFrontier> run_reach(
