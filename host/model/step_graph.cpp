@@ -87,10 +87,7 @@ struct Stage {
 // metadata, NCCL records, the prices of gradient and parameter collectives) is made.
 enum class Pass { kBuild, kCount };
 
-struct GraphCount {
-  uint64_t nodes = 0, edges = 0;
-  uint64_t layer_nodes = 0, layer_edges = 0;  // the largest layer recorded for a fold
-};
+using GraphCount = StepGraphCount;
 
 // Thrown by a counting pass once it passes its limit.
 struct CountLimitReached {};
@@ -106,10 +103,12 @@ class Builder {
 
   // Pass::kBuild only. Counts first (a counting pass stopped at max_nodes) to refuse a graph
   // above the limit before allocating it, and to reserve what it needs (folded: at most).
-  StepGraph build(uint64_t max_nodes) {
+  StepGraph build(uint64_t max_nodes, const GraphCount* counted) {
     GraphCount expect;
     try {
-      expect = Builder<Pass::kCount>(m_, c_, l_, k_, fold_).count(max_nodes);
+      expect = counted && counted->nodes <= max_nodes
+                   ? *counted
+                   : Builder<Pass::kCount>(m_, c_, l_, k_, fold_).count(max_nodes);
     } catch (const CountLimitReached&) {
       throw InputError("the iteration has more than " + std::to_string(max_nodes) +
                        " kernels and calls, the limit (fewer micro-batches or layers, or a "
@@ -134,6 +133,7 @@ class Builder {
   struct MsgEnds {
     uint32_t send_arrive = kNone, send_transfer = kNone;
     uint32_t recv_arrive = kNone, recv_transfer = kNone;
+    uint32_t meeting = kNone, transfer = kNone;  // folded graphs (see p2p)
   };
 
   // The origin, each stage's resources and step, then each stage's iteration; every pipeline
@@ -297,6 +297,13 @@ class Builder {
     const auto r = static_cast<size_t>(role);
     const uint32_t id = node(NodeKind::kKernel, cls, st.stream[r], s, name, dur);
     meta(id).stream = static_cast<int8_t>(role);
+    enqueue(s, role, id, launch);
+    return id;
+  }
+  // What a GPU op on `role` waits for: its launch, the stream's previous op, queued waits.
+  void enqueue(int s, int role, uint32_t id, uint32_t launch) {
+    Stage& st = stages_[static_cast<size_t>(s)];
+    const auto r = static_cast<size_t>(role);
     if constexpr (!kCount)
       st.launch_edges.push_back({static_cast<uint32_t>(d_.edges.size()), st.launches - 1});
     edge(launch, id, EdgeKind::kLaunch, k_.launch_latency_us);
@@ -304,7 +311,6 @@ class Builder {
     for (uint32_t w : st.pending[r]) edge(w, id, EdgeKind::kInterStream, 0);
     st.pending[r].clear();
     st.last_gpu[r] = id;
-    return id;
   }
 
   // The NCCL arguments of a collective kernel (a counting pass has none).
@@ -751,6 +757,27 @@ class Builder {
 
   // One side of a pipeline message.
   void p2p(int s, int role, bool recv, int64_t key_dir, int64_t mb, int64_t boundary) {
+    if (fold_) {
+      // Each side's transfer starts when the later side arrives and takes as long: in a folded
+      // graph (never written as a trace) both sides wait for one meeting node and share one
+      // transfer, with no arrival nodes.
+      MsgEnds& e = messages_[message_index(key_dir, mb, boundary)];
+      if (e.meeting == kNone) {
+        e.meeting = node(NodeKind::kVirtual, NodeClass::kVirtual, graph::kNoResource, -1,
+                         rendezvous_name(), 0);
+        meta(e.meeting).stage = -1;
+        e.transfer = node(NodeKind::kKernel, NodeClass::kComm,
+                          stages_[static_cast<size_t>(s)].stream[static_cast<size_t>(role)], s,
+                          name_of(k_.p2p.name), k_.p2p.dur_us);
+        meta(e.transfer).stream = static_cast<int8_t>(role);
+        meta(e.transfer).slot = slot_id(slot_of(k_.p2p), NodeClass::kComm);
+        edge(e.meeting, e.transfer, EdgeKind::kCrossRank, 0);
+      }
+      enqueue(s, role, e.meeting, launch_call(s));
+      stages_[static_cast<size_t>(s)].last_gpu[static_cast<size_t>(role)] = e.transfer;
+      (recv ? e.recv_arrive : e.send_arrive) = e.meeting;
+      return;
+    }
     const auto [arrive, xfer] = meeting_kernel(s, role, k_.p2p);
     if (!kCount && !fold_) meta(arrive).comm = p2p_comm(s, recv, key_dir, mb, boundary);
     MsgEnds& e = messages_[message_index(key_dir, mb, boundary)];
@@ -1065,18 +1092,26 @@ class Builder {
 
 }  // namespace
 
-uint64_t step_graph_size(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
-                         const StepCosts& costs, uint64_t stop_above, bool fold_layers) {
+StepGraphCount count_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
+                                const StepCosts& costs, uint64_t stop_above, bool fold_layers) {
   try {
-    return Builder<Pass::kCount>(m, c, l, costs, fold_layers).count(stop_above).nodes;
+    return Builder<Pass::kCount>(m, c, l, costs, fold_layers).count(stop_above);
   } catch (const CountLimitReached&) {
-    return stop_above + 1;
+    StepGraphCount over;
+    over.nodes = stop_above + 1;
+    return over;
   }
 }
 
+uint64_t step_graph_size(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
+                         const StepCosts& costs, uint64_t stop_above, bool fold_layers) {
+  return count_step_graph(m, c, l, costs, stop_above, fold_layers).nodes;
+}
+
 StepGraph build_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
-                           const StepCosts& costs, uint64_t max_nodes, bool fold_layers) {
-  return Builder<Pass::kBuild>(m, c, l, costs, fold_layers).build(max_nodes);
+                           const StepCosts& costs, uint64_t max_nodes, bool fold_layers,
+                           const StepGraphCount* counted) {
+  return Builder<Pass::kBuild>(m, c, l, costs, fold_layers).build(max_nodes, counted);
 }
 
 std::vector<uint32_t> StepGraph::node_slots() const {

@@ -173,9 +173,17 @@ constexpr uint64_t kMaxStepGraphNodes = 20'000'000;
 // gradient buckets, not FSDP) become LayerFolds: the graph gives the same step time and busy
 // times for a fraction of the nodes, but holds no per-layer kernels to write or report (and no
 // NCCL records or GEMM shapes, which only a written trace needs).
+// What a counting pass of the builder found (count_step_graph).
+struct StepGraphCount {
+  uint64_t nodes = 0, edges = 0;
+  uint64_t layer_nodes = 0, layer_edges = 0;  // the largest layer recorded for a fold
+};
+
+// `counted`: this layout's count_step_graph (same costs' structure and folding), which the
+// build then need not count again.
 StepGraph build_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
                            const StepCosts& costs, uint64_t max_nodes = kMaxStepGraphNodes,
-                           bool fold_layers = false);
+                           bool fold_layers = false, const StepGraphCount* counted = nullptr);
 
 // Nodes the graph of this layout has, counted by a dry run of the code that builds it (no graph
 // is allocated); with `fold_layers`, at most that many. Counting stops once it passes
@@ -184,5 +192,8 @@ uint64_t step_graph_size(const ModelSpec& m, const ParallelConfig& c, const Layo
                          const StepCosts& costs,
                          uint64_t stop_above = std::numeric_limits<uint64_t>::max() - 1,
                          bool fold_layers = false);
+// The same count, with what a build reserves.
+StepGraphCount count_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
+                                const StepCosts& costs, uint64_t stop_above, bool fold_layers);
 
 }  // namespace lumos::model

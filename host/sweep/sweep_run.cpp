@@ -28,7 +28,6 @@ using namespace lumos::model;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr double kTrimAboveBytes = 64.0 * 1024 * 1024;
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -110,6 +109,10 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
     return networks.at(std::make_pair(v.topology, v.nic_gbps));
   };
   MemoryBudget budget(opt.memory_budget_bytes);
+  // A thread keeps a freed graph's memory for the next graph (its pages already faulted in)
+  // unless the graph was large: all threads together then keep at most half the budget.
+  const unsigned threads = worker_threads(opt.threads);
+  const double trim_above = opt.memory_budget_bytes / (2.0 * threads);
   std::mutex m;  // stats and progress
   std::atomic<size_t> next{0};
   uint64_t done = 0;
@@ -174,7 +177,9 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
                      1;
             });
         auto t0 = Clock::now();
-        const uint64_t nodes = step_graph_size(model, cfg, layout, base, kMaxStepGraphNodes, fold);
+        const StepGraphCount counted =
+            count_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold);
+        const uint64_t nodes = counted.nodes;
         build_s += seconds_since(t0);
         // As `lumos estimate`, refused only past the largest graph it builds; a graph above the
         // budget waits to be built alone.
@@ -190,7 +195,8 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
         const MemoryBudget::Hold hold(budget, need);
         wait_s += seconds_since(t0);
         t0 = Clock::now();
-        const StepGraph sg = build_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold);
+        const StepGraph sg =
+            build_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold, &counted);
         const replay::ReplayProgram program = replay::compile_program(sg.graph);
         build_s += seconds_since(t0);
         ++graphs;
@@ -239,9 +245,8 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
           r.feasible = true;
         }
 #ifdef __GLIBC__
-        // Give a large freed graph's pages back (see layout_search.cpp); small ones are reused
-        // by the next graph without faulting their pages in again.
-        if (need > kTrimAboveBytes) {
+        // Give a large freed graph's pages back (see layout_search.cpp and trim_above).
+        if (need > trim_above) {
           t0 = Clock::now();
           malloc_trim(0);
           build_s += seconds_since(t0);
@@ -256,7 +261,7 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
       if (opt.progress) opt.progress(done, shard_rows);
     }
   };
-  run_workers(worker_threads(opt.threads), work);
+  run_workers(threads, work);
   for (size_t g : mine)
     for (size_t i : groups[g].rows) out.rows.push_back(std::move(rows[i]));
   std::sort(out.rows.begin(), out.rows.end(),
