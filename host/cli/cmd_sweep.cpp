@@ -391,9 +391,9 @@ static int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
 #ifdef __GLIBC__
   // A sweep frees one graph and builds the next: keeping freed memory in the heap (not mapped
   // afresh for each graph's vectors, nor trimmed between them) saves faulting its pages in
-  // again. The memory budget still holds: the sweep trims after each large graph itself.
-  mallopt(M_MMAP_THRESHOLD, 256 * 1024 * 1024);
-  mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+  // again. 32 MiB is the largest mmap threshold glibc takes; each heap keeps at most 64 MiB
+  // untrimmed; the sweep trims after each large graph itself. Hints only: a refusal is harmless.
+  if (mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024) == 1) mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
 #endif
   const sweep::SweepResult r = sweep::run_sweep(spec, db, opt);
   std::stringstream csv;

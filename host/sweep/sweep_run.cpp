@@ -110,9 +110,10 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
   };
   MemoryBudget budget(opt.memory_budget_bytes);
   // A thread keeps a freed graph's memory for the next graph (its pages already faulted in)
-  // unless the graph was large: all threads together then keep at most half the budget.
+  // unless the graph was large: what all threads keep beyond the graphs the budget counts is at
+  // most a quarter of it.
   const unsigned threads = worker_threads(opt.threads);
-  const double trim_above = opt.memory_budget_bytes / (2.0 * threads);
+  const double trim_above = opt.memory_budget_bytes / (4.0 * threads);
   std::mutex m;  // stats and progress
   std::atomic<size_t> next{0};
   uint64_t done = 0;
