@@ -553,7 +553,8 @@ class Builder {
       f.layers = count;
       run.reach = run_reach(f);
       run.same_as = alike_inputs(f);
-      run.fold = fold_id(std::move(f));
+      run.fold = static_cast<int32_t>(out_.folds.size());
+      out_.folds.push_back(std::move(f));
       d_.nodes.resize(n0);
       d_.edges.resize(e0);
       meta_.resize(n0);
@@ -686,27 +687,6 @@ class Builder {
     }
     return run;
   }
-  // Folds of identical layers and length share one index (and so their slots).
-  int32_t fold_id(LayerFold&& f) {
-    std::string key;
-    auto put = [&key](const auto& v) {
-      const auto* p = reinterpret_cast<const char*>(v.data());
-      key.append(p, v.size() * sizeof(v[0]));
-      key.push_back('|');
-    };
-    for (const LayerFold::Node& n : f.nodes) {
-      key.append(reinterpret_cast<const char*>(&n.slot), sizeof n.slot);
-      key.append(reinterpret_cast<const char*>(&n.dur_us), sizeof n.dur_us);
-      key.push_back(static_cast<char>(n.cls));
-    }
-    put(f.edge_begin), put(f.edge_src), put(f.edge_lag_us);
-    for (const auto& o : f.outputs) put(o);
-    key.append(reinterpret_cast<const char*>(&f.layers), sizeof f.layers);
-    auto [it, fresh] = fold_of_.emplace(std::move(key), static_cast<int32_t>(out_.folds.size()));
-    if (fresh) out_.folds.push_back(std::move(f));
-    return it->second;
-  }
-  std::map<std::string, int32_t> fold_of_;
 
   // cudaEventRecord after the last op on `from`, cudaStreamWaitEvent on `to`: the next op on
   // `to` waits for it.
@@ -953,7 +933,7 @@ class Builder {
     const Stage& st = stages_[static_cast<size_t>(s)];
     const auto ch = static_cast<size_t>(t.chunk);
     if (!fsdp_ && st.gathered_next[ch] == st.gathered[ch].size())  // no waits between layers
-      layer_run(s, t.microbatch == 0 ? 1 : 0, layers,
+      layer_run(s, t.microbatch == 0 && first_microbatch_ops_ ? 1 : 0, layers,
                 [&] { kernels(s, k_.layer_fwd, t.microbatch == 0); });
     else
       for (int64_t i = 0; i < layers; ++i) {
@@ -1071,6 +1051,10 @@ class Builder {
       (!pc_.tied || c_.pp > 1 ? static_cast<double>(pc_.output) / c_.tp : 0.0);
   const bool fsdp_ = c_.fsdp && k_.dp_group > 1;
   const bool fold_;
+  // Whether the first micro-batch's forward layers run more ops (another kind of folded run).
+  const bool first_microbatch_ops_ =
+      std::any_of(k_.layer_fwd.begin(), k_.layer_fwd.end(),
+                  [](const KernelOp& op) { return op.first_microbatch_only; });
   uint32_t fold_name_ = kNone;
   graph::Draft d_;
   std::vector<graph::Resource> resources_;
