@@ -12,6 +12,7 @@
 #include "cli/model_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/heap_tuning.hpp"
 #include "cost/kernels_db.hpp"
 #include "cost/size_units.hpp"
 #include "estimate/estimate.hpp"
@@ -117,6 +118,8 @@ int run_search(const cxxopts::ParseResult& a, const cost::KernelsDb& db) {
                "lumos estimate --search: --search-memory must be at least 64MiB");
   const int top = a["top"].as<int>();
   LUMOS_EXPECT(top >= 0, "lumos estimate --search: --top must be >= 0");
+  q.detailed = static_cast<size_t>(top);
+  keep_freed_graph_memory();
   const SearchResult r = search_layouts(q, db);
   if (a.count("csv")) {
     write_output(a["csv"].as<std::string>(), [&](std::ostream& os) { report::search_csv(os, r); });
@@ -146,10 +149,11 @@ int run(int argc, char** argv, bool generate) {
                     "interleaving, recomputation) and rank those that fit")(
         "gpus", "GPUs for --search", cxxopts::value<int64_t>())(
         "search-memory",
-        "graphs built at once stay within this (units: 768MiB, 4GiB); a layout whose graph "
-        "alone needs more counts as too large",
+        "graphs built at once stay within this (units: 768MiB, 4GiB); a top layout whose whole "
+        "graph needs more is shown without its breakdown",
         cxxopts::value<std::string>()->default_value("768MiB"))(
-        "top", "layouts to print with --search", cxxopts::value<int>()->default_value("10"))(
+        "top", "layouts to print with --search, each estimated in full (bubble, exposed comm)",
+        cxxopts::value<int>()->default_value("10"))(
         "csv",
         "with --search, write every layout that fits to this CSV file (- prints it in place of "
         "the report)",

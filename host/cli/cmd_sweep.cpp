@@ -12,9 +12,6 @@
 #include <sstream>
 #include <string>
 #include <tuple>
-#ifdef __GLIBC__
-#include <malloc.h>  // mallopt
-#endif
 
 #include "cli/commands.hpp"
 #include "cli/model_options.hpp"
@@ -22,6 +19,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "common/heap_tuning.hpp"
 #include "cost/kernels_db.hpp"
 #include "cost/size_units.hpp"
 #include "estimate/trace_structural.hpp"
@@ -388,13 +386,7 @@ static int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
   }
   Progress progress;
   opt.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
-#ifdef __GLIBC__
-  // A sweep frees one graph and builds the next: keeping freed memory in the heap (not mapped
-  // afresh for each graph's vectors, nor trimmed between them) saves faulting its pages in
-  // again. 32 MiB is the largest mmap threshold glibc takes; each heap keeps at most 64 MiB
-  // untrimmed; the sweep trims after each large graph itself. Hints only: a refusal is harmless.
-  if (mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024) == 1) mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
-#endif
+  keep_freed_graph_memory();
   const sweep::SweepResult r = sweep::run_sweep(spec, db, opt);
   std::stringstream csv;
   report::sweep_csv(csv, r);

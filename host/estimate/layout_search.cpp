@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <thread>
 #ifdef __GLIBC__
@@ -14,10 +15,19 @@
 #include "model/memory_footprint.hpp"
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
+#include "sweep/sweep_run.hpp"
 
 namespace lumos::estimate {
 
 using namespace lumos::model;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
 
 SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db) {
   LUMOS_EXPECT(req.gpus >= 1 && req.gpus <= (int64_t{1} << 20),
@@ -73,34 +83,79 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
                 fitting.push_back(c);
               }
       }
-  out.rows.resize(fitting.size());
+  out.stack = stack.name;
+  if (fitting.empty()) return out;
+
+  // Rank: every fitting layout is one configuration of a sweep.
+  const auto t0 = std::chrono::steady_clock::now();
+  sweep::SweepSpec spec;
+  spec.model = m;
+  spec.cost_options = req.base.options;
+  spec.adjust_costs = req.base.adjust_costs;
+  std::vector<sweep::SweepVariant> variants(fitting.size());
+  for (size_t i = 0; i < fitting.size(); ++i) {
+    variants[i].index = i;
+    variants[i].cfg = fitting[i];
+    variants[i].gpu = req.base.gpu;
+    variants[i].topology = req.base.topology;
+    variants[i].nic_gbps = req.base.nic_gbps;
+  }
+  sweep::SweepOptions opt;
+  opt.threads = req.threads;
+  opt.memory_budget_bytes = req.memory_budget_bytes;
+  const sweep::SweepResult ranked = sweep::run_sweep(spec, variants, db, opt);
+  const double params = static_cast<double>(
+      parameter_counts(m, check_layout(m, fitting[0]).padded_vocab).total(m.layers));
+  for (const sweep::SweepRow& r : ranked.rows) {
+    if (!r.feasible) {  // fits and is valid: only a graph too large to model is left
+      ++out.too_large;
+      continue;
+    }
+    SearchRow row;
+    row.cfg = r.variant.cfg;
+    row.step_time_us = r.step_time_us;
+    row.tokens_per_s = r.tokens_per_s;
+    row.mfu = r.mfu;
+    row.model_tflops_per_gpu = r.mfu * *gpu.peak_tflops[static_cast<size_t>(row.cfg.dtype)];
+    row.memory_bytes = r.memory_gib * 1024.0 * 1024.0 * 1024.0;
+    row.step_range = step_range(db, gpu.name, stack.name, static_cast<double>(row.cfg.gpus()),
+                                params, row.step_time_us);
+    out.rows.push_back(std::move(row));
+  }
+  std::stable_sort(out.rows.begin(), out.rows.end(), [](const SearchRow& a, const SearchRow& b) {
+    return a.tokens_per_s > b.tokens_per_s;
+  });
+  out.rank_s = seconds_since(t0);
+
+  // Detail: the fastest rows estimated in full, within the memory budget.
+  const auto t1 = std::chrono::steady_clock::now();
+  const size_t detailed = std::min(req.detailed, out.rows.size());
   MemoryBudget budget(req.memory_budget_bytes);
   std::atomic<size_t> next{0};
-  // Per layout: 0 estimated, 1 graph too large, 2 failed (the first failure is rethrown).
-  std::vector<int> outcome(fitting.size(), 0);
-  std::vector<std::exception_ptr> failure(fitting.size());
+  std::vector<std::exception_ptr> failure(detailed);
   auto work = [&] {
-    for (size_t i = next++; i < fitting.size(); i = next++) {
+    for (size_t i = next++; i < detailed; i = next++) {
       try {
+        SearchRow& row = out.rows[i];
         EstimateRequest r = req.base;
-        r.cfg = fitting[i];
+        r.cfg = row.cfg;
         const Layout l = check_layout(m, r.cfg);
-        const StepCosts costs = price_step(m, r.cfg, l, db, gpu, topo, r.options);
-        const uint64_t nodes = step_graph_size(m, r.cfg, l, costs, kMaxStepGraphNodes);
-        const double need = static_cast<double>(nodes) * kEstimateBytesPerNode;
-        if (nodes > kMaxStepGraphNodes || need > req.memory_budget_bytes) {
-          outcome[i] = 1;
-          continue;
-        }
-        const MemoryBudget::Hold hold(budget, need);
-        out.rows[i] = {fitting[i], run_estimate(r, db).estimate};
+        StepCosts costs = price_step(m, r.cfg, l, db, gpu, topo, r.options);
+        if (r.adjust_costs) r.adjust_costs(costs);
+        const uint64_t most =
+            static_cast<uint64_t>(req.memory_budget_bytes / kEstimateBytesPerNode);
+        const uint64_t nodes =
+            step_graph_size(m, r.cfg, l, costs, std::min(most, kMaxStepGraphNodes));
+        if (nodes > most || nodes > kMaxStepGraphNodes) continue;
+        const MemoryBudget::Hold hold(budget, static_cast<double>(nodes) * kEstimateBytesPerNode);
+        row.breakdown = run_estimate(r, db).estimate.breakdown;
+        row.detailed = true;
 #ifdef __GLIBC__
         // glibc keeps a freed graph's pages in the thread's arena; give them back, so that the
         // budget bounds the process and not only the graphs alive at once.
         malloc_trim(0);
 #endif
       } catch (...) {
-        outcome[i] = 2;
         failure[i] = std::current_exception();
       }
     }
@@ -108,16 +163,7 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
   run_workers(worker_threads(req.threads), work);
   for (const auto& f : failure)
     if (f) std::rethrow_exception(f);
-  std::vector<SearchRow> kept;
-  for (size_t i = 0; i < fitting.size(); ++i)
-    if (outcome[i] == 0)
-      kept.push_back(std::move(out.rows[i]));
-    else
-      ++out.too_large;
-  std::stable_sort(kept.begin(), kept.end(), [](const SearchRow& a, const SearchRow& b) {
-    return a.estimate.tokens_per_s > b.estimate.tokens_per_s;
-  });
-  out.rows = std::move(kept);
+  out.detail_s = seconds_since(t1);
   return out;
 }
 

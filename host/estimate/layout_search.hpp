@@ -1,7 +1,9 @@
 // Which layout of a model on N GPUs is fastest, and does it fit? Enumerates Megatron layouts
 // (tensor, context, pipeline and data parallel degrees, micro-batch size, interleaving, full
 // recomputation or none), drops those that break a layout rule or do not fit in memory (checked
-// before any graph is built), and estimates the rest, on all cores.
+// before any graph is built), ranks the rest as one sweep (sweep/sweep_run.hpp: folded graphs,
+// batch replay, all cores; each step time equals `lumos estimate`'s), then estimates the fastest
+// in full for their breakdown.
 #pragma once
 #include <string>
 #include <vector>
@@ -25,22 +27,34 @@ struct SearchRequest {
   std::vector<int64_t> mbs = {1, 2, 4};
   int threads = 0;  // 0: all cores
   // Graphs built at once stay within this many bytes (estimated from each layout's exact node
-  // count); a layout whose graph alone needs more counts as too large to model.
+  // count); a ranking graph that alone needs more is built alone, a layout whose whole graph
+  // needs more is not estimated in full.
   double memory_budget_bytes = kDefaultSearchMemoryBytes;
+  size_t detailed = 10;  // the fastest rows estimated in full (breakdown)
 };
 
 struct SearchRow {
   ParallelConfig cfg;
-  Estimate estimate;
+  double step_time_us = 0;
+  StepRange step_range;  // from the nearest published runs of this GPU and stack
+  double tokens_per_s = 0;
+  double model_tflops_per_gpu = 0;
+  double mfu = 0;
+  double memory_bytes = 0;  // the worst stage's, per GPU
+  // The breakdown (mean over stages) of the estimate in full, for the first `detailed` rows
+  // whose whole graph fits the memory budget.
+  bool detailed = false;
+  replay::Breakdown breakdown;
 };
 
 struct SearchResult {
-  std::vector<SearchRow> rows;  // layouts that fit, fastest (most tokens/s) first
-  size_t candidates = 0;        // layouts enumerated
-  size_t invalid = 0;           // broke a layout rule
-  size_t too_big = 0;           // did not fit in memory
-  size_t too_large = 0;         // graph above kMaxStepGraphNodes or the memory budget (too many
-                                // micro-batches x layers)
+  std::vector<SearchRow> rows;      // layouts that fit, fastest (most tokens/s) first
+  std::string stack;                // the software stack searched
+  size_t candidates = 0;            // layouts enumerated
+  size_t invalid = 0;               // broke a layout rule
+  size_t too_big = 0;               // did not fit in memory
+  size_t too_large = 0;             // graph above kMaxStepGraphNodes even with its layers folded
+  double rank_s = 0, detail_s = 0;  // wall clock: the sweep, the estimates in full
 };
 
 // Throws InputError when gpus < 1, for an unknown GPU or topology, or a dtype the GPU lacks; an

@@ -161,27 +161,36 @@ void estimate_json(std::ostream& os, const Estimate& e, const std::vector<std::s
   os << '\n';
 }
 
+namespace {
+
+// A share of the step as text: empty when the row was not estimated in full.
+std::string detail_fraction(const SearchRow& row, double us) {
+  return row.detailed ? strprintf("%.4f", us / row.step_time_us) : "";
+}
+
+}  // namespace
+
 void search_csv(std::ostream& os, const SearchResult& r) {
   os << "rank,tp,cp,pp,dp,mbs,interleave,recompute,sequence_parallel,distributed_optimizer,fsdp,"
         "split_embedding,step_time_s,step_time_low_s,step_time_high_s,tokens_per_s,"
         "model_tflops_per_gpu,mfu,memory_gib,bubble_fraction,exposed_comm_fraction\n";
   for (size_t i = 0; i < r.rows.size(); ++i) {
-    const ParallelConfig& c = r.rows[i].cfg;
-    const Estimate& e = r.rows[i].estimate;
-    const auto& mem = e.stages[static_cast<size_t>(e.worst_memory_stage)].memory;
+    const SearchRow& row = r.rows[i];
+    const ParallelConfig& c = row.cfg;
     // The range's ends are empty when no published run of this GPU and stack sets one.
-    const std::string low = e.step_range.known ? strprintf("%.6g", e.step_range.low_us * 1e-6) : "",
-                      high =
-                          e.step_range.known ? strprintf("%.6g", e.step_range.high_us * 1e-6) : "";
+    const std::string low = row.step_range.known ? strprintf("%.6g", row.step_range.low_us * 1e-6)
+                                                 : "",
+                      high = row.step_range.known ? strprintf("%.6g", row.step_range.high_us * 1e-6)
+                                                  : "";
     char line[640];
-    std::snprintf(
-        line, sizeof line,
-        "%zu,%d,%d,%d,%d,%lld,%d,%s,%d,%d,%d,%d,%.6g,%s,%s,%.6g,%.6g,%.4f,%.2f,%.4f,%.4f\n", i + 1,
-        c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs), c.interleave, to_string(c.recompute),
-        c.sequence_parallel, c.distributed_optimizer, c.fsdp, c.split_counts_embedding,
-        e.step_time_us * 1e-6, low.c_str(), high.c_str(), e.tokens_per_s, e.model_tflops_per_gpu,
-        e.mfu, gib(mem.total_bytes()), e.breakdown.bubble_us / e.step_time_us,
-        e.breakdown.exposed_comm_us / e.step_time_us);
+    std::snprintf(line, sizeof line,
+                  "%zu,%d,%d,%d,%d,%lld,%d,%s,%d,%d,%d,%d,%.6g,%s,%s,%.6g,%.6g,%.4f,%.2f,%s,%s\n",
+                  i + 1, c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs), c.interleave,
+                  to_string(c.recompute), c.sequence_parallel, c.distributed_optimizer, c.fsdp,
+                  c.split_counts_embedding, row.step_time_us * 1e-6, low.c_str(), high.c_str(),
+                  row.tokens_per_s, row.model_tflops_per_gpu, row.mfu, gib(row.memory_bytes),
+                  detail_fraction(row, row.breakdown.bubble_us).c_str(),
+                  detail_fraction(row, row.breakdown.exposed_comm_us).c_str());
     os << line;
   }
 }
@@ -189,21 +198,25 @@ void search_csv(std::ostream& os, const SearchResult& r) {
 void search_json(std::ostream& os, const SearchRequest& q, const SearchResult& r, size_t shown) {
   common::JsonWriter w(os);
   w.begin_object().field("gpus", q.gpus).field("candidates", uint64_t{r.candidates});
-  if (!r.rows.empty()) w.field("stack", r.rows[0].estimate.cfg.stack);
+  w.field("stack", r.stack);
   w.field("invalid", uint64_t{r.invalid}).field("too_big", uint64_t{r.too_big});
   w.field("too_large", uint64_t{r.too_large});
-  w.field("estimated", uint64_t{r.rows.size()}).key("layouts").begin_array();
+  w.field("estimated", uint64_t{r.rows.size()});
+  w.field("rank_s", r.rank_s).field("detail_s", r.detail_s).key("layouts").begin_array();
   for (size_t i = 0; i < shown; ++i) {
-    const ParallelConfig& c = r.rows[i].cfg;
-    const Estimate& e = r.rows[i].estimate;
+    const SearchRow& row = r.rows[i];
+    const ParallelConfig& c = row.cfg;
     w.begin_object().field("tp", c.tp).field("cp", c.cp).field("pp", c.pp).field("dp", c.dp);
     w.field("mbs", c.mbs).field("interleave", c.interleave);
     w.field("recompute", to_string(c.recompute));
     w.field("split_embedding", c.split_counts_embedding);
-    w.field("step_time_s", e.step_time_us * 1e-6).field("tokens_per_s", e.tokens_per_s);
-    w.field("model_tflops_per_gpu", e.model_tflops_per_gpu).field("mfu", e.mfu);
-    w.field("memory_bytes",
-            e.stages[static_cast<size_t>(e.worst_memory_stage)].memory.total_bytes());
+    w.field("step_time_s", row.step_time_us * 1e-6).field("tokens_per_s", row.tokens_per_s);
+    w.field("model_tflops_per_gpu", row.model_tflops_per_gpu).field("mfu", row.mfu);
+    w.field("memory_bytes", row.memory_bytes);
+    if (row.detailed) {
+      w.key("breakdown");
+      breakdown_json(w, row.breakdown);
+    }
     w.end_object();
   }
   w.end_array().end_object();
@@ -213,25 +226,29 @@ void search_json(std::ostream& os, const SearchRequest& q, const SearchResult& r
 void search_text(std::ostream& os, const SearchRequest& q, const SearchResult& r, size_t shown) {
   os << strprintf(
       "lumos estimate --search: %s on %lld x %s, gbs %lld, %s, stack %s: %zu layouts, %zu "
-      "invalid, %zu do not fit, %zu too large to model, %zu estimated\n",
+      "invalid, %zu do not fit, %zu too large to model, %zu estimated in %.1f s\n",
       q.base.model.name.c_str(), static_cast<long long>(q.gpus), q.base.gpu.c_str(),
-      static_cast<long long>(q.base.cfg.gbs), cost::to_string(q.base.cfg.dtype),
-      r.rows.empty() ? "-" : r.rows[0].estimate.cfg.stack.c_str(), r.candidates, r.invalid,
-      r.too_big, r.too_large, r.rows.size());
+      static_cast<long long>(q.base.cfg.gbs), cost::to_string(q.base.cfg.dtype), r.stack.c_str(),
+      r.candidates, r.invalid, r.too_big, r.too_large, r.rows.size(), r.rank_s);
   if (r.rows.empty()) os << strprintf("  no layout fits\n");
   if (shown > 0)
     os << strprintf(
         "  rank   TP  CP  PP  DP  mbs   v  recompute  step (s)    tokens/s  TFLOP/s/GPU    "
-        "MFU  memory GiB\n");
+        "MFU  bubble  exp.comm  memory GiB\n");
   for (size_t i = 0; i < shown; ++i) {
-    const ParallelConfig& c = r.rows[i].cfg;
-    const Estimate& e = r.rows[i].estimate;
-    os << strprintf("  %4zu %4d %3d %3d %3d %4lld %3d  %-9s %9.3f %11.0f %12.1f %5.1f%% %11.1f%s\n",
-                    i + 1, c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs), c.interleave,
-                    to_string(c.recompute), e.step_time_us * 1e-6, e.tokens_per_s,
-                    e.model_tflops_per_gpu, 100 * e.mfu,
-                    gib(e.stages[static_cast<size_t>(e.worst_memory_stage)].memory.total_bytes()),
-                    c.split_counts_embedding ? "  (split-embedding)" : "");
+    const SearchRow& row = r.rows[i];
+    const ParallelConfig& c = row.cfg;
+    const double w = row.step_time_us / 100;
+    const std::string bubble =
+        row.detailed ? strprintf("%5.1f%%", row.breakdown.bubble_us / w) : "     -";
+    const std::string comm =
+        row.detailed ? strprintf("%7.1f%%", row.breakdown.exposed_comm_us / w) : "       -";
+    os << strprintf(
+        "  %4zu %4d %3d %3d %3d %4lld %3d  %-9s %9.3f %11.0f %12.1f %5.1f%%  %s  %s %11.1f%s\n",
+        i + 1, c.tp, c.cp, c.pp, c.dp, static_cast<long long>(c.mbs), c.interleave,
+        to_string(c.recompute), row.step_time_us * 1e-6, row.tokens_per_s, row.model_tflops_per_gpu,
+        100 * row.mfu, bubble.c_str(), comm.c_str(), gib(row.memory_bytes),
+        c.split_counts_embedding ? "  (split-embedding)" : "");
   }
 }
 

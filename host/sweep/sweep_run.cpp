@@ -39,7 +39,8 @@ std::string structure_key(const ParallelConfig& c) {
          "/" + std::to_string(c.gbs) + "/" + to_string(c.recompute) + "/" +
          std::to_string(c.sequence_parallel) + std::to_string(c.distributed_optimizer) +
          std::to_string(c.fsdp) + std::to_string(c.split_counts_embedding) + "/" +
-         cost::to_string(c.dtype) + "/" + c.stack + "/" + std::to_string(c.gpus_per_node);
+         cost::to_string(c.dtype) + "/" + c.stack + "/" + std::to_string(c.gpus_per_node) + "/" +
+         (c.overlap_grad_reduce ? std::to_string(*c.overlap_grad_reduce) : "-");
 }
 
 struct Group {
@@ -57,19 +58,24 @@ struct Priced {
 }  // namespace
 
 SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const SweepOptions& opt) {
+  const std::vector<SweepVariant> all = expand(spec);
+  LUMOS_EXPECT(!all.empty(), "sweep: no configuration has the GPU counts asked for (--gpus)");
+  // Unknown names are bad input for the whole sweep, whichever configuration would meet them.
+  for (const std::string& g : spec.gpus) db.gpu(g);
+  for (const std::string& t : spec.topologies)
+    if (!t.empty()) db.topology(t);
+  for (const std::string& s : spec.stacks) db.stack(s.empty() ? db.default_stack : s);
+  return run_sweep(spec, all, db, opt);
+}
+
+SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& all,
+                      const cost::KernelsDb& db, const SweepOptions& opt) {
   LUMOS_EXPECT(opt.shards >= 1 && opt.shard < opt.shards,
                "sweep: --shard " + std::to_string(opt.shard) + "/" + std::to_string(opt.shards) +
                    ": expected i/n with 0 <= i < n");
   const auto t_start = Clock::now();
   SweepResult out;
-  const std::vector<SweepVariant> all = expand(spec);
-  LUMOS_EXPECT(!all.empty(), "sweep: no configuration has the GPU counts asked for (--gpus)");
   out.stats.variants = all.size();
-  // Resolve names once (unknown ones are bad input for the whole sweep) and group.
-  for (const std::string& g : spec.gpus) db.gpu(g);
-  for (const std::string& t : spec.topologies)
-    if (!t.empty()) db.topology(t);
-  for (const std::string& s : spec.stacks) db.stack(s.empty() ? db.default_stack : s);
   std::map<std::string, size_t> group_of;
   std::vector<Group> groups;
   std::vector<SweepRow> rows(all.size());
@@ -154,7 +160,8 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
             continue;
           }
           const cost::Topology& topo = topology_of(r.variant);
-          todo.push_back({i, &gpu, price_step(model, cfg, layout, db, gpu, topo)});
+          todo.push_back(
+              {i, &gpu, price_step(model, cfg, layout, db, gpu, topo, spec.cost_options)});
           if (spec.adjust_costs) spec.adjust_costs(todo.back().costs);
         }
         price_s += seconds_since(t0);

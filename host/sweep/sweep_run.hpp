@@ -61,5 +61,10 @@ struct SweepOptions {
 // Throws InputError for an unknown GPU, topology or stack, a shard outside its count, or an
 // empty sweep.
 SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const SweepOptions& opt);
+// The same over configurations the caller chose (the layout search's, from its own
+// enumeration): of `spec` only the model, tokens to train, cost options and adjust_costs count.
+// Rows keep the variants' order; indices need not be contiguous.
+SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& variants,
+                      const cost::KernelsDb& db, const SweepOptions& opt);
 
 }  // namespace lumos::sweep

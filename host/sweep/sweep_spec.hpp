@@ -37,7 +37,8 @@ struct SweepSpec {
   std::vector<double> nic_gbps = {0};          // NIC line rate, GB/s; 0 = the topology's
   // Per-class kernel speed-ups (whatif --speed syntax), a Cartesian product; none: all at 1.
   std::vector<whatif::SpeedAxis> speed;
-  double tokens_to_train = 300e9;  // for time to train and GPU-hours
+  double tokens_to_train = 300e9;       // for time to train and GPU-hours
+  model::StepCostOptions cost_options;  // idealizations (`lumos estimate --free-comm`)
   // Applied to every configuration's priced kernels before its graph is built: a trace's
   // calibration in a trace-driven sweep (estimate/trace_structural.hpp), as `lumos whatif` does.
   std::function<void(model::StepCosts&)> adjust_costs;

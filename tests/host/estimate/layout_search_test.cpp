@@ -15,40 +15,88 @@ using namespace lumos::estimate;
 using lumos::testing::run_lumos;
 using lumos::testing::TempDir;
 
-TEST(LayoutSearch, RanksLayoutsThatFitFastestFirst) {
+namespace {
+
+SearchRequest small_search() {
   SearchRequest q;
   q.base.model = preset("llama3-8b");
   q.base.model.layers = 4;
   q.base.cfg.gbs = 16;
   q.gpus = 8;
+  return q;
+}
+
+}  // namespace
+
+TEST(LayoutSearch, RanksLayoutsThatFitFastestFirst) {
+  const SearchRequest q = small_search();
   const SearchResult r = search_layouts(q, lumos::cost::embedded_db());
   ASSERT_FALSE(r.rows.empty());
   EXPECT_EQ(r.candidates, r.invalid + r.too_big + r.too_large + r.rows.size());
+  EXPECT_EQ(r.stack, lumos::cost::embedded_db().default_stack);
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const auto& row = r.rows[i];
     EXPECT_EQ(row.cfg.gpus(), 8);
-    EXPECT_TRUE(row.estimate.fits);
+    EXPECT_LE(row.memory_bytes, 80.0 * 1024 * 1024 * 1024);
     EXPECT_NO_THROW(check_layout(q.base.model, row.cfg));
-    if (i > 0) EXPECT_GE(r.rows[i - 1].estimate.tokens_per_s, row.estimate.tokens_per_s);
+    if (i > 0) EXPECT_GE(r.rows[i - 1].tokens_per_s, row.tokens_per_s);
   }
 }
 
-// Graphs are built within the memory budget: a layout whose graph alone needs more is counted as
-// too large, and a budget that holds them all changes nothing else.
-TEST(LayoutSearch, LayoutsAboveTheMemoryBudgetCountAsTooLarge) {
-  SearchRequest q;
-  q.base.model = preset("llama3-8b");
-  q.base.model.layers = 4;
-  q.base.cfg.gbs = 16;
-  q.gpus = 8;
-  q.memory_budget_bytes = 1024 * 1024;  // 4,096 nodes at kEstimateBytesPerNode
-  const SearchResult tight = search_layouts(q, lumos::cost::embedded_db());
+// The search is a sweep: each ranked row is what `lumos estimate` gives for its layout, and the
+// rows estimated in full carry that estimate's breakdown.
+TEST(LayoutSearch, RowsEqualIndividualEstimates) {
+  SearchRequest q = small_search();
+  q.base.gpu = "a100";
+  q.detailed = 4;
+  const auto& db = lumos::cost::embedded_db();
+  const SearchResult r = search_layouts(q, db);
+  ASSERT_GT(r.rows.size(), q.detailed);
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const SearchRow& row = r.rows[i];
+    EstimateRequest one = q.base;
+    one.cfg = row.cfg;
+    const Estimate e = run_estimate(one, db).estimate;
+    SCOPED_TRACE(::testing::Message()
+                 << "row " << i << ": TP" << row.cfg.tp << " CP" << row.cfg.cp << " PP"
+                 << row.cfg.pp << " mbs" << row.cfg.mbs << " v" << row.cfg.interleave);
+    EXPECT_NEAR(row.step_time_us, e.step_time_us, 1e-6 * e.step_time_us);
+    EXPECT_NEAR(row.tokens_per_s, e.tokens_per_s, 1e-6 * e.tokens_per_s);
+    EXPECT_NEAR(row.mfu, e.mfu, 1e-6 * e.mfu);
+    EXPECT_NEAR(row.model_tflops_per_gpu, e.model_tflops_per_gpu, 1e-6 * e.model_tflops_per_gpu);
+    EXPECT_DOUBLE_EQ(row.memory_bytes,
+                     e.stages[static_cast<size_t>(e.worst_memory_stage)].memory.total_bytes());
+    EXPECT_EQ(row.step_range.known, e.step_range.known);
+    EXPECT_NEAR(row.step_range.low_us, e.step_range.low_us, 1e-6 * e.step_time_us);
+    EXPECT_NEAR(row.step_range.high_us, e.step_range.high_us, 1e-6 * e.step_time_us);
+    EXPECT_EQ(row.detailed, i < q.detailed);
+    if (row.detailed) {
+      EXPECT_DOUBLE_EQ(row.breakdown.bubble_us, e.breakdown.bubble_us);
+      EXPECT_DOUBLE_EQ(row.breakdown.exposed_comm_us, e.breakdown.exposed_comm_us);
+      EXPECT_DOUBLE_EQ(row.breakdown.exposed_compute_us, e.breakdown.exposed_compute_us);
+    }
+  }
+}
+
+// The memory budget bounds the graphs built at once: a tight one ranks the same layouts the same
+// way, and leaves out the breakdown of a top layout whose whole graph alone needs more.
+TEST(LayoutSearch, ATightMemoryBudgetRanksTheSameAndDetailsLess) {
+  SearchRequest q = small_search();
+  q.detailed = 1000;
   q.memory_budget_bytes = 4.0 * 1024 * 1024 * 1024;
   const SearchResult roomy = search_layouts(q, lumos::cost::embedded_db());
-  EXPECT_GT(tight.too_large, roomy.too_large);
-  EXPECT_EQ(tight.candidates, tight.invalid + tight.too_big + tight.too_large + tight.rows.size());
-  EXPECT_EQ(tight.too_large + tight.rows.size(), roomy.too_large + roomy.rows.size());
-  for (const auto& row : tight.rows) EXPECT_LE(row.estimate.nodes * kEstimateBytesPerNode, 1 << 20);
+  q.memory_budget_bytes = 1024 * 1024;  // 4,096 nodes at kEstimateBytesPerNode
+  const SearchResult tight = search_layouts(q, lumos::cost::embedded_db());
+  ASSERT_EQ(tight.rows.size(), roomy.rows.size());
+  EXPECT_EQ(tight.too_large, roomy.too_large);
+  size_t tight_detailed = 0, roomy_detailed = 0;
+  for (size_t i = 0; i < tight.rows.size(); ++i) {
+    EXPECT_EQ(tight.rows[i].step_time_us, roomy.rows[i].step_time_us) << i;
+    tight_detailed += tight.rows[i].detailed;
+    roomy_detailed += roomy.rows[i].detailed;
+  }
+  EXPECT_EQ(roomy_detailed, roomy.rows.size());
+  EXPECT_LT(tight_detailed, roomy_detailed);
   EXPECT_EQ(run_lumos("estimate --search-memory 1GiB").exit_code, 1);
 }
 
@@ -76,6 +124,9 @@ TEST(LayoutSearch, CliWritesCsvAndRejectsSearchedOptions) {
     ASSERT_GE(cells.size(), 15u) << line;
     EXPECT_LE(std::stod(cells[13]), std::stod(cells[12])) << line;
     EXPECT_GE(std::stod(cells[14]), std::stod(cells[12])) << line;
+    // The breakdown's columns are filled for the --top rows, estimated in full.
+    ASSERT_EQ(cells.size() + (line.back() == ',' ? 1 : 0), 21u) << line;
+    EXPECT_EQ(rows <= 3, line.back() != ',') << line;
   }
   EXPECT_GT(rows, 3u);
   for (const char* bad : {"estimate --search --gbs 16", "estimate --search --gpus 8 --tp 2",
