@@ -70,7 +70,8 @@ struct FdCloser {
 
 void finish(FileBytes& out, size_t padding) {
   out.data.resize(out.size + padding);
-  std::memset(out.data.data() + out.size, 0, padding);
+  // An empty file without padding has no buffer at all, and memset must not see a null pointer.
+  if (padding > 0) std::memset(out.data.data() + out.size, 0, padding);
 }
 
 }  // namespace
