@@ -32,6 +32,10 @@ void layout_options(cxxopts::Options& o) {
       "topology", "network topology in kernels_db (default: the GPU's)",
       cxxopts::value<std::string>())(
       "nic-bandwidth", "override: the topology's NIC line rate, with its unit (400Gbps, 50GB/s)",
+      cxxopts::value<std::string>())("gpus-per-node", "override: the topology's GPUs per node",
+                                     cxxopts::value<int>())(
+      "nvlink-bandwidth",
+      "override: the GPU's NVLink bandwidth per direction, with its unit (900GB/s)",
       cxxopts::value<std::string>())("tp", "tensor parallel degree",
                                      cxxopts::value<int>()->default_value("2"))(
       "pp", "pipeline parallel degree", cxxopts::value<int>()->default_value("2"))(
@@ -93,6 +97,14 @@ EstimateRequest request_from(const cxxopts::ParseResult& a) {
   if (a.count("nic-bandwidth"))
     req.nic_gbps =
         cost::parse_bandwidth_gbytes_per_s(a["nic-bandwidth"].as<std::string>(), "--nic-bandwidth");
+  if (a.count("gpus-per-node")) {
+    req.gpus_per_node = a["gpus-per-node"].as<int>();
+    LUMOS_EXPECT(req.gpus_per_node >= 1 && req.gpus_per_node <= 1024,
+                 "--gpus-per-node " + std::to_string(req.gpus_per_node) + ": expected 1 to 1024");
+  }
+  if (a.count("nvlink-bandwidth"))
+    req.nvlink_gbps = cost::parse_bandwidth_gbytes_per_s(a["nvlink-bandwidth"].as<std::string>(),
+                                                         "--nvlink-bandwidth");
   req.options.free_comm = a.count("free-comm") > 0;
   return req;
 }
@@ -149,8 +161,9 @@ int run(int argc, char** argv, bool generate) {
                     "interleaving, recomputation) and rank those that fit")(
         "gpus", "GPUs for --search", cxxopts::value<int64_t>())(
         "search-memory",
-        "graphs built at once stay within this (units: 768MiB, 4GiB); a top layout whose whole "
-        "graph needs more is shown without its breakdown",
+        "graphs built at once stay within this (units: 768MiB, 4GiB); a layout whose graph "
+        "(layers folded) alone needs more counts as too large, a top layout whose whole graph "
+        "needs more is shown without its breakdown",
         cxxopts::value<std::string>()->default_value("768MiB"))(
         "top", "layouts to print with --search, each estimated in full (bubble, exposed comm)",
         cxxopts::value<int>()->default_value("10"))(

@@ -38,10 +38,29 @@ using sweep::parse_name_axis;
 constexpr const char* kDefaultObjectives = "time_to_train_h,gpu_hours,energy_kwh";
 
 // What a sweep file's [sweep] table may set: the options that describe the sweep.
-const std::vector<std::string> kFileOptions = {
-    "gpus",          "dp",     "tp",         "cp",    "pp",    "interleave", "mbs", "gbs",
-    "recompute",     "sp",     "dist-opt",   "fsdp",  "stack", "dtype",      "gpu", "topology",
-    "nic-bandwidth", "tokens", "objectives", "trace", "speed"};
+const std::vector<std::string> kFileOptions = {"gpus",
+                                               "dp",
+                                               "tp",
+                                               "cp",
+                                               "pp",
+                                               "interleave",
+                                               "mbs",
+                                               "gbs",
+                                               "recompute",
+                                               "sp",
+                                               "dist-opt",
+                                               "fsdp",
+                                               "stack",
+                                               "dtype",
+                                               "gpu",
+                                               "topology",
+                                               "nic-bandwidth",
+                                               "gpus-per-node",
+                                               "nvlink-bandwidth",
+                                               "tokens",
+                                               "objectives",
+                                               "trace",
+                                               "speed"};
 
 std::vector<int> parse_switch_axis(const std::string& text, const std::string& what) {
   std::vector<int> out;
@@ -234,6 +253,12 @@ static int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
       "nic-bandwidth",
       "NIC line rates with their unit (list, e.g. 200Gbps,400Gbps; default: the "
       "topology's)",
+      cxxopts::value<std::string>())("gpus-per-node",
+                                     "GPUs per node (list; default: the topology's)",
+                                     cxxopts::value<std::string>())(
+      "nvlink-bandwidth",
+      "NVLink bandwidths per direction with their unit (list, e.g. 450GB/s,900GB/s; default: "
+      "the GPU's)",
       cxxopts::value<std::string>())("tokens", "tokens to train, for time to train and GPU-hours",
                                      cxxopts::value<double>()->default_value("300e9"))(
       "objectives", "Pareto objectives: 2 or 3 columns, minimised ('-' prefix: maximised)",
@@ -309,6 +334,10 @@ static int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
   if (given("speed")) spec.speed = whatif::parse_speed_axes(text("speed"), "--speed");
   if (given("nic-bandwidth"))
     spec.nic_gbps = sweep::parse_bandwidth_axis(text("nic-bandwidth"), "--nic-bandwidth");
+  if (given("gpus-per-node"))
+    spec.gpus_per_node = sweep::parse_int_axis(text("gpus-per-node"), "--gpus-per-node");
+  if (given("nvlink-bandwidth"))
+    spec.nvlink_gbps = sweep::parse_bandwidth_axis(text("nvlink-bandwidth"), "--nvlink-bandwidth");
   // A trace-driven sweep: the traced job's configuration is the default of every axis not given,
   // and every configuration's kernels take the trace's calibration (as `lumos whatif` edits do).
   std::optional<graph::LoadedInput> input;

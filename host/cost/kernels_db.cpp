@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <initializer_list>
 
@@ -659,6 +660,15 @@ const Topology& KernelsDb::default_topology_for(const GpuSpec& g) const {
   if (it == nccl.default_topology.end())
     throw InputError("kernels_db/nccl.json: no default topology for GPU '" + g.name + "'");
   return topology(it->second);
+}
+
+GpuSpec with_nvlink_gbps(const GpuSpec& gpu, double gbps) {
+  LUMOS_EXPECT(gbps > 0 && std::isfinite(gbps),
+               "--nvlink-bandwidth: expected a positive bandwidth, got " + std::to_string(gbps));
+  GpuSpec out = gpu;
+  out.nccl_link_gbps = gpu.nccl_link_gbps * gbps / gpu.nvlink_gbps;
+  out.nvlink_gbps = gbps;
+  return out;
 }
 
 }  // namespace lumos::cost

@@ -38,6 +38,10 @@ struct GpuSpec {
   double nccl_nvlink_total_gbps() const { return nccl_link_gbps * nvlink_links; }
 };
 
+// The GPU with another NVLink bandwidth per direction (GB/s): NCCL's view of it scales with the
+// line rate (a what-if: same links, faster or slower). Throws InputError unless gbps > 0.
+GpuSpec with_nvlink_gbps(const GpuSpec& gpu, double gbps);
+
 struct GemmTile {
   int tm = 128, tn = 256;
   double efficiency = 1.0;

@@ -36,10 +36,15 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   Estimate& e = run.estimate;
   e.model = req.model;
   e.cfg = req.cfg;
-  const cost::GpuSpec& gpu = db.gpu(req.gpu);
+  const cost::GpuSpec gpu = req.nvlink_gbps > 0
+                                ? cost::with_nvlink_gbps(db.gpu(req.gpu), req.nvlink_gbps)
+                                : db.gpu(req.gpu);
   cost::Topology topo =
       req.topology.empty() ? db.default_topology_for(gpu) : db.topology(req.topology);
   if (req.nic_gbps > 0) topo.nic_gbps = req.nic_gbps;
+  LUMOS_EXPECT(req.gpus_per_node >= 0 && req.gpus_per_node <= 1024,
+               "--gpus-per-node " + std::to_string(req.gpus_per_node) + ": expected 1 to 1024");
+  if (req.gpus_per_node > 0) topo.gpus_per_node = req.gpus_per_node;
   e.cfg.gpus_per_node = topo.gpus_per_node;
   const cost::StackSpec& stack = db.stack(e.cfg.stack.empty() ? db.default_stack : e.cfg.stack);
   e.cfg.stack = stack.name;
@@ -52,8 +57,10 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
                                                                     : "after backward",
       stack.grad_reduce_bytes == 2 ? "16 bit" : "fp32", stack.optimizer_bytes_per_param);
   e.gpu = gpu.name;
-  e.topology =
-      req.nic_gbps > 0 ? topo.name + strprintf(" with %.4g GB/s NICs", req.nic_gbps) : topo.name;
+  e.topology = topo.name;
+  if (req.nic_gbps > 0) e.topology += strprintf(" with %.4g GB/s NICs", req.nic_gbps);
+  if (req.gpus_per_node > 0) e.topology += strprintf(", %d GPUs per node", req.gpus_per_node);
+  if (req.nvlink_gbps > 0) e.topology += strprintf(", %.4g GB/s NVLink", req.nvlink_gbps);
   e.layout = check_layout(e.model, e.cfg);
   const auto peak = gpu.peak_tflops[static_cast<size_t>(e.cfg.dtype)];
   if (!peak)

@@ -30,8 +30,10 @@ struct EstimateRequest {
   ModelSpec model;
   ParallelConfig cfg;
   std::string gpu = "h100";
-  std::string topology;  // "" = the GPU's default topology in kernels_db
-  double nic_gbps = 0;   // > 0: the NIC line rate (GB/s) in place of the topology's
+  std::string topology;    // "" = the GPU's default topology in kernels_db
+  double nic_gbps = 0;     // > 0: the NIC line rate (GB/s) in place of the topology's
+  int gpus_per_node = 0;   // > 0: in place of the topology's
+  double nvlink_gbps = 0;  // > 0: the GPU's NVLink bandwidth per direction (cost::with_nvlink_gbps)
   StepCostOptions options;
   // Applied to the priced kernels before the graph is built (a trace's calibration), if set.
   std::function<void(model::StepCosts&)> adjust_costs;

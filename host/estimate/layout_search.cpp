@@ -32,10 +32,13 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db) {
   LUMOS_EXPECT(req.gpus >= 1 && req.gpus <= (int64_t{1} << 20),
                "layout search: --gpus must be between 1 and 2^20");
-  const cost::GpuSpec& gpu = db.gpu(req.base.gpu);
+  const cost::GpuSpec gpu = req.base.nvlink_gbps > 0
+                                ? cost::with_nvlink_gbps(db.gpu(req.base.gpu), req.base.nvlink_gbps)
+                                : db.gpu(req.base.gpu);
   cost::Topology topo =
       req.base.topology.empty() ? db.default_topology_for(gpu) : db.topology(req.base.topology);
   if (req.base.nic_gbps > 0) topo.nic_gbps = req.base.nic_gbps;
+  if (req.base.gpus_per_node > 0) topo.gpus_per_node = req.base.gpus_per_node;
   const double capacity = gpu.hbm_gib * 1024.0 * 1024.0 * 1024.0;
   const cost::StackSpec& stack =
       db.stack(req.base.cfg.stack.empty() ? db.default_stack : req.base.cfg.stack);
@@ -99,10 +102,13 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
     variants[i].gpu = req.base.gpu;
     variants[i].topology = req.base.topology;
     variants[i].nic_gbps = req.base.nic_gbps;
+    variants[i].gpus_per_node = req.base.gpus_per_node;
+    variants[i].nvlink_gbps = req.base.nvlink_gbps;
   }
   sweep::SweepOptions opt;
   opt.threads = req.threads;
   opt.memory_budget_bytes = req.memory_budget_bytes;
+  opt.budget_is_hard = true;
   const sweep::SweepResult ranked = sweep::run_sweep(spec, variants, db, opt);
   const double params = static_cast<double>(
       parameter_counts(m, check_layout(m, fitting[0]).padded_vocab).total(m.layers));

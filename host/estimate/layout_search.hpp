@@ -26,9 +26,9 @@ struct SearchRequest {
   int max_interleave = 8;
   std::vector<int64_t> mbs = {1, 2, 4};
   int threads = 0;  // 0: all cores
-  // Graphs built at once stay within this many bytes (estimated from each layout's exact node
-  // count); a ranking graph that alone needs more is built alone, a layout whose whole graph
-  // needs more is not estimated in full.
+  // Graphs built at once stay within this many bytes (estimated from each graph's exact node
+  // count): a layout whose ranking graph (layers folded) alone needs more is too large; one whose
+  // whole graph alone needs more is not estimated in full.
   double memory_budget_bytes = kDefaultSearchMemoryBytes;
   size_t detailed = 10;  // the fastest rows estimated in full (breakdown)
 };
@@ -48,12 +48,13 @@ struct SearchRow {
 };
 
 struct SearchResult {
-  std::vector<SearchRow> rows;      // layouts that fit, fastest (most tokens/s) first
-  std::string stack;                // the software stack searched
-  size_t candidates = 0;            // layouts enumerated
-  size_t invalid = 0;               // broke a layout rule
-  size_t too_big = 0;               // did not fit in memory
-  size_t too_large = 0;             // graph above kMaxStepGraphNodes even with its layers folded
+  std::vector<SearchRow> rows;  // layouts that fit, fastest (most tokens/s) first
+  std::string stack;            // the software stack searched
+  size_t candidates = 0;        // layouts enumerated
+  size_t invalid = 0;           // broke a layout rule
+  size_t too_big = 0;           // did not fit in memory
+  // Graph (layers folded) above kMaxStepGraphNodes or, alone, above the memory budget.
+  size_t too_large = 0;
   double rank_s = 0, detail_s = 0;  // wall clock: the sweep, the estimates in full
 };
 

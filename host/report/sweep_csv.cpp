@@ -32,7 +32,8 @@ std::string cell(std::string s) {
 }  // namespace
 
 void sweep_csv(std::ostream& os, const sweep::SweepResult& r) {
-  os << "index,gpu,topology,nic_gbps,speed,gpus,tp,cp,pp,dp,interleave,mbs,gbs,recompute,sp,dist_"
+  os << "index,gpu,topology,nic_gbps,gpus_per_node,nvlink_gbps,speed,gpus,tp,cp,pp,dp,interleave,"
+        "mbs,gbs,recompute,sp,dist_"
         "opt,"
         "fsdp,"
         "stack,"
@@ -42,7 +43,8 @@ void sweep_csv(std::ostream& os, const sweep::SweepResult& r) {
     const auto& v = row.variant;
     const auto& c = v.cfg;
     os << v.index << ',' << cell(v.gpu) << ',' << cell(v.topology) << ','
-       << strprintf("%.6g", v.nic_gbps) << ',' << cell(v.speed_label) << ',' << c.gpus() << ','
+       << strprintf("%.6g", v.nic_gbps) << ',' << v.gpus_per_node << ','
+       << strprintf("%.6g", v.nvlink_gbps) << ',' << cell(v.speed_label) << ',' << c.gpus() << ','
        << c.tp << ',' << c.cp << ',' << c.pp << ',' << c.dp << ',' << c.interleave << ',' << c.mbs
        << ',' << c.gbs << ',' << model::to_string(c.recompute) << ','
        << (c.sequence_parallel ? 1 : 0) << ',' << (c.distributed_optimizer ? 1 : 0) << ','

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <tuple>
 #ifdef __GLIBC__
 #include <malloc.h>  // malloc_trim
 #endif
@@ -88,7 +89,9 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
     r.variant.gpu = gpu.name;
     r.variant.topology = topo.name;
     if (r.variant.nic_gbps <= 0) r.variant.nic_gbps = topo.nic_gbps;
-    r.variant.cfg.gpus_per_node = topo.gpus_per_node;
+    if (r.variant.gpus_per_node <= 0) r.variant.gpus_per_node = topo.gpus_per_node;
+    if (r.variant.nvlink_gbps <= 0) r.variant.nvlink_gbps = gpu.nvlink_gbps;
+    r.variant.cfg.gpus_per_node = r.variant.gpus_per_node;
     r.variant.cfg.stack =
         db.stack(r.variant.cfg.stack.empty() ? db.default_stack : r.variant.cfg.stack).name;
     r.capacity_gib = gpu.hbm_gib;
@@ -103,16 +106,31 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
   uint64_t shard_rows = 0;
   for (size_t g : mine) shard_rows += groups[g].rows.size();
 
-  // Each configuration's network: its topology with its NIC line rate. StepCosts keeps a pointer
-  // to it, so the copies live as long as the sweep.
-  std::map<std::pair<std::string, double>, cost::Topology> networks;
+  // Each configuration's network (its topology with its NIC line rate and GPUs per node) and
+  // GPU (with its NVLink bandwidth). StepCosts keeps a pointer to the network, so the copies live
+  // as long as the sweep.
+  using NetworkKey = std::tuple<std::string, double, int>;
+  std::map<NetworkKey, cost::Topology> networks;
+  std::map<std::pair<std::string, double>, cost::GpuSpec> gpus;
+  auto network_key = [](const SweepVariant& v) {
+    return NetworkKey(v.topology, v.nic_gbps, v.gpus_per_node);
+  };
   for (const SweepRow& r : rows) {
     cost::Topology t = db.topology(r.variant.topology);
     t.nic_gbps = r.variant.nic_gbps;
-    networks.emplace(std::make_pair(r.variant.topology, r.variant.nic_gbps), t);
+    t.gpus_per_node = r.variant.gpus_per_node;
+    networks.emplace(network_key(r.variant), t);
+    const cost::GpuSpec& g = db.gpu(r.variant.gpu);
+    gpus.emplace(std::make_pair(g.name, r.variant.nvlink_gbps),
+                 r.variant.nvlink_gbps == g.nvlink_gbps
+                     ? g
+                     : cost::with_nvlink_gbps(g, r.variant.nvlink_gbps));
   }
   auto topology_of = [&](const SweepVariant& v) -> const cost::Topology& {
-    return networks.at(std::make_pair(v.topology, v.nic_gbps));
+    return networks.at(network_key(v));
+  };
+  auto gpu_of = [&](const SweepVariant& v) -> const cost::GpuSpec& {
+    return gpus.at(std::make_pair(v.gpu, v.nvlink_gbps));
   };
   MemoryBudget budget(opt.memory_budget_bytes);
   // A thread keeps a freed graph's memory for the next graph (its pages already faulted in)
@@ -147,7 +165,7 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
         for (size_t i : grp.rows) {
           SweepRow& r = rows[i];
           r.memory_gib = worst / (1024.0 * 1024.0 * 1024.0);
-          const cost::GpuSpec& gpu = db.gpu(r.variant.gpu);
+          const cost::GpuSpec& gpu = gpu_of(r.variant);
           if (!gpu.peak_tflops[static_cast<size_t>(cfg.dtype)]) {
             r.reason =
                 std::string("the GPU has no ") + cost::to_string(cfg.dtype) + " tensor cores";
@@ -197,6 +215,13 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
           for (size_t j : batch)
             rows[todo[j].row].reason =
                 "graph too large to model (" + std::to_string(nodes) + " nodes)";
+          continue;
+        }
+        if (opt.budget_is_hard && static_cast<double>(nodes) * estimate::kEstimateBytesPerNode >
+                                      opt.memory_budget_bytes) {
+          for (size_t j : batch)
+            rows[todo[j].row].reason =
+                "graph too large for the memory budget (" + std::to_string(nodes) + " nodes)";
           continue;
         }
         t0 = Clock::now();

@@ -54,6 +54,9 @@ struct SweepOptions {
   int threads = 0;                 // 0: all cores
   double memory_budget_bytes = 4.0 * 1024 * 1024 * 1024;  // graphs built at once
   bool fold_layers = true;  // LayerFold (model/step_graph.hpp); off builds every layer
+  // A graph that alone needs more than the budget: built alone (false), or the configuration is
+  // not estimated, "graph too large for the memory budget" (true: the budget is a hard bound).
+  bool budget_is_hard = false;
   // Called after each group with rows done and rows of the shard (from one thread at a time).
   std::function<void(uint64_t done, uint64_t total)> progress;
 };

@@ -1,6 +1,7 @@
 #include "sweep/sweep_spec.hpp"
 
 #include <cctype>
+#include <cmath>
 
 #include "common/error.hpp"
 #include "common/format.hpp"
@@ -85,8 +86,14 @@ std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
   LUMOS_EXPECT(!s.recompute.empty() && !s.sequence_parallel.empty() &&
                    !s.distributed_optimizer.empty() && !s.fsdp.empty() && !s.dtypes.empty() &&
                    !s.stacks.empty() && !s.gpus.empty() && !s.topologies.empty() &&
-                   !s.nic_gbps.empty() && (!s.total_gpus.empty() || !s.dp.empty()),
+                   !s.nic_gbps.empty() && !s.gpus_per_node.empty() && !s.nvlink_gbps.empty() &&
+                   (!s.total_gpus.empty() || !s.dp.empty()),
                "sweep: an axis is empty");
+  for (int64_t gpn : s.gpus_per_node)
+    LUMOS_EXPECT(gpn >= 0 && gpn <= 1024,
+                 "sweep: GPUs per node " + std::to_string(gpn) + ": expected 1 to 1024");
+  for (double bw : s.nvlink_gbps)
+    LUMOS_EXPECT(bw >= 0 && std::isfinite(bw), "sweep: an NVLink bandwidth is negative");
   // Every combination of the speed axes (one of all ones without axes).
   struct Speed {
     std::array<float, replay::kNumNodeClasses> factor{1, 1, 1, 1, 1};
@@ -119,21 +126,25 @@ std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
     for (const std::string& stack : s.stacks)
       for (const std::string& gpu : s.gpus)
         for (const std::string& topo : s.topologies)
-          for (double nic : s.nic_gbps)
-            for (const Speed& speed : speeds) {
-              LUMOS_EXPECT(out.size() < limit, "sweep: more than " + std::to_string(limit) +
-                                                   " configurations; narrow the axes or shard");
-              SweepVariant v;
-              v.index = out.size();
-              v.cfg = c;
-              v.cfg.stack = stack;
-              v.gpu = gpu;
-              v.topology = topo;
-              v.nic_gbps = nic;
-              v.speed = speed.factor;
-              v.speed_label = speed.label;
-              out.push_back(std::move(v));
-            }
+          for (int64_t gpn : s.gpus_per_node)
+            for (double nic : s.nic_gbps)
+              for (double nvlink : s.nvlink_gbps)
+                for (const Speed& speed : speeds) {
+                  LUMOS_EXPECT(out.size() < limit, "sweep: more than " + std::to_string(limit) +
+                                                       " configurations; narrow the axes or shard");
+                  SweepVariant v;
+                  v.index = out.size();
+                  v.cfg = c;
+                  v.cfg.stack = stack;
+                  v.gpu = gpu;
+                  v.topology = topo;
+                  v.nic_gbps = nic;
+                  v.gpus_per_node = static_cast<int>(gpn);
+                  v.nvlink_gbps = nvlink;
+                  v.speed = speed.factor;
+                  v.speed_label = speed.label;
+                  out.push_back(std::move(v));
+                }
   };
   // Degrees beyond any layout's (check_layout allows 2^16 each) would overflow their products.
   for (const auto* axis : {&s.tp, &s.cp, &s.pp, &s.dp, &s.interleave})

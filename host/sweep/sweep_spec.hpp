@@ -35,6 +35,8 @@ struct SweepSpec {
   std::vector<std::string> gpus = {"h100"};
   std::vector<std::string> topologies = {""};  // "" = each GPU's default topology
   std::vector<double> nic_gbps = {0};          // NIC line rate, GB/s; 0 = the topology's
+  std::vector<int64_t> gpus_per_node = {0};    // 0 = the topology's
+  std::vector<double> nvlink_gbps = {0};       // per direction, GB/s; 0 = the GPU's
   // Per-class kernel speed-ups (whatif --speed syntax), a Cartesian product; none: all at 1.
   std::vector<whatif::SpeedAxis> speed;
   double tokens_to_train = 300e9;       // for time to train and GPU-hours
@@ -49,7 +51,9 @@ struct SweepVariant {
   uint64_t index = 0;
   model::ParallelConfig cfg;  // gpus_per_node not yet set: it comes with the topology
   std::string gpu, topology;
-  double nic_gbps = 0;  // 0: the topology's
+  double nic_gbps = 0;     // 0: the topology's
+  int gpus_per_node = 0;   // 0: the topology's
+  double nvlink_gbps = 0;  // 0: the GPU's
   // Each node class's speed factor (2 = its kernels twice as fast), and how the CSV names it.
   std::array<float, replay::kNumNodeClasses> speed{1, 1, 1, 1, 1};
   std::string speed_label = "1";

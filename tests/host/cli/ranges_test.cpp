@@ -51,6 +51,10 @@ TEST(Ranges, EstimateIntegerOptionsAreCheckedWithTheirName) {
   expect_one_line_exit_1("estimate --interleave 0", "--interleave must be between 1 and");
   expect_one_line_exit_1("estimate --search --gpus 8 --top -1", "--top must be >= 0");
   expect_one_line_exit_1("estimate --search --gpus 0", "--gpus must be between 1 and 2^20");
+  expect_one_line_exit_1("estimate --gpus-per-node 0", "--gpus-per-node 0: expected 1 to 1024");
+  expect_one_line_exit_1("estimate --nvlink-bandwidth 0GB/s", "--nvlink-bandwidth");
+  expect_one_line_exit_1("sweep --gpus-per-node 2048", "GPUs per node 2048: expected 1 to 1024");
+  expect_one_line_exit_1("sweep --nvlink-bandwidth fast", "--nvlink-bandwidth");
   const auto r = run_lumos("estimate --tp 4294967298");  // does not fit an int: cxxopts says so
   EXPECT_EQ(r.exit_code, 1) << r.out;
 }

@@ -40,6 +40,19 @@ SweepSpec small_spec() {
   return s;
 }
 
+// `lumos estimate` of a sweep row's configuration.
+lumos::estimate::Estimate estimate_of(const SweepSpec& spec, const SweepRow& row) {
+  lumos::estimate::EstimateRequest req;
+  req.model = spec.model;
+  req.cfg = row.variant.cfg;
+  req.gpu = row.variant.gpu;
+  req.topology = row.variant.topology;
+  req.nic_gbps = row.variant.nic_gbps;
+  req.gpus_per_node = row.variant.gpus_per_node;
+  req.nvlink_gbps = row.variant.nvlink_gbps;
+  return lumos::estimate::run_estimate(req, lumos::cost::embedded_db()).estimate;
+}
+
 std::string csv_of(const SweepResult& r) {
   std::ostringstream os;
   lumos::report::sweep_csv(os, r);
@@ -61,13 +74,7 @@ TEST(Sweep, RowsEqualIndividualEstimates) {
   std::shuffle(estimated.begin(), estimated.end(), rng);
   for (size_t k = 0; k < 20; ++k) {
     const SweepRow& row = *estimated[k];
-    lumos::estimate::EstimateRequest req;
-    req.model = spec.model;
-    req.cfg = row.variant.cfg;
-    req.gpu = row.variant.gpu;
-    req.topology = row.variant.topology;
-    req.nic_gbps = row.variant.nic_gbps;
-    const auto e = lumos::estimate::run_estimate(req, db).estimate;
+    const auto e = estimate_of(spec, row);
     const std::string what = row.variant.gpu + "/" + row.variant.topology + " index " +
                              std::to_string(row.variant.index);
     EXPECT_NEAR(row.step_time_us, e.step_time_us, 1e-6 * e.step_time_us) << what;
@@ -82,6 +89,37 @@ TEST(Sweep, RowsEqualIndividualEstimates) {
     EXPECT_NEAR(row.gpu_hours, row.time_to_train_h * static_cast<double>(row.variant.cfg.gpus()),
                 1e-9 * row.gpu_hours);
   }
+}
+
+// GPUs per node and NVLink bandwidth are hardware axes like the NIC's: every row equals
+// `lumos estimate` with the same overrides, fewer GPUs per node push tensor parallelism across
+// nodes, and slower NVLink slows it down.
+TEST(Sweep, GpusPerNodeAndNvlinkAxesEqualEstimatesAndMoveStepTimes) {
+  const auto& db = lumos::cost::embedded_db();
+  SweepSpec spec;
+  spec.model = lumos::model::preset("gpt3-15b");
+  spec.model.layers = 8;
+  spec.total_gpus = {16};
+  spec.tp = {8};
+  spec.pp = {2};
+  spec.gbs = {16};
+  spec.gpus = {"h100"};
+  spec.gpus_per_node = {0, 4};
+  spec.nvlink_gbps = {0, 100};
+  const SweepResult r = run_sweep(spec, db, {});
+  ASSERT_EQ(r.rows.size(), 4u);
+  for (const SweepRow& row : r.rows) {
+    ASSERT_TRUE(row.feasible) << row.reason;
+    const auto e = estimate_of(spec, row);
+    EXPECT_NEAR(row.step_time_us, e.step_time_us, 1e-6 * e.step_time_us) << row.variant.index;
+    EXPECT_EQ(row.variant.cfg.gpus_per_node, row.variant.gpus_per_node);
+  }
+  // Rows: (8 per node, 450 GB/s), (8, 100), (4, 450), (4, 100).
+  EXPECT_EQ(r.rows[0].variant.gpus_per_node, 8);
+  EXPECT_EQ(r.rows[0].variant.nvlink_gbps, 450);
+  EXPECT_LT(r.rows[0].step_time_us, r.rows[1].step_time_us) << "slower NVLink, slower TP";
+  EXPECT_LT(r.rows[0].step_time_us, r.rows[2].step_time_us) << "TP 8 across two nodes";
+  EXPECT_GT(r.stats.groups, 1u) << "GPUs per node shape the graph";
 }
 
 TEST(Sweep, TheFrontOfARealSweepIsExactlyItsNonDominatedFeasibleRows) {
