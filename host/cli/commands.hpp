@@ -17,5 +17,6 @@ int cmd_estimate(int argc, char** argv);
 int cmd_generate(int argc, char** argv);
 int cmd_sweep(int argc, char** argv);
 int cmd_pareto(int argc, char** argv);
+int cmd_place(int argc, char** argv);
 
 }  // namespace lumos::cli

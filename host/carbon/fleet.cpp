@@ -1,0 +1,239 @@
+#include "carbon/fleet.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <toml++/toml.h>
+
+#include "common/error.hpp"
+#include "model/model_toml.hpp"
+#include "report/sweep_csv.hpp"
+
+namespace lumos::carbon {
+
+namespace {
+
+std::string where(const std::string& path, const toml::node& n, const std::string& key) {
+  return path + ":" + std::to_string(n.source().begin.line) + ": " + key;
+}
+
+// A number field (integer or float) at least `min`; `required` or absent (then `fallback`).
+double number(const toml::table& t, const std::string& path, const std::string& key, double min,
+              bool required, double fallback = 0) {
+  const toml::node* n = t.get(key);
+  if (!n) {
+    LUMOS_EXPECT(!required, path + ":" + std::to_string(t.source().begin.line) + ": " + key +
+                                ": missing (a number is required)");
+    return fallback;
+  }
+  std::optional<double> v;
+  if (const auto* i = n->as_integer()) v = static_cast<double>(i->get());
+  if (const auto* f = n->as_floating_point()) v = f->get();
+  LUMOS_EXPECT(v && std::isfinite(*v), where(path, *n, key) + ": expected a number");
+  LUMOS_EXPECT(*v >= min, where(path, *n, key) + ": expected at least " + std::to_string(min) +
+                              ", got " + std::to_string(*v));
+  return *v;
+}
+
+std::string text(const toml::table& t, const std::string& path, const std::string& key,
+                 bool required) {
+  const toml::node* n = t.get(key);
+  if (!n) {
+    LUMOS_EXPECT(!required, path + ":" + std::to_string(t.source().begin.line) + ": " + key +
+                                ": missing (a string is required)");
+    return "";
+  }
+  const auto* s = n->as_string();
+  LUMOS_EXPECT(s && !s->get().empty(), where(path, *n, key) + ": expected a non-empty string");
+  return s->get();
+}
+
+void only_keys(const toml::table& t, const std::string& path, const std::string& table,
+               const std::vector<std::string>& keys) {
+  for (const auto& [k, n] : t)
+    if (std::find(keys.begin(), keys.end(), std::string(k.str())) == keys.end()) {
+      std::string list;
+      for (const auto& key : keys) {
+        if (!list.empty()) list += ", ";
+        list += key;
+      }
+      throw InputError(where(path, n, std::string(k.str())) + ": unknown key in " + table +
+                       " (expected " + list + ")");
+    }
+}
+
+const toml::array& tables(const toml::table& root, const std::string& path,
+                          const std::string& key) {
+  const toml::node* n = root.get(key);
+  LUMOS_EXPECT(n, path + ": no [[" + key + "]] tables");
+  const auto* a = n->as_array();
+  LUMOS_EXPECT(a && !a->empty() && a->is_array_of_tables(),
+               where(path, *n, key) + ": expected [[" + key + "]] tables");
+  return *a;
+}
+
+}  // namespace
+
+size_t Fleet::pool(const std::string& n) const {
+  for (size_t k = 0; k < pools.size(); ++k)
+    if (pools[k].name == n) return k;
+  throw InputError("place: no server type named '" + n + "' in fleet " + name);
+}
+
+Fleet load_fleet(const std::string& path) {
+  const toml::table root = model::parse_toml_file(path, "fleet");
+  only_keys(root, path, "the file", {"fleet", "server"});
+  Fleet f;
+  f.name = path;
+  double reference_year = 0;
+  if (const toml::node* n = root.get("fleet")) {
+    const auto* t = n->as_table();
+    LUMOS_EXPECT(t, where(path, *n, "fleet") + ": expected a [fleet] table");
+    only_keys(*t, path, "[fleet]",
+              {"name", "grid_g_per_kwh", "pue", "whole_resources", "reference_year", "source"});
+    if (t->get("name")) f.name = text(*t, path, "name", true);
+    f.grid_g_per_kwh = number(*t, path, "grid_g_per_kwh", 0, false, -1);
+    f.pue = number(*t, path, "pue", 1, false, 1);
+    reference_year = number(*t, path, "reference_year", 1900, false, 0);
+    if (const toml::node* w = t->get("whole_resources")) {
+      const auto* b = w->as_boolean();
+      LUMOS_EXPECT(b, where(path, *w, "whole_resources") + ": expected true or false");
+      f.whole_resources = b->get();
+    }
+  }
+  for (const toml::node& n : tables(root, path, "server")) {
+    const toml::table& t = *n.as_table();
+    only_keys(t, path, "[[server]]",
+              {"name", "gpu", "count", "resources", "score", "idle_w", "max_w", "embodied_kg",
+               "age_y", "year", "lifetime_y", "source"});
+    ServerPool p;
+    p.name = text(t, path, "name", true);
+    for (const ServerPool& q : f.pools)
+      LUMOS_EXPECT(q.name != p.name,
+                   where(path, n, "name") + ": server type " + p.name + " is given twice");
+    p.gpu = text(t, path, "gpu", false);
+    p.count = static_cast<int64_t>(number(t, path, "count", 1, true));
+    p.resources = number(t, path, "resources", 1, true);
+    p.score = number(t, path, "score", 0, false);
+    p.idle_w = number(t, path, "idle_w", 0, false);
+    p.max_w = number(t, path, "max_w", 0, true);
+    LUMOS_EXPECT(p.max_w >= p.idle_w, where(path, n, "max_w") + ": below idle_w");
+    p.embodied_g = number(t, path, "embodied_kg", 0, true) * 1000.0;
+    p.lifetime_y = number(t, path, "lifetime_y", 0, false, 5);
+    LUMOS_EXPECT(p.lifetime_y > 0, where(path, n, "lifetime_y") + ": expected a positive number");
+    const bool has_age = t.get("age_y") != nullptr, has_year = t.get("year") != nullptr;
+    LUMOS_EXPECT(has_age != has_year,
+                 where(path, n, p.name) + ": give its age as age_y or year (one of them)");
+    if (has_age) {
+      p.age_y = number(t, path, "age_y", 0, true);
+    } else {
+      LUMOS_EXPECT(reference_year > 0,
+                   where(path, n, "year") + ": needs [fleet] reference_year to give an age");
+      const double year = number(t, path, "year", 1900, true);
+      LUMOS_EXPECT(year <= reference_year,
+                   where(path, n, "year") + ": after the fleet's reference_year");
+      p.age_y = reference_year - year;
+    }
+    f.pools.push_back(p);
+  }
+  return f;
+}
+
+Job job_from_score(const Fleet& f, const std::string& name, double score, double hours) {
+  LUMOS_EXPECT(score > 0 && std::isfinite(score),
+               "place: job " + name + ": score must be positive");
+  LUMOS_EXPECT(hours > 0 && std::isfinite(hours),
+               "place: job " + name + ": hours must be positive");
+  Job j;
+  j.name = name;
+  for (size_t k = 0; k < f.pools.size(); ++k) {
+    const ServerPool& p = f.pools[k];
+    if (p.score <= 0) continue;
+    double r = score / (p.score / p.resources);
+    // Whole cores: the paper's 1168-score job takes 1 core of S_A (1168 each) or 2 of S_B (701).
+    if (f.whole_resources) r = std::ceil(r * (1 - 1e-12));
+    j.options.push_back({k, r, hours, p.name});
+  }
+  LUMOS_EXPECT(!j.options.empty(), "place: job " + name +
+                                       " is given as a score, and no server "
+                                       "type of the fleet has one");
+  return j;
+}
+
+std::vector<Job> load_jobs(const std::string& path, const Fleet& f) {
+  const toml::table root = model::parse_toml_file(path, "jobs");
+  only_keys(root, path, "the file", {"job"});
+  std::vector<Job> jobs;
+  for (const toml::node& n : tables(root, path, "job")) {
+    const toml::table& t = *n.as_table();
+    only_keys(t, path, "[[job]]", {"name", "count", "score", "hours", "option"});
+    const std::string name = text(t, path, "name", true);
+    const int64_t count = static_cast<int64_t>(number(t, path, "count", 1, false, 1));
+    Job j;
+    if (const toml::node* o = t.get("option")) {
+      LUMOS_EXPECT(!t.get("score"), where(path, n, name) + ": give score or options, not both");
+      const auto* a = o->as_array();
+      LUMOS_EXPECT(a && a->is_array_of_tables() && !a->empty(),
+                   where(path, *o, "option") + ": expected [[job.option]] tables");
+      j.name = name;
+      for (const toml::node& on : *a) {
+        const toml::table& ot = *on.as_table();
+        only_keys(ot, path, "[[job.option]]", {"pool", "resources", "hours", "label"});
+        JobOption opt;
+        const std::string pool = text(ot, path, "pool", true);
+        try {
+          opt.pool = f.pool(pool);
+        } catch (const InputError& e) {
+          throw InputError(where(path, on, "pool") + ": " + e.what());
+        }
+        opt.resources = number(ot, path, "resources", 1e-9, true);
+        opt.hours = number(ot, path, "hours", 1e-9, true);
+        opt.label = ot.get("label") ? text(ot, path, "label", true) : pool;
+        j.options.push_back(opt);
+      }
+    } else {
+      const double score = number(t, path, "score", 1e-9, true);
+      const double hours = number(t, path, "hours", 1e-9, true);
+      j = job_from_score(f, name, score, hours);
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      jobs.push_back(j);
+      if (count > 1) jobs.back().name += " #" + std::to_string(i + 1);
+    }
+  }
+  return jobs;
+}
+
+Job job_from_sweep_csv(const std::string& path, const Fleet& f, const std::string& name) {
+  const report::CsvTable t = report::read_csv(path);
+  const size_t gpu = t.column("gpu"), gpus = t.column("gpus"), hours = t.column("time_to_train_h"),
+               feasible = t.column("feasible"), tp = t.column("tp"), pp = t.column("pp"),
+               dp = t.column("dp");
+  Job j;
+  j.name = name;
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const auto& row = t.rows[r];
+    if (row[feasible] != "1") continue;
+    for (size_t k = 0; k < f.pools.size(); ++k) {
+      if (f.pools[k].gpu != row[gpu]) continue;
+      JobOption o;
+      o.pool = k;
+      const std::string at = path + ":" + std::to_string(r + 2) + ": ";
+      try {
+        o.resources = std::stod(row[gpus]);
+        o.hours = std::stod(row[hours]);
+      } catch (const std::exception&) {
+        throw InputError(at + "gpus and time_to_train_h: expected numbers");
+      }
+      LUMOS_EXPECT(o.resources > 0 && o.hours > 0,
+                   at + "gpus and time_to_train_h must be positive");
+      o.label = row[gpu] + " TP" + row[tp] + " PP" + row[pp] + " DP" + row[dp];
+      j.options.push_back(o);
+    }
+  }
+  LUMOS_EXPECT(!j.options.empty(), path + ": no feasible row runs on a GPU of fleet " + f.name +
+                                       " (its server types name their GPUs with gpu = \"...\")");
+  return j;
+}
+
+}  // namespace lumos::carbon

@@ -1,0 +1,101 @@
+// Placing jobs on a fleet by a carbon metric, and what each placement costs the fleet in total
+// (The Sunk Carbon Fallacy, SoCC 2024, §3). The metrics, per job option (grams):
+//   oSCI = O               O = energy x grid intensity; energy = the reserved share of the
+//                          servers' power at full load (idle share included) x hours x PUE
+//   SCI  = O + M           M = embodied g/yr (amortization) x years x reserved share
+//   tSCI = SCI + the idle infrastructure's embodied carbon and idle power, each idle share
+//          weighted by the job's share of all reserved resources (the paper's tM and tO)
+// A placement is greedy and online: jobs in order, each on its option with the lowest metric
+// among those that fit. The cluster footprint is what the fleet emits: the embodied carbon of
+// every server over the horizon (sunk, the same whatever the placement) plus the operational
+// carbon of the jobs.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "carbon/embodied.hpp"
+#include "carbon/fleet.hpp"
+
+namespace lumos::carbon {
+
+enum class Metric { kOsci, kSci, kTsci };
+constexpr std::array<Metric, 3> kMetrics = {Metric::kOsci, Metric::kSci, Metric::kTsci};
+const char* to_string(Metric m);
+
+struct CarbonSettings {
+  double grid_g_per_kwh = 0;
+  Amortization amortization = Amortization::kYearsInService;
+};
+
+// An option's own terms: energy (kWh, PUE included), O and M (grams).
+struct OptionCarbon {
+  double energy_kwh = 0, operational_g = 0, embodied_g = 0;
+};
+OptionCarbon option_carbon(const Fleet& f, const JobOption& o, const CarbonSettings& s);
+
+struct Placement {
+  Metric metric = Metric::kOsci;
+  std::vector<size_t> option_of;  // per job, the index of its chosen option (SIZE_MAX: unplaced)
+  uint64_t unplaced = 0;          // jobs that fit nowhere (skip_unfit)
+  std::vector<double> metric_g;   // per job, the chosen option's metric when it was placed
+  std::vector<double> used;       // per pool, resources reserved
+  double horizon_h = 0;
+  double energy_kwh = 0;
+  double embodied_g = 0;     // every server over the horizon: sunk
+  double operational_g = 0;  // the jobs'
+  double footprint_g() const { return embodied_g + operational_g; }
+};
+
+// Throws InputError naming the job when it fits on no pool, unless `skip_unfit` (then the job is
+// left out and counted in `unplaced`). `horizon_h` 0: the longest option of any job (so that
+// every metric's footprint covers the same time).
+Placement place_jobs(const Fleet& f, const std::vector<Job>& jobs, Metric m,
+                     const CarbonSettings& s, double horizon_h = 0, bool skip_unfit = false);
+
+// The paper's per-score-year comparison of servers (its Tables 2 and 4), one row per pool: one
+// year of a whole server's work per unit of its score, in gCO2 per score-year.
+struct ScoreYearRow {
+  std::string name;
+  double m = 0, o = 0;  // embodied and operational
+  double sci = 0, tsci = 0, osci = 0;
+};
+struct ScoreYearTable {
+  std::vector<ScoreYearRow> rows;
+  // Per metric (kMetrics order): the pool it picks, the cluster footprint (every pool's m plus
+  // the chosen pool's o) and how much more that is than oSCI's.
+  std::array<size_t, 3> chosen{};
+  std::array<double, 3> footprint{};
+  std::array<double, 3> added_over_osci{};
+};
+// Throws InputError when a pool has no score.
+ScoreYearTable score_year_table(const Fleet& f, const CarbonSettings& s);
+
+// Jobs for a utilization sweep: the n-th job's demand in benchmark score.
+using DemandGenerator = std::function<double(uint64_t n)>;
+
+// The paper's case-study workload (its §3, "Workload"): one thread per job, of virtual-core class
+// VC1 (13.1%), VC2 (68.9%) or VC3 (18.2%), VC2 and VC3 two and three times VC1's score
+// (`vc1_score`), drawn with a seeded generator.
+DemandGenerator case_study_jobs(uint64_t seed, double vc1_score = 300);
+
+struct UtilizationPoint {
+  double utilization = 0;  // demand offered / the fleet's capacity
+  uint64_t jobs = 0;
+  // Jobs that fit on no single server type once the fleet is nearly full (a job cannot be
+  // split across types), per metric.
+  std::array<uint64_t, 3> unplaced{};
+  std::array<double, 3> footprint_g{};  // kMetrics order
+  std::array<double, 3> added_over_osci{};
+};
+// For each level: jobs of `demand` (the same sequence at every level) until the next would pass
+// level x the fleet's capacity, each running `hours`, placed by every metric. The capacity is the
+// fleet's total score, or, with whole resources, the score of the jobs of the first job's size
+// that fit (the paper's two servers hold 44 jobs of 1168: 12 on S_A, 32 on S_B).
+std::vector<UtilizationPoint> utilization_sweep(const Fleet& f, const DemandGenerator& demand,
+                                                const std::vector<double>& levels,
+                                                const CarbonSettings& s, double hours = 8760);
+
+}  // namespace lumos::carbon
