@@ -4,15 +4,21 @@
 #include <cxxopts.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 
+#include "carbon/energy.hpp"
+#include "carbon/grid_series.hpp"
 #include "cli/commands.hpp"
 #include "cli/model_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "common/heap_tuning.hpp"
+#include "common/json_writer.hpp"
 #include "cost/kernels_db.hpp"
 #include "cost/size_units.hpp"
 #include "estimate/estimate.hpp"
@@ -208,6 +214,158 @@ int cmd_estimate(int argc, char** argv) {
 
 int cmd_generate(int argc, char** argv) {
   return run(argc, argv, true);
+}
+
+int cmd_carbon(int argc, char** argv) {
+  cxxopts::Options o("lumos carbon",
+                     "Energy and carbon of training a model in one configuration: the estimate's "
+                     "step, its energy by part, operational carbon on a grid region or an hourly "
+                     "series (and the best start), embodied carbon beside it");
+  layout_options(o);
+  o.add_options()("tokens", "tokens to train", cxxopts::value<double>()->default_value("300e9"))(
+      "region", "grid region in kernels_db/carbon.json (default: world)",
+      cxxopts::value<std::string>())(
+      "grid-series", "hourly grid intensity CSV (Electricity Maps export or timestamp,gCO2eq/kWh)",
+      cxxopts::value<std::string>())("basis", "with an Electricity Maps export: lifecycle | direct",
+                                     cxxopts::value<std::string>()->default_value("lifecycle"))(
+      "start", "when the run starts (UTC; default: the series' start)",
+      cxxopts::value<std::string>())(
+      "window-end", "latest start to consider: also report the start that emits least",
+      cxxopts::value<std::string>())("pue", "the site's PUE (default: kernels_db/carbon.json's)",
+                                     cxxopts::value<double>());
+  const auto a = o.parse(argc, argv);
+  if (a.count("help")) {
+    std::cout << o.help() << '\n';
+    return 0;
+  }
+  if (!a.unmatched().empty())
+    throw InputError("lumos carbon: unexpected argument '" + a.unmatched()[0] + "'");
+  LUMOS_EXPECT(!(a.count("region") && a.count("grid-series")),
+               "lumos carbon: give --region or --grid-series, not both");
+  LUMOS_EXPECT(a.count("grid-series") || (!a.count("start") && !a.count("window-end")),
+               "lumos carbon: --start and --window-end go with --grid-series");
+  cost::KernelsDb storage;
+  const cost::KernelsDb& db =
+      a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
+  const double tokens = a["tokens"].as<double>();
+  LUMOS_EXPECT(tokens > 0 && std::isfinite(tokens), "lumos carbon: --tokens must be positive");
+  const double pue = a.count("pue") ? a["pue"].as<double>() : db.carbon.pue;
+  LUMOS_EXPECT(pue >= 1 && pue <= 5, "lumos carbon: --pue must lie in [1, 5]");
+  // The grid first: a bad series should not cost an estimate.
+  std::optional<carbon::GridSeries> series;
+  const cost::GridRegion* region = nullptr;
+  if (a.count("grid-series")) {
+    const std::string basis = a["basis"].as<std::string>();
+    LUMOS_EXPECT(basis == "lifecycle" || basis == "direct",
+                 "--basis " + basis + ": expected lifecycle or direct");
+    series = carbon::load_grid_series(
+        a["grid-series"].as<std::string>(),
+        basis == "direct" ? carbon::IntensityBasis::kDirect : carbon::IntensityBasis::kLifecycle);
+  } else {
+    region = &db.carbon.region(a.count("region") ? a["region"].as<std::string>() : "world");
+  }
+  const EstimateRun run = run_estimate(request_from(a), db);
+  const Estimate& e = run.estimate;
+  // The graph is built whole: each kernel's duration is its slot's.
+  std::vector<double> slot_us(run.step.slots.size(), 0.0);
+  for (graph::NodeId n = 0; n < run.step.graph.num_nodes(); ++n) {
+    const int32_t slot = run.step.meta_of(n).slot;
+    if (slot >= 0) slot_us[static_cast<size_t>(slot)] = run.step.graph.dur_us[n];
+  }
+  const model::KernelBusy busy = model::kernel_busy_us(run.step, slot_us);
+  const double pp = e.cfg.pp, gpus = static_cast<double>(e.cfg.gpus());
+  const cost::GpuSpec& gpu = db.gpu(e.gpu);
+  const carbon::EnergyParts parts =
+      carbon::step_energy(gpu, db.carbon, pue, e.step_time_us, busy.compute_bound_us / pp,
+                          busy.memory_bound_us / pp, busy.comm_us / pp);
+  const double steps = tokens / (static_cast<double>(e.cfg.gbs) * static_cast<double>(e.model.seq));
+  const double hours = steps * e.step_time_us * 1e-6 / 3600.0;
+  double grid = region ? region->g_per_kwh : 0;
+  std::string grid_text;
+  std::optional<carbon::BestStart> best;
+  int64_t start = 0;
+  if (series) {
+    start = a.count("start") ? carbon::parse_utc(a["start"].as<std::string>(), "--start")
+                             : series->start_unix_s;
+    grid = carbon::mean_intensity(*series, start, hours * 3600.0);
+    grid_text =
+        strprintf("series %s%s%s (%s): mean %.1f gCO2/kWh from %s to %s", series->path.c_str(),
+                  series->zone.empty() ? "" : ", zone ", series->zone.c_str(),
+                  series->basis_known
+                      ? (series->basis == carbon::IntensityBasis::kDirect ? "direct" : "life cycle")
+                      : "basis not stated",
+                  grid, carbon::format_utc(start).c_str(),
+                  carbon::format_utc(start + static_cast<int64_t>(hours * 3600.0)).c_str());
+    if (a.count("window-end"))
+      best = carbon::best_start(
+          *series, start, carbon::parse_utc(a["window-end"].as<std::string>(), "--window-end"),
+          hours * 3600.0);
+  } else {
+    grid_text = strprintf("region %s: %.4g gCO2/kWh (%s, %s; %s)", region->name.c_str(),
+                          region->g_per_kwh, region->basis.c_str(),
+                          region->year ? std::to_string(region->year).c_str() : "year not stated",
+                          region->source.c_str());
+  }
+  const carbon::CarbonAccount acc =
+      carbon::carbon_account(parts, gpus, steps, hours * gpus, grid, db.carbon);
+  if (a.count("json")) {
+    common::JsonWriter w(std::cout);
+    w.begin_object().field("model", e.model.name).field("gpu", e.gpu).field("gpus", gpus);
+    w.field("step_time_s", e.step_time_us * 1e-6).field("tokens", tokens).field("steps", steps);
+    w.field("time_to_train_h", hours).field("pue", pue);
+    w.key("step_energy_per_gpu_j").begin_object().field("gpu_idle", parts.gpu_idle_j);
+    w.field("gpu_compute_bound", parts.gpu_compute_j).field("gpu_memory_bound", parts.gpu_memory_j);
+    w.field("gpu_comm", parts.gpu_comm_j).field("node", parts.node_j);
+    w.field("facility", parts.facility_j).field("total", parts.total_j()).end_object();
+    w.field("gpu_energy_kwh", acc.gpu_kwh).field("node_energy_kwh", acc.node_kwh);
+    w.field("facility_energy_kwh", acc.facility_kwh).field("energy_kwh", acc.energy_kwh);
+    w.field("grid_g_per_kwh", grid).field("grid", grid_text);
+    w.field("operational_kg", acc.operational_kg).field("embodied_kg", acc.embodied_kg);
+    w.field("sci_kg", acc.sci_kg);
+    if (best)
+      w.key("best_start")
+          .begin_object()
+          .field("start", carbon::format_utc(best->start_unix_s))
+          .field("mean_g_per_kwh", best->mean_g_per_kwh)
+          .field("operational_kg", acc.energy_kwh * best->mean_g_per_kwh / 1000.0)
+          .field("worst_mean_g_per_kwh", best->worst_mean_g_per_kwh)
+          .end_object();
+    w.end_object();
+    std::cout << '\n';
+    return 0;
+  }
+  std::cout << strprintf(
+      "lumos carbon: %s on %lld x %s (TP %d x CP %d x PP %d x DP %d), %.4g tokens: %.1f h to "
+      "train (%.0f steps of %.3f s)\n",
+      e.model.name.c_str(), static_cast<long long>(e.cfg.gpus()), e.gpu.c_str(), e.cfg.tp, e.cfg.cp,
+      e.cfg.pp, e.cfg.dp, tokens, hours, steps, e.step_time_us * 1e-6);
+  const double step_s = e.step_time_us * 1e-6;
+  std::cout << strprintf(
+      "  power per GPU     %.0f W: idle %.0f, matrix %.0f, memory-bound %.0f, comm %.0f; node "
+      "%.0f; facility %.0f (PUE %.2f)\n",
+      parts.total_j() / step_s, parts.gpu_idle_j / step_s, parts.gpu_compute_j / step_s,
+      parts.gpu_memory_j / step_s, parts.gpu_comm_j / step_s, parts.node_j / step_s,
+      parts.facility_j / step_s, pue);
+  std::cout << strprintf("  energy            %.4g MWh: GPUs %.4g, nodes %.4g, facility %.4g\n",
+                         acc.energy_kwh / 1000, acc.gpu_kwh / 1000, acc.node_kwh / 1000,
+                         acc.facility_kwh / 1000);
+  std::cout << "  grid              " << grid_text << '\n';
+  std::cout << strprintf("  operational       %.4g tCO2\n", acc.operational_kg / 1000);
+  if (best)
+    std::cout << strprintf(
+        "  best start        %s: mean %.1f gCO2/kWh, %.4g tCO2 (%+.1f%%; the worst start in the "
+        "window: %.1f gCO2/kWh)\n",
+        carbon::format_utc(best->start_unix_s).c_str(), best->mean_g_per_kwh,
+        acc.energy_kwh * best->mean_g_per_kwh / 1e6, 100 * (best->mean_g_per_kwh / grid - 1),
+        best->worst_mean_g_per_kwh);
+  std::cout << strprintf(
+      "  embodied (beside) %.4g tCO2: %.0f GPU-hours of %.0f kg per GPU and its server share, "
+      "linear over %.0f years; SCI %.4g tCO2. Placing and scheduling owned hardware: decide on "
+      "operational carbon (lumos place)\n",
+      acc.embodied_kg / 1000, hours * gpus,
+      db.carbon.gpu_embodied_kg + db.carbon.server_embodied_kg_per_gpu, db.carbon.lifetime_y,
+      acc.sci_kg / 1000);
+  return 0;
 }
 
 }  // namespace lumos::cli

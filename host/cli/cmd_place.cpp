@@ -27,17 +27,9 @@ std::vector<double> parse_levels(const std::string& text) {
   size_t start = 0;
   for (size_t i = 0; i <= text.size(); ++i)
     if (i == text.size() || text[i] == ':') {
-      const std::string p = text.substr(start, i - start);
-      size_t used = 0;
-      double v = 0;
-      try {
-        v = std::stod(p, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      LUMOS_EXPECT(used == p.size() && !p.empty() && std::isfinite(v),
-                   what + ": expected FROM:TO:STEP, e.g. 0:1:0.05");
-      parts.push_back(v);
+      const std::optional<double> v = parse_finite(text.substr(start, i - start));
+      LUMOS_EXPECT(v.has_value(), what + ": expected FROM:TO:STEP, e.g. 0:1:0.05");
+      parts.push_back(*v);
       start = i + 1;
     }
   LUMOS_EXPECT(parts.size() == 3, what + ": expected FROM:TO:STEP, e.g. 0:1:0.05");

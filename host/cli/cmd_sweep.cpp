@@ -35,7 +35,7 @@ namespace {
 using sweep::parse_int_axis;
 using sweep::parse_name_axis;
 
-constexpr const char* kDefaultObjectives = "time_to_train_h,gpu_hours,energy_kwh";
+constexpr const char* kDefaultObjectives = "time_to_train_h,gpu_hours,operational_kg";
 
 // What a sweep file's [sweep] table may set: the options that describe the sweep.
 const std::vector<std::string> kFileOptions = {"gpus",
@@ -57,6 +57,8 @@ const std::vector<std::string> kFileOptions = {"gpus",
                                                "nic-bandwidth",
                                                "gpus-per-node",
                                                "nvlink-bandwidth",
+                                               "region",
+                                               "pue",
                                                "tokens",
                                                "objectives",
                                                "trace",
@@ -161,25 +163,29 @@ void print_top(std::ostream& os, const sweep::SweepStats& stats, const report::C
   auto cell = [&](size_t row, const char* column) { return t.rows[row][t.column(column)]; };
   os << strprintf("fastest %d to train:\n", std::min<int>(top, static_cast<int>(ok.size())));
   os << "  gpu      NIC(GB/s)  gpus  tp cp pp   dp  v mbs  step(s)  tokens/s    MFU  "
-        "train(h)  GPU-hours  energy(MWh)  speed\n";
+        "train(h)  GPU-hours  energy(MWh)  CO2(t)  speed\n";
   for (int i = 0; i < top && i < static_cast<int>(ok.size()); ++i) {
     const size_t r = ok[static_cast<size_t>(i)];
     os << strprintf(
-        "  %-8s %9s %5s %3s %2s %2s %4s %2s %3s %8.3f %9.4g %6.3f %9.1f %10.4g %12.4g  %s\n",
+        "  %-8s %9s %5s %3s %2s %2s %4s %2s %3s %8.3f %9.4g %6.3f %9.1f %10.4g %12.4g %7.4g  %s\n",
         cell(r, "gpu").c_str(), cell(r, "nic_gbps").c_str(), cell(r, "gpus").c_str(),
         cell(r, "tp").c_str(), cell(r, "cp").c_str(), cell(r, "pp").c_str(), cell(r, "dp").c_str(),
         cell(r, "interleave").c_str(), cell(r, "mbs").c_str(), number(t, r, "step_time_s"),
         number(t, r, "tokens_per_s"), number(t, r, "mfu"), ttt[r], number(t, r, "gpu_hours"),
-        number(t, r, "energy_kwh") / 1000.0, cell(r, "speed").c_str());
+        number(t, r, "energy_kwh") / 1000.0, number(t, r, "operational_kg") / 1000.0,
+        cell(r, "speed").c_str());
   }
   if (front.empty()) return;
   os << "Pareto front (" << t.source << "):\n";
   for (size_t k = 0; k < front.size() && static_cast<int>(k) < top; ++k) {
     const size_t r = front[k];
-    os << strprintf("  %-8s %5s GPUs  tp %-2s pp %-2s dp %-4s  %8.1f h  %10.4g GPU-h  %10.4g kWh\n",
-                    cell(r, "gpu").c_str(), cell(r, "gpus").c_str(), cell(r, "tp").c_str(),
-                    cell(r, "pp").c_str(), cell(r, "dp").c_str(), number(t, r, "time_to_train_h"),
-                    number(t, r, "gpu_hours"), number(t, r, "energy_kwh"));
+    os << strprintf(
+        "  %-8s %5s GPUs  tp %-2s pp %-2s dp %-4s  %8.1f h  %10.4g GPU-h  %10.4g kWh  %8.4g "
+        "tCO2 (%s)\n",
+        cell(r, "gpu").c_str(), cell(r, "gpus").c_str(), cell(r, "tp").c_str(),
+        cell(r, "pp").c_str(), cell(r, "dp").c_str(), number(t, r, "time_to_train_h"),
+        number(t, r, "gpu_hours"), number(t, r, "energy_kwh"),
+        number(t, r, "operational_kg") / 1000.0, cell(r, "region").c_str());
   }
 }
 
@@ -253,6 +259,10 @@ static int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
       "nic-bandwidth",
       "NIC line rates with their unit (list, e.g. 200Gbps,400Gbps; default: the "
       "topology's)",
+      cxxopts::value<std::string>())(
+      "region", "grid regions for operational carbon (list; kernels_db/carbon.json)",
+      cxxopts::value<std::string>()->default_value("world"))(
+      "pue", "datacenter PUE (list; default: kernels_db/carbon.json's)",
       cxxopts::value<std::string>())("gpus-per-node",
                                      "GPUs per node (list; default: the topology's)",
                                      cxxopts::value<std::string>())(
@@ -334,6 +344,15 @@ static int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
   if (given("speed")) spec.speed = whatif::parse_speed_axes(text("speed"), "--speed");
   if (given("nic-bandwidth"))
     spec.nic_gbps = sweep::parse_bandwidth_axis(text("nic-bandwidth"), "--nic-bandwidth");
+  spec.regions = parse_name_axis(text("region"), "--region");
+  if (given("pue")) {
+    spec.pue.clear();
+    for (const std::string& item : parse_name_axis(text("pue"), "--pue")) {
+      const double v = parse_finite(item).value_or(0);
+      LUMOS_EXPECT(v >= 1 && v <= 5, "--pue " + item + ": expected a number in [1, 5]");
+      spec.pue.push_back(v);
+    }
+  }
   if (given("gpus-per-node"))
     spec.gpus_per_node = sweep::parse_int_axis(text("gpus-per-node"), "--gpus-per-node");
   if (given("nvlink-bandwidth"))

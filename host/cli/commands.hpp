@@ -18,5 +18,6 @@ int cmd_generate(int argc, char** argv);
 int cmd_sweep(int argc, char** argv);
 int cmd_pareto(int argc, char** argv);
 int cmd_place(int argc, char** argv);
+int cmd_carbon(int argc, char** argv);
 
 }  // namespace lumos::cli

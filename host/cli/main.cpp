@@ -25,6 +25,8 @@ void usage(std::ostream& os) {
         "              engine; variants and Pareto front to CSV\n"
         "  pareto      Pareto front of variants CSVs, or shards' CSVs merged\n"
         "  place       place jobs on a fleet by oSCI, SCI and tSCI; the fleet's total carbon\n"
+        "  carbon      energy and carbon of training in one configuration (region or hourly "
+        "grid)\n"
         "  ingest      parse a trace once into a binary .lgraph graph file\n"
         "  cost        kernel and collective cost model (gemm, attention, collective, ...)\n"
         "  bench       batch replay throughput (lumos bench batch --nodes N --variants V --backend "
@@ -52,6 +54,7 @@ int run(int argc, char** argv) {
     if (cmd == "sweep") return lumos::cli::cmd_sweep(argc - 1, argv + 1);
     if (cmd == "pareto") return lumos::cli::cmd_pareto(argc - 1, argv + 1);
     if (cmd == "place") return lumos::cli::cmd_place(argc - 1, argv + 1);
+    if (cmd == "carbon") return lumos::cli::cmd_carbon(argc - 1, argv + 1);
     if (cmd == "demo-trace") return lumos::cli::cmd_demo_trace(argc - 1, argv + 1);
     if (cmd == "info" || cmd == "--version") return lumos::cli::cmd_info(argc - 1, argv + 1);
     std::cerr << "lumos: unknown command '" << cmd << "' (see lumos --help)\n";

@@ -1,8 +1,11 @@
 // printf-style formatting into a std::string, so that renderers can keep exact column formats
 // while writing to any stream.
 #pragma once
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace lumos {
@@ -22,6 +25,19 @@ strprintf(const char* fmt, ...) {
   if (n > 0) std::vsnprintf(out.data(), out.size() + 1, fmt, args);
   va_end(args);
   return out;
+}
+
+// The whole of `text` as a finite number, or nothing (empty text, trailing characters, inf, nan).
+inline std::optional<double> parse_finite(const std::string& text) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
 }
 
 }  // namespace lumos

@@ -21,9 +21,9 @@ extern const int kEmbeddedDbCount;
 namespace {
 
 constexpr int64_t kSchemaVersion = 1;
-const char* const kFiles[] = {"gpus.json",     "gemm.json",   "attention.json",
-                              "membound.json", "nccl.json",   "kernel_classes.json",
-                              "training.json", "stacks.json", "calibration.json"};
+const char* const kFiles[] = {
+    "gpus.json",           "gemm.json",     "attention.json", "membound.json",    "nccl.json",
+    "kernel_classes.json", "training.json", "stacks.json",    "calibration.json", "carbon.json"};
 
 using simdjson::dom::array;
 using simdjson::dom::element;
@@ -304,6 +304,46 @@ void parse_training(element root, KernelsDb* db) {
   p.bucket_params_per_dp_rank = positive("bucket_params_per_dp_rank", true);
 }
 
+void parse_carbon(element root, KernelsDb* db) {
+  Reader r("carbon.json");
+  r.check_version(root);
+  CarbonParams& c = db->carbon;
+  const element power = r.at(root, "power", ""), emb = r.at(root, "embodied", "");
+  auto in = [&](element e, const char* key, const char* path, double lo, double hi) {
+    const double v = r.sourced_required(e, key, path);
+    if (!(v >= lo && v <= hi))
+      r.fail(std::string(path) + "." + key,
+             "must lie in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return v;
+  };
+  c.compute_bound_fraction = in(power, "compute_bound_fraction", "power", 0, 1);
+  c.memory_bound_fraction = in(power, "memory_bound_fraction", "power", 0, 1);
+  c.comm_fraction = in(power, "comm_fraction", "power", 0, 1);
+  c.node_overhead_w_per_gpu = in(power, "node_overhead_w_per_gpu", "power", 0, 1e5);
+  c.pue = in(power, "pue", "power", 1, 5);
+  c.gpu_embodied_kg = in(emb, "gpu_kg", "embodied", 0, 1e6);
+  c.server_embodied_kg_per_gpu = in(emb, "server_kg_per_gpu", "embodied", 0, 1e6);
+  c.lifetime_y = in(emb, "lifetime_y", "embodied", 0.1, 100);
+  array regions;
+  if (root["regions"].get(regions)) r.fail("regions", "expected an array");
+  int i = 0;
+  for (element e : regions) {
+    const std::string path = "regions[" + std::to_string(i++) + "]";
+    GridRegion g;
+    g.name = r.str(e, "name", path);
+    g.g_per_kwh = r.num(e, "g_per_kwh", path);
+    if (!(g.g_per_kwh >= 0 && g.g_per_kwh < 1e4)) r.fail(path + ".g_per_kwh", "out of range");
+    element year = r.at(e, "year", path);
+    if (!year.is_null()) g.year = static_cast<int>(r.integer(e, "year", path));
+    g.basis = r.str(e, "basis", path);
+    if (g.basis != "lifecycle" && g.basis != "direct")
+      r.fail(path + ".basis", "expected lifecycle or direct");
+    g.source = r.str(e, "source", path);
+    if (g.source.empty()) r.fail(path + ".source", "every value needs a source");
+    c.regions.push_back(g);
+  }
+}
+
 // One of `names` (index into them), or a failure listing them.
 int choice(const Reader& r, element e, const char* key, const std::string& path,
            std::initializer_list<const char*> names) {
@@ -581,6 +621,7 @@ KernelsDb parse_db(const std::map<std::string, std::string>& files, const std::s
   parse_training(root_of("training.json"), &db);
   parse_stacks(root_of("stacks.json"), &db);
   parse_residuals(root_of("calibration.json"), &db);
+  parse_carbon(root_of("carbon.json"), &db);
   // Tables, points and residuals name known GPUs, by their canonical names.
   for (AttentionTable& t : db.attention.tables) {
     t.gpu = db.gpu(t.gpu).name;
@@ -660,6 +701,18 @@ const Topology& KernelsDb::default_topology_for(const GpuSpec& g) const {
   if (it == nccl.default_topology.end())
     throw InputError("kernels_db/nccl.json: no default topology for GPU '" + g.name + "'");
   return topology(it->second);
+}
+
+const GridRegion& CarbonParams::region(const std::string& name) const {
+  std::string want = name;
+  for (char& ch : want) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  std::string known;
+  for (const GridRegion& g : regions) {
+    if (g.name == want) return g;
+    if (!known.empty()) known += ", ";
+    known += g.name;
+  }
+  throw InputError("unknown region '" + name + "' (kernels_db/carbon.json has: " + known + ")");
 }
 
 GpuSpec with_nvlink_gbps(const GpuSpec& gpu, double gbps) {

@@ -180,6 +180,26 @@ struct CalibrationResidual {
   double error_pct = 0;         // lumos step time against published, percent
 };
 
+// Energy and carbon figures (kernels_db/carbon.json), read by host/carbon/.
+struct GridRegion {
+  std::string name;
+  double g_per_kwh = 0;
+  int year = 0;       // of the data; 0: not stated by the source
+  std::string basis;  // "lifecycle" or "direct"
+  std::string source;
+};
+
+struct CarbonParams {
+  // Share of (TDP - idle) a GPU draws while a kernel of the class runs.
+  double compute_bound_fraction = 1, memory_bound_fraction = 0.6, comm_fraction = 0.3;
+  double node_overhead_w_per_gpu = 250;  // CPUs, memory, NICs, switches, fans
+  double pue = 1.2;
+  double gpu_embodied_kg = 150, server_embodied_kg_per_gpu = 375, lifetime_y = 5;
+  std::vector<GridRegion> regions;
+  // Finds a region by name (case-insensitive); throws InputError listing the known ones.
+  const GridRegion& region(const std::string& name) const;
+};
+
 struct KernelPattern {
   std::string kernel_class;  // gemm, attention_fwd, attention_bwd, comm, norm, softmax, ...
   std::vector<std::string> contains;  // any of these substrings (case-sensitive)
@@ -198,6 +218,7 @@ struct KernelsDb {
   std::map<std::string, StackSpec> stacks;
   std::string default_stack;
   std::vector<CalibrationResidual> residuals;
+  CarbonParams carbon;
 
   // Finds a GPU by name or alias (case-insensitive); throws InputError listing the known ones.
   const GpuSpec& gpu(const std::string& name) const;

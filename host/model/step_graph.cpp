@@ -343,25 +343,27 @@ class Builder {
   // its place in StepCosts).
   uint32_t kernel(int s, int role, const KernelOp& op) {
     const uint32_t id = kernel_node(s, role, op, name_of(op.name));
-    meta(id).slot = slot_id(slot_of(op), class_of(op));
-    count_compute(role, meta(id).slot);
+    meta(id).slot = slot_id(slot_of(op), class_of(op), power_of(op));
+    count_kernel(role, meta(id).slot);
     return id;
   }
   // A kernel priced for its size, `params` parameters (a gradient reduction, a parameter gather,
   // the optimizer step): `op` is a temporary.
   uint32_t kernel(int s, int role, const KernelOp& op, Src source, double params) {
     const uint32_t id = kernel_node(s, role, op, intern(op.name));
-    meta(id).slot = slot_id({source, 0, params}, class_of(op));
-    count_compute(role, meta(id).slot);
+    meta(id).slot = slot_id({source, 0, params}, class_of(op), power_of(op));
+    count_kernel(role, meta(id).slot);
     return id;
   }
   static NodeClass class_of(const KernelOp& op) {
     return op.comm() ? NodeClass::kComm : NodeClass::kCompute;
   }
-  // StepGraph::compute_kernels.
-  void count_compute(int role, int32_t slot) {
-    if constexpr (!kCount)
+  // StepGraph::compute_kernels and gpu_kernels.
+  void count_kernel(int role, int32_t slot) {
+    if constexpr (!kCount) {
       if (role == kComputeStream) ++out_.compute_kernels[static_cast<size_t>(slot)];
+      ++out_.gpu_kernels[static_cast<size_t>(slot)];
+    }
   }
   uint32_t kernel_node(int s, int role, const KernelOp& op, uint32_t name) {
     const uint32_t call = launch_call(s);
@@ -395,15 +397,24 @@ class Builder {
     throw std::logic_error("step graph: a kernel's op is not in StepCosts");
   }
   // Slots are numbered in the order of first use (a counting pass has none).
-  int32_t slot_id(const ModelSlot& slot, NodeClass cls) {
+  int32_t slot_id(const ModelSlot& slot, NodeClass cls, PowerClass power = PowerClass::kComm) {
     if constexpr (kCount) return -1;
     auto [it, fresh] = slot_of_.emplace(slot, static_cast<int32_t>(out_.slots.size()));
     if (fresh) {
       out_.slots.push_back(slot);
       out_.slot_class.push_back(static_cast<uint8_t>(cls));
+      out_.slot_power.push_back(power);
       out_.compute_kernels.push_back(0);
+      out_.gpu_kernels.push_back(0);
     }
     return it->second;
+  }
+  // How a kernel draws power: collectives and messages, kernels that do matrix arithmetic (GEMMs,
+  // attention: they carry FLOPs), and the rest, bound by memory bandwidth.
+  static PowerClass power_of(const KernelOp& op) {
+    return op.comm()         ? PowerClass::kComm
+           : op.hw_flops > 0 ? PowerClass::kComputeBound
+                             : PowerClass::kMemoryBound;
   }
   std::map<ModelSlot, int32_t> slot_of_;
 
@@ -446,6 +457,8 @@ class Builder {
     if (fresh) run = record_run(s, count, layer);
     for (const auto& [slot, layer_kernels] : run.compute_kernels)
       out_.compute_kernels[slot] += layer_kernels * static_cast<uint64_t>(count);
+    for (const auto& [slot, layer_kernels] : run.gpu_kernels)
+      out_.gpu_kernels[slot] += layer_kernels * static_cast<uint64_t>(count);
     const auto& reach = run.reach;
     const int32_t fold = run.fold;
     // Inputs the layer reads alike give one entry per output, after the latest of them.
@@ -495,6 +508,7 @@ class Builder {
     int32_t fold = -1;
     std::array<std::array<bool, LayerFold::kFrontier>, LayerFold::kFrontier> reach{};
     std::vector<std::pair<size_t, uint64_t>> compute_kernels;  // (slot, kernels per layer)
+    std::vector<std::pair<size_t, uint64_t>> gpu_kernels;      // (slot, kernels per layer)
     // Frontier entries the layer leaves as they were (their placeholder is the entry after it;
     // the layer may still read it).
     std::array<bool, LayerFold::kFrontier> untouched{};
@@ -516,7 +530,7 @@ class Builder {
     const uint64_t n0 = node_count(), e0 = edge_count();
     const size_t comms0 = out_.comms.size();
     const auto seq0 = st.seq;
-    const std::vector<uint64_t> compute0 = out_.compute_kernels;
+    const std::vector<uint64_t> compute0 = out_.compute_kernels, gpu0 = out_.gpu_kernels;
     const bool plain0 = st.cpu_plain;
     st.cpu_plain = false;
     std::array<uint32_t, K> placeholder{};
@@ -559,13 +573,17 @@ class Builder {
       d_.edges.resize(e0);
       meta_.resize(n0);
       out_.comms.resize(comms0);
-      // The layer's compute kernels, counted by the caller for the whole run.
-      for (size_t k = 0; k < out_.compute_kernels.size(); ++k) {
-        const uint64_t before = k < compute0.size() ? compute0[k] : 0;
-        if (out_.compute_kernels[k] > before)
-          run.compute_kernels.emplace_back(k, out_.compute_kernels[k] - before);
-        out_.compute_kernels[k] = before;
-      }
+      // The layer's kernels, counted by the caller for the whole run.
+      auto take_layer = [](std::vector<uint64_t>& counts, const std::vector<uint64_t>& before,
+                           std::vector<std::pair<size_t, uint64_t>>* per_layer) {
+        for (size_t k = 0; k < counts.size(); ++k) {
+          const uint64_t b = k < before.size() ? before[k] : 0;
+          if (counts[k] > b) per_layer->emplace_back(k, counts[k] - b);
+          counts[k] = b;
+        }
+      };
+      take_layer(out_.compute_kernels, compute0, &run.compute_kernels);
+      take_layer(out_.gpu_kernels, gpu0, &run.gpu_kernels);
     }
     st.seq = seq0;
     st.last_cpu = frontier[0];
@@ -719,7 +737,7 @@ class Builder {
         node(NodeKind::kKernel, NodeClass::kComm, st.stream[r], s, name_of(op.name), op.dur_us);
     meta(xfer).stream = static_cast<int8_t>(role);
     meta(xfer).slot = slot_id(slot_of(op), NodeClass::kComm);
-    count_compute(role, meta(xfer).slot);
+    count_kernel(role, meta(xfer).slot);
     edge(arrive, xfer, EdgeKind::kIntraStream, 0);
     st.last_gpu[r] = xfer;
     return {arrive, xfer};
@@ -754,6 +772,8 @@ class Builder {
         edge(e.meeting, e.transfer, EdgeKind::kCrossRank, 0);
       }
       enqueue(s, role, e.meeting, launch_call(s));
+      // One transfer node serves both sides; both GPUs are busy with it.
+      count_kernel(role, meta(e.transfer).slot);
       stages_[static_cast<size_t>(s)].last_gpu[static_cast<size_t>(role)] = e.transfer;
       (recv ? e.recv_arrive : e.send_arrive) = e.meeting;
       return;
@@ -1237,6 +1257,25 @@ double compute_busy_us(const StepGraph& g, const std::vector<double>& slot_us) {
   for (size_t s = 0; s < g.compute_kernels.size(); ++s)
     busy += static_cast<double>(g.compute_kernels[s]) * slot_us[s];
   return busy;
+}
+
+KernelBusy kernel_busy_us(const StepGraph& g, const std::vector<double>& slot_us) {
+  KernelBusy b;
+  for (size_t s = 0; s < g.gpu_kernels.size(); ++s) {
+    const double us = static_cast<double>(g.gpu_kernels[s]) * slot_us[s];
+    switch (g.slot_power[s]) {
+      case PowerClass::kComputeBound:
+        b.compute_bound_us += us;
+        break;
+      case PowerClass::kMemoryBound:
+        b.memory_bound_us += us;
+        break;
+      case PowerClass::kComm:
+        b.comm_us += us;
+        break;
+    }
+  }
+  return b;
 }
 
 bool same_structure(const StepCosts& a, const StepCosts& b) {

@@ -41,6 +41,10 @@ constexpr int64_t kThreadId = 1;
 // the kind was built from, so that another configuration of the same structure (another GPU, a
 // faster network) gives the kind's duration without building the graph again
 // (model_slot_durations). Kernels of one kind have the same duration in every configuration.
+// How a kernel kind draws power: matrix arithmetic (GEMMs, attention), memory-bound work (norms,
+// activations, the optimizer), or communication (collectives, pipeline messages).
+enum class PowerClass : uint8_t { kComputeBound, kMemoryBound, kComm };
+
 struct ModelSlot {
   enum class Source : uint8_t {
     kLayerFwd,
@@ -133,6 +137,9 @@ struct StepGraph {
   // (folded layers counted as the layers they stand for), so their busy time is the sum of
   // count x duration.
   std::vector<uint64_t> compute_kernels;
+  // Per slot: the same over every GPU stream, and how its kernels draw power (carbon/energy).
+  std::vector<uint64_t> gpu_kernels;
+  std::vector<PowerClass> slot_power;
   std::vector<LayerFold> folds;  // ModelSlot::kFolded's index
   // Per graph node: its slot, or replay::VariantBatch::kNoSlot (CPU calls, arrivals, the
   // origin: durations no configuration of the structure changes).
@@ -158,6 +165,13 @@ void fold_slot_durations(const StepGraph& g, const ClassSpeeds& speed,
 
 // The busy time of the stages' compute streams, summed over stages, given every slot's duration.
 double compute_busy_us(const StepGraph& g, const std::vector<double>& slot_us);
+
+// The stages' GPU kernel time by how it draws power, summed over stages (kernels on different
+// streams that overlap both count).
+struct KernelBusy {
+  double compute_bound_us = 0, memory_bound_us = 0, comm_us = 0;
+};
+KernelBusy kernel_busy_us(const StepGraph& g, const std::vector<double>& slot_us);
 
 // Whether a graph built from `a` and one built from `b` (same model and layout) have the same
 // nodes, edges and lags, so that only the slots' durations differ: the same ops in the same

@@ -32,30 +32,36 @@ std::string cell(std::string s) {
 }  // namespace
 
 void sweep_csv(std::ostream& os, const sweep::SweepResult& r) {
-  os << "index,gpu,topology,nic_gbps,gpus_per_node,nvlink_gbps,speed,gpus,tp,cp,pp,dp,interleave,"
+  os << "index,gpu,topology,nic_gbps,gpus_per_node,nvlink_gbps,speed,region,pue,gpus,tp,cp,pp,dp,"
+        "interleave,"
         "mbs,gbs,recompute,sp,dist_"
         "opt,"
         "fsdp,"
         "stack,"
         "dtype,estimated,feasible,reason,step_time_s,tokens_per_s,mfu,memory_gib,capacity_gib,"
-        "time_to_train_h,gpu_hours,gpu_power_w,energy_kwh\n";
+        "time_to_train_h,gpu_hours,gpu_power_w,energy_kwh,gpu_energy_kwh,node_energy_kwh,"
+        "facility_energy_kwh,grid_g_per_kwh,operational_kg,embodied_kg,sci_kg\n";
   for (const sweep::SweepRow& row : r.rows) {
     const auto& v = row.variant;
     const auto& c = v.cfg;
     os << v.index << ',' << cell(v.gpu) << ',' << cell(v.topology) << ','
        << strprintf("%.6g", v.nic_gbps) << ',' << v.gpus_per_node << ','
-       << strprintf("%.6g", v.nvlink_gbps) << ',' << cell(v.speed_label) << ',' << c.gpus() << ','
-       << c.tp << ',' << c.cp << ',' << c.pp << ',' << c.dp << ',' << c.interleave << ',' << c.mbs
-       << ',' << c.gbs << ',' << model::to_string(c.recompute) << ','
-       << (c.sequence_parallel ? 1 : 0) << ',' << (c.distributed_optimizer ? 1 : 0) << ','
-       << (c.fsdp ? 1 : 0) << ',' << cell(c.stack) << ',' << cost::to_string(c.dtype) << ','
-       << (row.estimated ? 1 : 0) << ',' << (row.feasible ? 1 : 0) << ',' << cell(row.reason);
+       << strprintf("%.6g", v.nvlink_gbps) << ',' << cell(v.speed_label) << ',' << cell(v.region)
+       << ',' << strprintf("%.6g", v.pue) << ',' << c.gpus() << ',' << c.tp << ',' << c.cp << ','
+       << c.pp << ',' << c.dp << ',' << c.interleave << ',' << c.mbs << ',' << c.gbs << ','
+       << model::to_string(c.recompute) << ',' << (c.sequence_parallel ? 1 : 0) << ','
+       << (c.distributed_optimizer ? 1 : 0) << ',' << (c.fsdp ? 1 : 0) << ',' << cell(c.stack)
+       << ',' << cost::to_string(c.dtype) << ',' << (row.estimated ? 1 : 0) << ','
+       << (row.feasible ? 1 : 0) << ',' << cell(row.reason);
     if (row.estimated)
-      os << strprintf(",%.9g,%.9g,%.6g,%.6g,%.6g,%.9g,%.9g,%.6g,%.9g", row.step_time_us * 1e-6,
-                      row.tokens_per_s, row.mfu, row.memory_gib, row.capacity_gib,
-                      row.time_to_train_h, row.gpu_hours, row.gpu_power_w, row.energy_kwh);
+      os << strprintf(
+          ",%.9g,%.9g,%.6g,%.6g,%.6g,%.9g,%.9g,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.9g,%.9g",
+          row.step_time_us * 1e-6, row.tokens_per_s, row.mfu, row.memory_gib, row.capacity_gib,
+          row.time_to_train_h, row.gpu_hours, row.gpu_power_w, row.energy_kwh, row.gpu_energy_kwh,
+          row.node_energy_kwh, row.facility_energy_kwh, row.grid_g_per_kwh, row.operational_kg,
+          row.embodied_kg, row.sci_kg);
     else
-      os << strprintf(",,,,%.6g,%.6g,,,,", row.memory_gib, row.capacity_gib);
+      os << strprintf(",,,,%.6g,%.6g,,,,,,,,,,,", row.memory_gib, row.capacity_gib);
     os << '\n';
   }
 }
@@ -117,16 +123,10 @@ std::vector<size_t> pareto_rows(const CsvTable& t, const std::vector<std::string
     candidates.push_back(r);
     for (size_t k = 0; k < cols.size(); ++k) {
       const std::string& s = t.rows[r][cols[k]];
-      double v = 0;
-      size_t used = 0;
-      try {
-        v = std::stod(s, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      LUMOS_EXPECT(used == s.size() && !s.empty() && std::isfinite(v),
-                   t.source + ":" + std::to_string(r + 2) + ": column '" + t.header[cols[k]] +
-                       "': '" + s + "' is not a number");
+      const std::optional<double> parsed = parse_finite(s);
+      const double v = parsed.value_or(0);
+      LUMOS_EXPECT(parsed.has_value(), t.source + ":" + std::to_string(r + 2) + ": column '" +
+                                           t.header[cols[k]] + "': '" + s + "' is not a number");
       obj[k].push_back(sign[k] * v);
     }
   }

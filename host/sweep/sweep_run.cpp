@@ -10,6 +10,7 @@
 #include <malloc.h>  // malloc_trim
 #endif
 
+#include "carbon/energy.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "common/memory_budget.hpp"
@@ -66,6 +67,7 @@ SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const Sw
   for (const std::string& t : spec.topologies)
     if (!t.empty()) db.topology(t);
   for (const std::string& s : spec.stacks) db.stack(s.empty() ? db.default_stack : s);
+  for (const std::string& r : spec.regions) db.carbon.region(r);
   return run_sweep(spec, all, db, opt);
 }
 
@@ -94,6 +96,8 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
     r.variant.cfg.gpus_per_node = r.variant.gpus_per_node;
     r.variant.cfg.stack =
         db.stack(r.variant.cfg.stack.empty() ? db.default_stack : r.variant.cfg.stack).name;
+    r.variant.region = db.carbon.region(r.variant.region).name;
+    if (r.variant.pue <= 0) r.variant.pue = db.carbon.pue;
     r.capacity_gib = gpu.hbm_gib;
     auto [it, fresh] = group_of.emplace(structure_key(r.variant.cfg), groups.size());
     if (fresh) groups.emplace_back();
@@ -241,14 +245,14 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
         b.slot_us.resize(static_cast<size_t>(b.slots) * b.count);
         // A kind's duration is divided by its class's speed; the nodes without a kind (CPU
         // calls) take their class's factor in the batch.
-        std::vector<double> compute_busy(b.count);
+        std::vector<model::KernelBusy> busy(b.count);
         for (uint32_t v = 0; v < b.count; ++v) {
           const SweepVariant& var = rows[todo[batch[v]].row].variant;
           for (int c = 0; c < replay::kNumNodeClasses; ++c) b.speed[c][v] = var.speed[c];
           const std::vector<double> d = model_slot_durations(sg, todo[batch[v]].costs, var.speed);
           for (uint32_t s = 0; s < b.slots; ++s)
             b.slot_us[static_cast<size_t>(s) * b.count + v] = d[s];
-          compute_busy[v] = compute_busy_us(sg, d);
+          busy[v] = kernel_busy_us(sg, d);
         }
         price_s += seconds_since(t0);
         t0 = Clock::now();
@@ -269,12 +273,20 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
                   *p.gpu->peak_tflops[static_cast<size_t>(cfg.dtype)];
           r.time_to_train_h = spec.tokens_to_train / r.tokens_per_s / 3600.0;
           r.gpu_hours = r.time_to_train_h * gpus;
-          // The graph holds one GPU per stage. A GPU draws its active power while its compute
-          // stream is busy (GEMMs, attention, the optimizer); kernels on its other streams
-          // overlap that stream, and counting them too would count those times twice.
-          const double utilization = std::min(1.0, compute_busy[v] / cfg.pp / r.step_time_us);
-          r.gpu_power_w = p.gpu->idle_w + (p.gpu->tdp_w - p.gpu->idle_w) * utilization;
-          r.energy_kwh = r.gpu_power_w * gpus * r.time_to_train_h / 1000.0;
+          // The graph holds one GPU per stage: a GPU's kernel time is the stages' mean.
+          const double pp = static_cast<double>(cfg.pp);
+          const carbon::EnergyParts e = carbon::step_energy(
+              *p.gpu, db.carbon, r.variant.pue, r.step_time_us, busy[v].compute_bound_us / pp,
+              busy[v].memory_bound_us / pp, busy[v].comm_us / pp);
+          r.gpu_power_w = e.gpu_j() / step_s;
+          const double steps = spec.tokens_to_train /
+                               (static_cast<double>(cfg.gbs) * static_cast<double>(model.seq));
+          const carbon::CarbonAccount acc = carbon::carbon_account(
+              e, gpus, steps, r.gpu_hours, db.carbon.region(r.variant.region).g_per_kwh, db.carbon);
+          r.gpu_energy_kwh = acc.gpu_kwh, r.node_energy_kwh = acc.node_kwh;
+          r.facility_energy_kwh = acc.facility_kwh, r.energy_kwh = acc.energy_kwh;
+          r.grid_g_per_kwh = acc.grid_g_per_kwh, r.operational_kg = acc.operational_kg;
+          r.embodied_kg = acc.embodied_kg, r.sci_kg = acc.sci_kg;
           r.feasible = true;
         }
 #ifdef __GLIBC__

@@ -28,8 +28,12 @@ struct SweepRow {
   double capacity_gib = 0;  // the GPU's
   double time_to_train_h = 0;
   double gpu_hours = 0;
-  double gpu_power_w = 0;  // mean per GPU over the step
-  double energy_kwh = 0;   // GPUs only, whole run (issue 16 adds the rest of the node and PUE)
+  double gpu_power_w = 0;  // mean per GPU over the step (idle and kernels)
+  // Whole run (carbon/energy.hpp): GPUs, the rest of the nodes, the facility's overhead (PUE),
+  // their sum; the grid's intensity, operational carbon, the hardware's embodied share (SCI's
+  // M, beside, never added into the operational carbon) and SCI.
+  double gpu_energy_kwh = 0, node_energy_kwh = 0, facility_energy_kwh = 0, energy_kwh = 0;
+  double grid_g_per_kwh = 0, operational_kg = 0, embodied_kg = 0, sci_kg = 0;
 };
 
 struct SweepStats {

@@ -87,13 +87,16 @@ std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
                    !s.distributed_optimizer.empty() && !s.fsdp.empty() && !s.dtypes.empty() &&
                    !s.stacks.empty() && !s.gpus.empty() && !s.topologies.empty() &&
                    !s.nic_gbps.empty() && !s.gpus_per_node.empty() && !s.nvlink_gbps.empty() &&
-                   (!s.total_gpus.empty() || !s.dp.empty()),
+                   !s.regions.empty() && !s.pue.empty() && (!s.total_gpus.empty() || !s.dp.empty()),
                "sweep: an axis is empty");
   for (int64_t gpn : s.gpus_per_node)
     LUMOS_EXPECT(gpn >= 0 && gpn <= 1024,
                  "sweep: GPUs per node " + std::to_string(gpn) + ": expected 1 to 1024");
   for (double bw : s.nvlink_gbps)
     LUMOS_EXPECT(bw >= 0 && std::isfinite(bw), "sweep: an NVLink bandwidth is negative");
+  for (double p : s.pue)
+    LUMOS_EXPECT(p == 0 || (p >= 1 && p <= 5),
+                 "sweep: a PUE must lie in [1, 5], got " + strprintf("%g", p));
   // Every combination of the speed axes (one of all ones without axes).
   struct Speed {
     std::array<float, replay::kNumNodeClasses> factor{1, 1, 1, 1, 1};
@@ -129,22 +132,27 @@ std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
           for (int64_t gpn : s.gpus_per_node)
             for (double nic : s.nic_gbps)
               for (double nvlink : s.nvlink_gbps)
-                for (const Speed& speed : speeds) {
-                  LUMOS_EXPECT(out.size() < limit, "sweep: more than " + std::to_string(limit) +
-                                                       " configurations; narrow the axes or shard");
-                  SweepVariant v;
-                  v.index = out.size();
-                  v.cfg = c;
-                  v.cfg.stack = stack;
-                  v.gpu = gpu;
-                  v.topology = topo;
-                  v.nic_gbps = nic;
-                  v.gpus_per_node = static_cast<int>(gpn);
-                  v.nvlink_gbps = nvlink;
-                  v.speed = speed.factor;
-                  v.speed_label = speed.label;
-                  out.push_back(std::move(v));
-                }
+                for (const std::string& region : s.regions)
+                  for (double pue : s.pue)
+                    for (const Speed& speed : speeds) {
+                      LUMOS_EXPECT(out.size() < limit,
+                                   "sweep: more than " + std::to_string(limit) +
+                                       " configurations; narrow the axes or shard");
+                      SweepVariant v;
+                      v.index = out.size();
+                      v.cfg = c;
+                      v.cfg.stack = stack;
+                      v.gpu = gpu;
+                      v.topology = topo;
+                      v.nic_gbps = nic;
+                      v.gpus_per_node = static_cast<int>(gpn);
+                      v.nvlink_gbps = nvlink;
+                      v.region = region;
+                      v.pue = pue;
+                      v.speed = speed.factor;
+                      v.speed_label = speed.label;
+                      out.push_back(std::move(v));
+                    }
   };
   // Degrees beyond any layout's (check_layout allows 2^16 each) would overflow their products.
   for (const auto* axis : {&s.tp, &s.cp, &s.pp, &s.dp, &s.interleave})

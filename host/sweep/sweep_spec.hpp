@@ -37,6 +37,9 @@ struct SweepSpec {
   std::vector<double> nic_gbps = {0};          // NIC line rate, GB/s; 0 = the topology's
   std::vector<int64_t> gpus_per_node = {0};    // 0 = the topology's
   std::vector<double> nvlink_gbps = {0};       // per direction, GB/s; 0 = the GPU's
+  // Where it runs: grid regions of kernels_db/carbon.json, and the site's PUE (0 = carbon.json's).
+  std::vector<std::string> regions = {"world"};
+  std::vector<double> pue = {0};
   // Per-class kernel speed-ups (whatif --speed syntax), a Cartesian product; none: all at 1.
   std::vector<whatif::SpeedAxis> speed;
   double tokens_to_train = 300e9;       // for time to train and GPU-hours
@@ -54,6 +57,8 @@ struct SweepVariant {
   double nic_gbps = 0;     // 0: the topology's
   int gpus_per_node = 0;   // 0: the topology's
   double nvlink_gbps = 0;  // 0: the GPU's
+  std::string region = "world";
+  double pue = 0;  // 0: kernels_db's
   // Each node class's speed factor (2 = its kernels twice as fast), and how the CSV names it.
   std::array<float, replay::kNumNodeClasses> speed{1, 1, 1, 1, 1};
   std::string speed_label = "1";

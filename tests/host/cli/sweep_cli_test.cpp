@@ -34,7 +34,9 @@ TEST(SweepCli, WritesVariantsAndTheirParetoFront) {
   EXPECT_NE(r.out.find("configurations/s"), std::string::npos) << r.out;
   const std::string variants = slurp(tmp.file("v.csv"));
   EXPECT_EQ(
-      variants.rfind("index,gpu,topology,nic_gbps,gpus_per_node,nvlink_gbps,speed,gpus,tp,", 0), 0u)
+      variants.rfind(
+          "index,gpu,topology,nic_gbps,gpus_per_node,nvlink_gbps,speed,region,pue,gpus,tp,", 0),
+      0u)
       << variants.substr(0, 200);
   // 8 and 16 GPUs x tp 1,2 x pp 1,2 x two GPU types.
   EXPECT_EQ(std::count(variants.begin(), variants.end(), '\n'), 1 + 2 * 2 * 2 * 2);

@@ -45,7 +45,7 @@ TEST(KernelsDb, RejectsAnotherSchemaVersionAndValuesWithoutSource) {
   lumos::testing::TempDir tmp;
   for (const char* f :
        {"gpus.json", "gemm.json", "attention.json", "membound.json", "nccl.json",
-        "kernel_classes.json", "training.json", "stacks.json", "calibration.json"}) {
+        "kernel_classes.json", "training.json", "stacks.json", "calibration.json", "carbon.json"}) {
     std::ifstream in(std::string(LUMOS_KERNELS_DB) + "/" + f);
     files[f] = std::string(std::istreambuf_iterator<char>(in), {});
   }
@@ -359,7 +359,7 @@ TEST(KernelsDb, MalformedOptionalFieldsAreErrorsNotDefaults) {
   std::map<std::string, std::string> files;
   for (const char* f :
        {"gpus.json", "gemm.json", "attention.json", "membound.json", "nccl.json",
-        "kernel_classes.json", "training.json", "stacks.json", "calibration.json"}) {
+        "kernel_classes.json", "training.json", "stacks.json", "calibration.json", "carbon.json"}) {
     std::ifstream in(std::string(LUMOS_KERNELS_DB) + "/" + f);
     files[f] = std::string(std::istreambuf_iterator<char>(in), {});
   }
@@ -382,4 +382,16 @@ TEST(KernelsDb, MalformedOptionalFieldsAreErrorsNotDefaults) {
   expect_error("membound.json", "\"by_arch\": {\"ampere\": 0.67}", "\"by_arch\": 0.67",
                ".by_arch: expected an object");
   expect_error("calibration.json", "\"gpu\":\"a100\"", "\"gpu\":\"v100\"", "unknown GPU 'v100'");
+  expect_error("carbon.json", "\"value\": 1.2,", "\"value\": 0.9,", "power.pue: must lie in [1");
+  expect_error("carbon.json", "\"basis\": \"lifecycle\"", "\"basis\": \"market\"",
+               ".basis: expected lifecycle or direct");
+}
+
+TEST(KernelsDb, CarbonRegionsCarryTheirSourceAndAreFoundByName) {
+  const auto& c = lumos::cost::embedded_db().carbon;
+  EXPECT_EQ(c.region("SE").g_per_kwh, 23);
+  EXPECT_EQ(c.region("se").year, 2024);
+  EXPECT_EQ(c.region("aws-eu-north-1").g_per_kwh, 8.8);
+  for (const auto& r : c.regions) EXPECT_FALSE(r.source.empty()) << r.name;
+  EXPECT_THROW(c.region("atlantis"), lumos::InputError);
 }

@@ -87,6 +87,23 @@ TEST_P(FoldedLayers, FoldedGraphGivesTheFullGraphsStepAndBusyTimes) {
     for (uint32_t r : compute_streams) busy += a.resource_busy_us[r][v];
     EXPECT_NEAR(compute_busy_us(full, full_slots[v]), busy, 1e-9 * busy) << v;
     EXPECT_NEAR(compute_busy_us(folded, folded_slots[v]), busy, 1e-9 * busy) << v;
+    // Kernel time by power class: the full graph's kernels one by one, and the folded graph's
+    // counts, agree.
+    double every_kernel_us = 0;
+    const std::vector<uint32_t> node_slot = full.node_slots();
+    for (size_t n = 0; n < node_slot.size(); ++n)
+      if (node_slot[n] != lumos::replay::VariantBatch::kNoSlot &&
+          full.meta_of(static_cast<lumos::graph::NodeId>(n)).stream >= 0)
+        every_kernel_us += full_slots[v][node_slot[n]];
+    const KernelBusy kf = kernel_busy_us(full, full_slots[v]),
+                     kd = kernel_busy_us(folded, folded_slots[v]);
+    const double total = kf.compute_bound_us + kf.memory_bound_us + kf.comm_us;
+    EXPECT_NEAR(total, every_kernel_us, 1e-9 * total) << v;
+    EXPECT_GT(kf.compute_bound_us, 0);
+    EXPECT_GT(kf.memory_bound_us, 0);
+    EXPECT_NEAR(kd.compute_bound_us, kf.compute_bound_us, 1e-9 * total) << v;
+    EXPECT_NEAR(kd.memory_bound_us, kf.memory_bound_us, 1e-9 * total) << v;
+    EXPECT_NEAR(kd.comm_us, kf.comm_us, 1e-9 * total) << v;
   }
 }
 

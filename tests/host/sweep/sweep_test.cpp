@@ -91,6 +91,46 @@ TEST(Sweep, RowsEqualIndividualEstimates) {
   }
 }
 
+// A configuration's energy is the sum of its parts (GPUs, the rest of the nodes, the facility's
+// overhead), its operational carbon that energy times its region's intensity, and the region
+// and PUE axes change only what depends on them.
+TEST(Sweep, EnergyIsTheSumOfItsPartsAndCarbonFollowsTheRegion) {
+  const auto& db = lumos::cost::embedded_db();
+  SweepSpec spec;
+  spec.model = lumos::model::preset("gpt3-15b");
+  spec.model.layers = 8;
+  spec.total_gpus = {16};
+  spec.tp = {2};
+  spec.pp = {2};
+  spec.gbs = {16};
+  spec.gpus = {"h100", "a100"};
+  spec.regions = {"se", "pl"};
+  spec.pue = {1.1, 1.5};
+  const SweepResult r = run_sweep(spec, db, {});
+  ASSERT_EQ(r.rows.size(), 8u);
+  EXPECT_EQ(r.stats.graphs, 1u) << "regions and PUEs share the graph";
+  for (const SweepRow& row : r.rows) {
+    ASSERT_TRUE(row.feasible) << row.reason;
+    EXPECT_NEAR(row.energy_kwh, row.gpu_energy_kwh + row.node_energy_kwh + row.facility_energy_kwh,
+                1e-9 * row.energy_kwh);
+    EXPECT_NEAR(row.facility_energy_kwh,
+                (row.gpu_energy_kwh + row.node_energy_kwh) * (row.variant.pue - 1),
+                1e-9 * row.energy_kwh);
+    EXPECT_EQ(row.grid_g_per_kwh, db.carbon.region(row.variant.region).g_per_kwh);
+    EXPECT_NEAR(row.operational_kg, row.energy_kwh * row.grid_g_per_kwh / 1000,
+                1e-9 * row.operational_kg);
+    EXPECT_NEAR(row.sci_kg, row.operational_kg + row.embodied_kg, 1e-9 * row.sci_kg);
+    const auto& gpu = db.gpu(row.variant.gpu);
+    EXPECT_GT(row.gpu_power_w, gpu.idle_w);
+    EXPECT_LE(row.gpu_power_w, gpu.tdp_w);
+  }
+  // Rows: gpu outer, then region, then PUE. Same GPU, same GPU energy whatever the site.
+  EXPECT_EQ(r.rows[0].gpu_energy_kwh, r.rows[3].gpu_energy_kwh);
+  EXPECT_LT(r.rows[0].energy_kwh, r.rows[1].energy_kwh) << "PUE 1.1 < 1.5";
+  EXPECT_LT(r.rows[0].operational_kg * 10, r.rows[2].operational_kg) << "Sweden against Poland";
+  EXPECT_EQ(r.rows[0].embodied_kg, r.rows[2].embodied_kg) << "embodied does not follow the grid";
+}
+
 // GPUs per node and NVLink bandwidth are hardware axes like the NIC's: every row equals
 // `lumos estimate` with the same overrides, fewer GPUs per node push tensor parallelism across
 // nodes, and slower NVLink slows it down.

@@ -1,0 +1,79 @@
+// `lumos carbon` through the command: one configuration's energy by part and its operational
+// carbon on a region or on a real hourly series (with the best start in a window), embodied
+// carbon beside it, and bad input as one line with exit code 1.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "support/test_util.hpp"
+
+namespace {
+
+using lumos::testing::run_lumos;
+
+const std::string kRun = "carbon --model gpt3-15b --layers 8 --tp 2 --pp 2 --dp 2 --gbs 16 ";
+
+double field(const std::string& json, const std::string& key) {
+  const size_t at = json.find("\"" + key + "\":");
+  EXPECT_NE(at, std::string::npos) << key << " in " << json;
+  return at == std::string::npos ? 0 : std::stod(json.substr(at + key.size() + 3));
+}
+
+TEST(CarbonCli, EnergyIsTheSumOfItsPartsAndCarbonIsEnergyTimesTheRegion) {
+  const auto r = run_lumos(kRun + "--tokens 1e9 --region pl --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const double total = field(r.out, "energy_kwh");
+  EXPECT_NEAR(total,
+              field(r.out, "gpu_energy_kwh") + field(r.out, "node_energy_kwh") +
+                  field(r.out, "facility_energy_kwh"),
+              1e-9 * total);
+  EXPECT_EQ(field(r.out, "grid_g_per_kwh"), 581);
+  EXPECT_NEAR(field(r.out, "operational_kg"), total * 581 / 1000, 1e-9 * total);
+  EXPECT_NEAR(field(r.out, "sci_kg"), field(r.out, "operational_kg") + field(r.out, "embodied_kg"),
+              1e-9 * total);
+  // Half the tokens, half of everything.
+  const auto half = run_lumos(kRun + "--tokens 5e8 --region pl --json");
+  ASSERT_EQ(half.exit_code, 0) << half.out;
+  EXPECT_NEAR(field(half.out, "energy_kwh") * 2, total, 1e-9 * total);
+}
+
+TEST(CarbonCli, AnHourlySeriesGivesTheMeanOverTheRunAndTheBestStart) {
+  const std::string series = std::string(LUMOS_GRID_DIR) + "/ES_2023_hourly.csv.gz";
+  if (!std::filesystem::exists(series)) GTEST_SKIP() << "shared grid series not found: " << series;
+  const auto r = run_lumos(kRun + "--tokens 1e9 --grid-series " + series +
+                           " --start 2023-06-01T00:00Z --window-end '2023-06-15 00:00:00' --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const double from_start = field(r.out, "grid_g_per_kwh");
+  EXPECT_GT(from_start, 0);
+  const size_t best = r.out.find("\"best_start\"");
+  ASSERT_NE(best, std::string::npos) << r.out;
+  const double best_mean = field(r.out.substr(best), "mean_g_per_kwh");
+  EXPECT_LE(best_mean, from_start);
+  EXPECT_GE(field(r.out.substr(best), "worst_mean_g_per_kwh"), from_start);
+}
+
+TEST(CarbonCli, BadInputGetsOneLine) {
+  lumos::testing::TempDir tmp;
+  const std::string gap =
+      tmp.write("gap.csv",
+                "timestamp,gCO2eq/kWh\n2023-01-01 00:00:00,100\n2023-01-01 01:00:00,120\n"
+                "2023-01-01 03:00:00,90\n");
+  const std::pair<std::string, std::string> cases[] = {
+      {kRun + "--region atlantis", "unknown region 'atlantis'"},
+      {kRun + "--grid-series " + gap, "gap.csv:4"},
+      {kRun + "--region se --grid-series " + gap, "give --region or --grid-series, not both"},
+      {kRun + "--start 2023-01-01T00:00Z", "--start and --window-end go with --grid-series"},
+      {kRun + "--pue 0.5", "--pue must lie in [1, 5]"},
+      {kRun + "--tokens -1", "--tokens must be positive"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const auto r = run_lumos(args);
+    EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(needle), std::string::npos) << args << "\n" << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << "\n" << r.out;
+  }
+}
+
+}  // namespace
