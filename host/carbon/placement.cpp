@@ -101,9 +101,12 @@ Placement place_jobs(const Fleet& f, const std::vector<Job>& jobs, Metric m,
     out.option_of.push_back(best);
     out.metric_g.push_back(best_value);
   }
-  for (size_t k = 0; k < pools; ++k)
-    out.embodied_g +=
-        static_cast<double>(f.pools[k].count) * rate[k] * out.horizon_h / kHoursPerYear;
+  for (size_t k = 0; k < pools; ++k) {
+    const double servers = s.procurement
+                               ? std::ceil(out.used[k] / f.pools[k].resources * (1 - 1e-12))
+                               : static_cast<double>(f.pools[k].count);
+    out.embodied_g += servers * rate[k] * out.horizon_h / kHoursPerYear;
+  }
   return out;
 }
 

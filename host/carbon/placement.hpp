@@ -28,6 +28,11 @@ const char* to_string(Metric m);
 struct CarbonSettings {
   double grid_g_per_kwh = 0;
   Amortization amortization = Amortization::kYearsInService;
+  // A procurement comparison: the fleet's server types are candidates to buy, not hardware
+  // already owned, so a placement's footprint counts the embodied carbon of the servers its jobs
+  // need (whole servers per type), not of every server listed. Only here does embodied carbon
+  // belong in the decision (SCI).
+  bool procurement = false;
 };
 
 // An option's own terms: energy (kWh, PUE included), O and M (grams).

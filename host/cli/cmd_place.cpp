@@ -14,6 +14,7 @@
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
+#include "report/line_chart_svg.hpp"
 
 namespace lumos::cli {
 namespace {
@@ -55,10 +56,12 @@ void placements_text(const Fleet& f, const std::vector<Job>& jobs, const std::ve
                      const CarbonSettings& s) {
   std::cout << strprintf(
       "lumos place: fleet %s (%zu server types), %zu jobs, grid %.4g gCO2/kWh, PUE %.3g, "
-      "embodied amortized %s over %.0f h\n",
+      "embodied amortized %s over %.0f h%s\n",
       f.name.c_str(), f.pools.size(), jobs.size(), s.grid_g_per_kwh, f.pue,
-      to_string(s.amortization), ps[0].horizon_h);
-  std::cout << "  metric  footprint kg  embodied kg (sunk)  operational kg  energy kWh  vs oSCI\n";
+      to_string(s.amortization), ps[0].horizon_h,
+      s.procurement ? "; procurement: embodied carbon of the servers the jobs need" : "");
+  std::cout << "  metric  footprint kg  embodied kg (" << (s.procurement ? "bought" : "sunk")
+            << ")  operational kg  energy kWh  vs oSCI\n";
   for (const Placement& p : ps)
     std::cout << strprintf("  %-6s %13.3f %19.3f %15.3f %11.1f  %+6.2f%%\n", to_string(p.metric),
                            kg(p.footprint_g()), kg(p.embodied_g), kg(p.operational_g), p.energy_kwh,
@@ -79,6 +82,7 @@ void placements_json(const Fleet& f, const std::vector<Job>& jobs, const std::ve
   common::JsonWriter w(std::cout);
   w.begin_object().field("fleet", f.name).field("grid_g_per_kwh", s.grid_g_per_kwh);
   w.field("pue", f.pue).field("amortization", to_string(s.amortization));
+  w.field("procurement", s.procurement);
   w.field("horizon_h", ps[0].horizon_h).key("metrics").begin_array();
   for (const Placement& p : ps) {
     w.begin_object().field("metric", to_string(p.metric));
@@ -169,10 +173,14 @@ int cmd_place(int argc, char** argv) {
       "case-study", "--utilization: jobs of the paper's virtual-core classes (seeded)")(
       "seed", "--case-study seed", cxxopts::value<uint64_t>()->default_value("1"))(
       "o,output", "--utilization: write the curve to this CSV", cxxopts::value<std::string>())(
+      "plot", "--utilization: draw the curve to this SVG file", cxxopts::value<std::string>())(
       "amortization", "linear | zero-after-lifetime | years-in-service",
       cxxopts::value<std::string>()->default_value("years-in-service"))(
       "grid-intensity", "gCO2/kWh (default: the fleet's grid_g_per_kwh)", cxxopts::value<double>())(
-      "json", "print JSON")("h,help", "show this help");
+      "procurement",
+      "the server types are candidates to buy: footprints count the embodied carbon of the "
+      "servers the jobs need, not of every server listed")("json", "print JSON")("h,help",
+                                                                                 "show this help");
   o.parse_positional({"fleet"});
   o.positional_help("FLEET.toml");
   const auto a = o.parse(argc, argv);
@@ -191,9 +199,14 @@ int cmd_place(int argc, char** argv) {
     LUMOS_EXPECT(a.count("utilization"), "lumos place: -o goes with --utilization");
     if (!is_stdout(a["output"].as<std::string>())) check_output_path(a["output"].as<std::string>());
   }
+  if (a.count("plot")) {
+    LUMOS_EXPECT(a.count("utilization"), "lumos place: --plot goes with --utilization");
+    check_output_path(a["plot"].as<std::string>());
+  }
   const Fleet fleet = load_fleet(a["fleet"].as<std::string>());
   CarbonSettings s;
   s.amortization = parse_amortization(a["amortization"].as<std::string>(), "--amortization");
+  s.procurement = a.count("procurement") > 0;
   s.grid_g_per_kwh =
       a.count("grid-intensity") ? a["grid-intensity"].as<double>() : fleet.grid_g_per_kwh;
   LUMOS_EXPECT(s.grid_g_per_kwh >= 0 && std::isfinite(s.grid_g_per_kwh),
@@ -219,6 +232,21 @@ int cmd_place(int argc, char** argv) {
       demand = [score](uint64_t) { return score; };
     }
     const std::vector<UtilizationPoint> pts = utilization_sweep(fleet, demand, levels, s);
+    if (a.count("plot")) {
+      std::vector<report::ChartSeries> lines = {{"SCI over oSCI", "#d62728", {}},
+                                                {"tSCI over oSCI", "#1f77b4", {}}};
+      for (const UtilizationPoint& p : pts) {
+        lines[0].points.emplace_back(p.utilization, p.added_over_osci[1]);
+        lines[1].points.emplace_back(p.utilization, p.added_over_osci[2]);
+      }
+      write_output(a["plot"].as<std::string>(), [&](std::ostream& os) {
+        report::line_chart_svg(os,
+                               strprintf("Carbon added over oSCI placement: %s, amortized %s",
+                                         fleet.name.c_str(), to_string(s.amortization)),
+                               "fleet utilization", "added cluster carbon footprint", lines, true,
+                               true);
+      });
+    }
     if (a.count("output"))
       write_output(a["output"].as<std::string>(),
                    [&](std::ostream& os) { utilization_csv(os, pts); });
@@ -255,6 +283,7 @@ int cmd_place(int argc, char** argv) {
     std::cout << strprintf("  SCI adds most at %.1f%% utilization: %+.2f%% carbon\n",
                            100 * pts[peak].utilization, 100 * pts[peak].added_over_osci[1]);
     if (a.count("output")) std::cout << "  wrote " << a["output"].as<std::string>() << '\n';
+    if (a.count("plot")) std::cout << "  wrote " << a["plot"].as<std::string>() << '\n';
     return 0;
   }
   std::vector<Job> jobs;

@@ -220,3 +220,24 @@ TEST(Fleet, BadFleetFilesNameTheLineAndField) {
     }
   }
 }
+
+// Buying, not owning: with procurement the footprint counts only the servers the jobs need, and
+// SCI, which charges each job its hardware's embodied share, picks the placement that emits least
+// in total (the old S_A is the better buy for one small job at this intensity); on owned
+// hardware the same choice raises the total.
+TEST(Placement, ProcurementCountsTheEmbodiedCarbonOfTheServersNeeded) {
+  const Fleet f = load_fleet(example("two-servers.toml"));
+  CarbonSettings s = settings_of(f);
+  s.procurement = true;
+  const std::vector<Job> jobs = {job_from_score(f, "one", 1168, 8760)};
+  const Placement sci = place_jobs(f, jobs, Metric::kSci, s);
+  const Placement osci = place_jobs(f, jobs, Metric::kOsci, s);
+  EXPECT_EQ(sci.option_of[0], 0u) << "SCI buys S_A";
+  EXPECT_EQ(osci.option_of[0], 1u) << "oSCI buys S_B";
+  EXPECT_NEAR(sci.embodied_g, 8040.0 / 5, 1e-9) << "one S_A, a year of it";
+  EXPECT_NEAR(osci.embodied_g, 101890.0 / 5, 1e-9) << "one S_B";
+  EXPECT_LT(sci.footprint_g(), osci.footprint_g());
+  s.procurement = false;
+  EXPECT_GT(place_jobs(f, jobs, Metric::kSci, s).footprint_g(),
+            place_jobs(f, jobs, Metric::kOsci, s).footprint_g());
+}

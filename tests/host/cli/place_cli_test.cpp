@@ -42,6 +42,24 @@ TEST(PlaceCli, TheCaseStudyCurveIsWrittenForEachPolicy) {
     while (std::getline(in, line)) ++rows;
     EXPECT_EQ(rows, 11);
   }
+  // The plot: two curves (SCI and tSCI over oSCI) of one point per level.
+  const std::string svg = tmp.file("curve.svg");
+  ASSERT_EQ(run_lumos("place " + fleet("mit-740.toml") +
+                      " --utilization 0:1:0.25 --case-study --plot " + svg)
+                .exit_code,
+            0);
+  std::ifstream in(svg);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(text.rfind("<svg", 0), 0u);
+  size_t lines = 0;
+  for (size_t at = text.find("<polyline"); at != std::string::npos;
+       at = text.find("<polyline", at + 1)) {
+    ++lines;
+    const size_t from = text.find("points=\"", at) + 8, to = text.find('"', from);
+    const std::string pts = text.substr(from, to - from);
+    EXPECT_EQ(std::count(pts.begin(), pts.end(), ','), 5) << pts;
+  }
+  EXPECT_EQ(lines, 2u);
 }
 
 // On the GPU fleet, with old A100s written off (zero after their lifetime), SCI sends training
