@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "carbon/energy.hpp"
@@ -19,11 +21,15 @@
 #include "common/format.hpp"
 #include "common/heap_tuning.hpp"
 #include "common/json_writer.hpp"
+#include "cost/kernel_classifier.hpp"
 #include "cost/kernels_db.hpp"
 #include "cost/size_units.hpp"
 #include "estimate/estimate.hpp"
 #include "estimate/generated_trace.hpp"
 #include "estimate/layout_search.hpp"
+#include "estimate/trace_replay.hpp"
+#include "estimate/trace_whatif.hpp"
+#include "graph/load_input.hpp"
 #include "report/estimate_report.hpp"
 
 namespace lumos::cli {
@@ -216,13 +222,60 @@ int cmd_generate(int argc, char** argv) {
   return run(argc, argv, true);
 }
 
+namespace {
+
+// What `lumos carbon` accounts for: one GPU's energy per step, the GPUs, the steps of the run.
+struct CarbonSubject {
+  std::string title;  // the first line of the report
+  carbon::EnergyParts per_gpu_step;
+  double step_us = 0, gpus = 0, steps = 0;
+};
+
+// Kernel time by how it draws power, per GPU and step, over a trace's steps: matrix arithmetic
+// (kernels classified gemm, attention or conv), communication, and the rest (memory-bound
+// kernels, copies and sets).
+model::KernelBusy traced_busy_per_gpu_step(const graph::Graph& g, const cost::KernelsDb& db) {
+  model::KernelBusy b;
+  std::map<uint32_t, bool> matrix;  // by name
+  for (graph::NodeId n = 1; n < g.num_nodes(); ++n) {
+    if (g.step[n] < 0 || g.kind[n] != graph::NodeKind::kKernel) continue;
+    if (g.cls[n] == graph::NodeClass::kComm) {
+      b.comm_us += g.dur_us[n];
+      continue;
+    }
+    auto it = matrix.find(g.name[n]);
+    if (it == matrix.end()) {
+      const std::string c = cost::classify_kernel(db, g.names[g.name[n]]);
+      it = matrix.emplace(g.name[n], c == "gemm" || c == "conv" || c.rfind("attention", 0) == 0)
+               .first;
+    }
+    (it->second && g.cls[n] == graph::NodeClass::kCompute ? b.compute_bound_us
+                                                          : b.memory_bound_us) += g.dur_us[n];
+  }
+  const double n = static_cast<double>(std::max<size_t>(1, g.steps.size()));
+  b.compute_bound_us /= n, b.memory_bound_us /= n, b.comm_us /= n;
+  return b;
+}
+
+}  // namespace
+
 int cmd_carbon(int argc, char** argv) {
   cxxopts::Options o("lumos carbon",
-                     "Energy and carbon of training a model in one configuration: the estimate's "
-                     "step, its energy by part, operational carbon on a grid region or an hourly "
-                     "series (and the best start), embodied carbon beside it");
+                     "Energy and carbon of a training run: the step from an estimate (the "
+                     "estimate's options) or a trace (--trace), its energy by part, operational "
+                     "carbon on a grid region or an hourly series (and the best start), embodied "
+                     "carbon beside it");
   layout_options(o);
-  o.add_options()("tokens", "tokens to train", cxxopts::value<double>()->default_value("300e9"))(
+  o.add_options()("tokens", "tokens to train (an estimate)",
+                  cxxopts::value<double>()->default_value("300e9"))(
+      "trace", "account for a traced job instead: a Kineto trace or .lgraph (its steps replayed)",
+      cxxopts::value<std::string>())("traced-gpu",
+                                     "with --trace: the GPU it ran on (default: the trace's "
+                                     "deviceProperties, else h100)",
+                                     cxxopts::value<std::string>())(
+      "steps", "with --trace: steps in the run (default: the traced steps)",
+      cxxopts::value<double>())("gpus", "with --trace: GPUs in the job (default: the traced ranks)",
+                                cxxopts::value<int64_t>())(
       "region", "grid region in kernels_db/carbon.json (default: world)",
       cxxopts::value<std::string>())(
       "grid-series", "hourly grid intensity CSV (Electricity Maps export or timestamp,gCO2eq/kWh)",
@@ -244,11 +297,13 @@ int cmd_carbon(int argc, char** argv) {
                "lumos carbon: give --region or --grid-series, not both");
   LUMOS_EXPECT(a.count("grid-series") || (!a.count("start") && !a.count("window-end")),
                "lumos carbon: --start and --window-end go with --grid-series");
+  const bool traced = a.count("trace") > 0;
+  for (const char* k : {"traced-gpu", "steps", "gpus"})
+    LUMOS_EXPECT(traced || !a.count(k), std::string("lumos carbon: --") + k + " goes with --trace");
+  LUMOS_EXPECT(!traced || !a.count("tokens"), "lumos carbon: --tokens goes with an estimate");
   cost::KernelsDb storage;
   const cost::KernelsDb& db =
       a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
-  const double tokens = a["tokens"].as<double>();
-  LUMOS_EXPECT(tokens > 0 && std::isfinite(tokens), "lumos carbon: --tokens must be positive");
   const double pue = a.count("pue") ? a["pue"].as<double>() : db.carbon.pue;
   LUMOS_EXPECT(pue >= 1 && pue <= 5, "lumos carbon: --pue must lie in [1, 5]");
   // The grid first: a bad series should not cost an estimate.
@@ -264,29 +319,72 @@ int cmd_carbon(int argc, char** argv) {
   } else {
     region = &db.carbon.region(a.count("region") ? a["region"].as<std::string>() : "world");
   }
-  const EstimateRun run = run_estimate(request_from(a), db);
-  const Estimate& e = run.estimate;
-  // The graph is built whole: each kernel's duration is its slot's.
-  std::vector<double> slot_us(run.step.slots.size(), 0.0);
-  for (graph::NodeId n = 0; n < run.step.graph.num_nodes(); ++n) {
-    const int32_t slot = run.step.meta_of(n).slot;
-    if (slot >= 0) slot_us[static_cast<size_t>(slot)] = run.step.graph.dur_us[n];
+
+  CarbonSubject subject;
+  if (traced) {
+    const graph::LoadedInput in = graph::load_input(a["trace"].as<std::string>());
+    const std::string gpu_name = estimate::traced_gpu_of(
+        in, a.count("traced-gpu") ? a["traced-gpu"].as<std::string>() : "", db);
+    const estimate::ReplayAnswer rep = estimate::replay_trace(in, {});
+    LUMOS_EXPECT(!rep.steps.empty(), in.label + ": no step to account for");
+    std::set<int32_t> ranks;
+    double replayed_us = 0;
+    for (const replay::StepTime& st : rep.steps)
+      replayed_us += st.replayed_us, ranks.insert(st.rank);
+    subject.step_us = replayed_us / static_cast<double>(rep.steps.size());
+    subject.gpus = a.count("gpus") ? static_cast<double>(a["gpus"].as<int64_t>())
+                                   : static_cast<double>(ranks.size());
+    subject.steps = a.count("steps") ? a["steps"].as<double>()
+                                     : static_cast<double>(rep.steps.size() / ranks.size());
+    LUMOS_EXPECT(subject.gpus >= 1 && subject.steps > 0 && std::isfinite(subject.steps),
+                 "lumos carbon: --gpus and --steps must be positive");
+    const model::KernelBusy busy = traced_busy_per_gpu_step(in.graph, db);
+    const double per_rank = static_cast<double>(ranks.size());
+    subject.per_gpu_step = carbon::step_energy(
+        db.gpu(gpu_name), db.carbon, pue, subject.step_us, busy.compute_bound_us / per_rank,
+        busy.memory_bound_us / per_rank, busy.comm_us / per_rank);
+    subject.title = strprintf(
+        "lumos carbon: trace %s on %s, %zu traced step%s of %.3f s (replayed), %.4g steps on %.0f "
+        "GPUs: %.2f h",
+        in.label.c_str(), gpu_name.c_str(), rep.steps.size(), rep.steps.size() == 1 ? "" : "s",
+        subject.step_us * 1e-6, subject.steps, subject.gpus,
+        subject.steps * subject.step_us * 1e-6 / 3600.0);
+  } else {
+    const double tokens = a["tokens"].as<double>();
+    LUMOS_EXPECT(tokens > 0 && std::isfinite(tokens), "lumos carbon: --tokens must be positive");
+    const EstimateRun run = run_estimate(request_from(a), db);
+    const Estimate& e = run.estimate;
+    // The graph is built whole: each kernel's duration is its slot's.
+    std::vector<double> slot_us(run.step.slots.size(), 0.0);
+    for (graph::NodeId n = 0; n < run.step.graph.num_nodes(); ++n) {
+      const int32_t slot = run.step.meta_of(n).slot;
+      if (slot >= 0) slot_us[static_cast<size_t>(slot)] = run.step.graph.dur_us[n];
+    }
+    const model::KernelBusy busy = model::kernel_busy_us(run.step, slot_us);
+    const double pp = e.cfg.pp;
+    subject.step_us = e.step_time_us;
+    subject.gpus = static_cast<double>(e.cfg.gpus());
+    subject.steps = tokens / (static_cast<double>(e.cfg.gbs) * static_cast<double>(e.model.seq));
+    subject.per_gpu_step = carbon::step_energy(db.gpu(e.gpu), db.carbon, pue, e.step_time_us,
+                                               busy.compute_bound_us / pp,
+                                               busy.memory_bound_us / pp, busy.comm_us / pp);
+    subject.title = strprintf(
+        "lumos carbon: %s on %lld x %s (TP %d x CP %d x PP %d x DP %d), %.4g tokens: %.1f h to "
+        "train (%.0f steps of %.3f s)",
+        e.model.name.c_str(), static_cast<long long>(e.cfg.gpus()), e.gpu.c_str(), e.cfg.tp,
+        e.cfg.cp, e.cfg.pp, e.cfg.dp, tokens, subject.steps * e.step_time_us * 1e-6 / 3600.0,
+        subject.steps, e.step_time_us * 1e-6);
   }
-  const model::KernelBusy busy = model::kernel_busy_us(run.step, slot_us);
-  const double pp = e.cfg.pp, gpus = static_cast<double>(e.cfg.gpus());
-  const cost::GpuSpec& gpu = db.gpu(e.gpu);
-  const carbon::EnergyParts parts =
-      carbon::step_energy(gpu, db.carbon, pue, e.step_time_us, busy.compute_bound_us / pp,
-                          busy.memory_bound_us / pp, busy.comm_us / pp);
-  const double steps = tokens / (static_cast<double>(e.cfg.gbs) * static_cast<double>(e.model.seq));
-  const double hours = steps * e.step_time_us * 1e-6 / 3600.0;
+
+  const carbon::EnergyParts& parts = subject.per_gpu_step;
+  const double hours = subject.steps * subject.step_us * 1e-6 / 3600.0;
   double grid = region ? region->g_per_kwh : 0;
   std::string grid_text;
   std::optional<carbon::BestStart> best;
-  int64_t start = 0;
   if (series) {
-    start = a.count("start") ? carbon::parse_utc(a["start"].as<std::string>(), "--start")
-                             : series->start_unix_s;
+    const int64_t start = a.count("start")
+                              ? carbon::parse_utc(a["start"].as<std::string>(), "--start")
+                              : series->start_unix_s;
     grid = carbon::mean_intensity(*series, start, hours * 3600.0);
     grid_text =
         strprintf("series %s%s%s (%s): mean %.1f gCO2/kWh from %s to %s", series->path.c_str(),
@@ -306,13 +404,13 @@ int cmd_carbon(int argc, char** argv) {
                           region->year ? std::to_string(region->year).c_str() : "year not stated",
                           region->source.c_str());
   }
-  const carbon::CarbonAccount acc =
-      carbon::carbon_account(parts, gpus, steps, hours * gpus, grid, db.carbon);
+  const carbon::CarbonAccount acc = carbon::carbon_account(parts, subject.gpus, subject.steps,
+                                                           hours * subject.gpus, grid, db.carbon);
   if (a.count("json")) {
     common::JsonWriter w(std::cout);
-    w.begin_object().field("model", e.model.name).field("gpu", e.gpu).field("gpus", gpus);
-    w.field("step_time_s", e.step_time_us * 1e-6).field("tokens", tokens).field("steps", steps);
-    w.field("time_to_train_h", hours).field("pue", pue);
+    w.begin_object().field("subject", subject.title).field("gpus", subject.gpus);
+    w.field("step_time_s", subject.step_us * 1e-6).field("steps", subject.steps);
+    w.field("hours", hours).field("pue", pue);
     w.key("step_energy_per_gpu_j").begin_object().field("gpu_idle", parts.gpu_idle_j);
     w.field("gpu_compute_bound", parts.gpu_compute_j).field("gpu_memory_bound", parts.gpu_memory_j);
     w.field("gpu_comm", parts.gpu_comm_j).field("node", parts.node_j);
@@ -334,37 +432,32 @@ int cmd_carbon(int argc, char** argv) {
     std::cout << '\n';
     return 0;
   }
-  std::cout << strprintf(
-      "lumos carbon: %s on %lld x %s (TP %d x CP %d x PP %d x DP %d), %.4g tokens: %.1f h to "
-      "train (%.0f steps of %.3f s)\n",
-      e.model.name.c_str(), static_cast<long long>(e.cfg.gpus()), e.gpu.c_str(), e.cfg.tp, e.cfg.cp,
-      e.cfg.pp, e.cfg.dp, tokens, hours, steps, e.step_time_us * 1e-6);
-  const double step_s = e.step_time_us * 1e-6;
+  std::cout << subject.title << '\n';
+  const double step_s = subject.step_us * 1e-6;
   std::cout << strprintf(
       "  power per GPU     %.0f W: idle %.0f, matrix %.0f, memory-bound %.0f, comm %.0f; node "
       "%.0f; facility %.0f (PUE %.2f)\n",
       parts.total_j() / step_s, parts.gpu_idle_j / step_s, parts.gpu_compute_j / step_s,
       parts.gpu_memory_j / step_s, parts.gpu_comm_j / step_s, parts.node_j / step_s,
       parts.facility_j / step_s, pue);
-  std::cout << strprintf("  energy            %.4g MWh: GPUs %.4g, nodes %.4g, facility %.4g\n",
-                         acc.energy_kwh / 1000, acc.gpu_kwh / 1000, acc.node_kwh / 1000,
-                         acc.facility_kwh / 1000);
+  std::cout << strprintf("  energy            %.4g kWh: GPUs %.4g, nodes %.4g, facility %.4g\n",
+                         acc.energy_kwh, acc.gpu_kwh, acc.node_kwh, acc.facility_kwh);
   std::cout << "  grid              " << grid_text << '\n';
-  std::cout << strprintf("  operational       %.4g tCO2\n", acc.operational_kg / 1000);
+  std::cout << strprintf("  operational       %.4g kgCO2\n", acc.operational_kg);
   if (best)
     std::cout << strprintf(
-        "  best start        %s: mean %.1f gCO2/kWh, %.4g tCO2 (%+.1f%%; the worst start in the "
-        "window: %.1f gCO2/kWh)\n",
+        "  best start        %s: mean %.1f gCO2/kWh, %.4g kgCO2 (%+.1f%%; the worst start in "
+        "the window: %.1f gCO2/kWh)\n",
         carbon::format_utc(best->start_unix_s).c_str(), best->mean_g_per_kwh,
-        acc.energy_kwh * best->mean_g_per_kwh / 1e6, 100 * (best->mean_g_per_kwh / grid - 1),
+        acc.energy_kwh * best->mean_g_per_kwh / 1e3, 100 * (best->mean_g_per_kwh / grid - 1),
         best->worst_mean_g_per_kwh);
   std::cout << strprintf(
-      "  embodied (beside) %.4g tCO2: %.0f GPU-hours of %.0f kg per GPU and its server share, "
-      "linear over %.0f years; SCI %.4g tCO2. Placing and scheduling owned hardware: decide on "
+      "  embodied (beside) %.4g kgCO2: %.4g GPU-hours of %.0f kg per GPU and its server share, "
+      "linear over %.0f years; SCI %.4g kgCO2. Placing and scheduling owned hardware: decide on "
       "operational carbon (lumos place)\n",
-      acc.embodied_kg / 1000, hours * gpus,
+      acc.embodied_kg, hours * subject.gpus,
       db.carbon.gpu_embodied_kg + db.carbon.server_embodied_kg_per_gpu, db.carbon.lifetime_y,
-      acc.sci_kg / 1000);
+      acc.sci_kg);
   return 0;
 }
 

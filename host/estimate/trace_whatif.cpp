@@ -18,7 +18,7 @@ std::string traced_gpu_of(const graph::LoadedInput& in, const std::string& given
     try {
       return db.gpu(tables[0]->gpu_name).name;
     } catch (const InputError&) {
-      throw InputError("lumos whatif: the trace ran on '" + tables[0]->gpu_name +
+      throw InputError(in.label + ": the trace ran on '" + tables[0]->gpu_name +
                        "', which kernels_db does not describe; pass --traced-gpu");
     }
   }

@@ -21,14 +21,20 @@ double field(const std::string& json, const std::string& key) {
   return at == std::string::npos ? 0 : std::stod(json.substr(at + key.size() + 3));
 }
 
+// The run's energy, checked to be the sum of its parts.
+double energy_of_parts(const std::string& json) {
+  const double total = field(json, "energy_kwh");
+  EXPECT_NEAR(total,
+              field(json, "gpu_energy_kwh") + field(json, "node_energy_kwh") +
+                  field(json, "facility_energy_kwh"),
+              1e-9 * total);
+  return total;
+}
+
 TEST(CarbonCli, EnergyIsTheSumOfItsPartsAndCarbonIsEnergyTimesTheRegion) {
   const auto r = run_lumos(kRun + "--tokens 1e9 --region pl --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  const double total = field(r.out, "energy_kwh");
-  EXPECT_NEAR(total,
-              field(r.out, "gpu_energy_kwh") + field(r.out, "node_energy_kwh") +
-                  field(r.out, "facility_energy_kwh"),
-              1e-9 * total);
+  const double total = energy_of_parts(r.out);
   EXPECT_EQ(field(r.out, "grid_g_per_kwh"), 581);
   EXPECT_NEAR(field(r.out, "operational_kg"), total * 581 / 1000, 1e-9 * total);
   EXPECT_NEAR(field(r.out, "sci_kg"), field(r.out, "operational_kg") + field(r.out, "embodied_kg"),
@@ -37,6 +43,19 @@ TEST(CarbonCli, EnergyIsTheSumOfItsPartsAndCarbonIsEnergyTimesTheRegion) {
   const auto half = run_lumos(kRun + "--tokens 5e8 --region pl --json");
   ASSERT_EQ(half.exit_code, 0) << half.out;
   EXPECT_NEAR(field(half.out, "energy_kwh") * 2, total, 1e-9 * total);
+}
+
+// From a trace (the embedded demo): its replayed steps' energy, scaled to the run's steps.
+TEST(CarbonCli, ATraceIsAccountedForFromItsReplayedSteps) {
+  const auto r = run_lumos("carbon --trace '' --region de --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(field(r.out, "steps"), 3);
+  EXPECT_EQ(field(r.out, "gpus"), 1);
+  const double total = energy_of_parts(r.out);
+  EXPECT_GT(field(r.out, "gpu_compute_bound"), 0);
+  const auto run = run_lumos("carbon --trace '' --region de --steps 300 --gpus 8 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_NEAR(field(run.out, "energy_kwh"), total * 100 * 8, 1e-6 * total * 800);
 }
 
 TEST(CarbonCli, AnHourlySeriesGivesTheMeanOverTheRunAndTheBestStart) {
@@ -67,6 +86,9 @@ TEST(CarbonCli, BadInputGetsOneLine) {
       {kRun + "--start 2023-01-01T00:00Z", "--start and --window-end go with --grid-series"},
       {kRun + "--pue 0.5", "--pue must lie in [1, 5]"},
       {kRun + "--tokens -1", "--tokens must be positive"},
+      {kRun + "--steps 10", "--steps goes with --trace"},
+      {"carbon --trace '' --tokens 1e9", "--tokens goes with an estimate"},
+      {"carbon --trace '' --steps 0", "--gpus and --steps must be positive"},
   };
   for (const auto& [args, needle] : cases) {
     const auto r = run_lumos(args);
