@@ -6,6 +6,7 @@
 #include <toml++/toml.h>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "model/model_toml.hpp"
 #include "report/sweep_csv.hpp"
 
@@ -30,9 +31,17 @@ double number(const toml::table& t, const std::string& path, const std::string& 
   if (const auto* i = n->as_integer()) v = static_cast<double>(i->get());
   if (const auto* f = n->as_floating_point()) v = f->get();
   LUMOS_EXPECT(v && std::isfinite(*v), where(path, *n, key) + ": expected a number");
-  LUMOS_EXPECT(*v >= min, where(path, *n, key) + ": expected at least " + std::to_string(min) +
-                              ", got " + std::to_string(*v));
+  LUMOS_EXPECT(*v >= min, where(path, *n, key) + ": expected at least " + strprintf("%g", min) +
+                              ", got " + strprintf("%g", *v));
   return *v;
+}
+
+// A count: a whole number from 1 to 10^6.
+int64_t count_of(const toml::table& t, const std::string& path, bool required) {
+  const double v = number(t, path, "count", 1, required, 1);
+  LUMOS_EXPECT(v == std::floor(v) && v <= 1e6,
+               where(path, *t.get("count"), "count") + ": expected a whole number up to 1000000");
+  return static_cast<int64_t>(v);
 }
 
 std::string text(const toml::table& t, const std::string& path, const std::string& key,
@@ -112,7 +121,7 @@ Fleet load_fleet(const std::string& path) {
       LUMOS_EXPECT(q.name != p.name,
                    where(path, n, "name") + ": server type " + p.name + " is given twice");
     p.gpu = text(t, path, "gpu", false);
-    p.count = static_cast<int64_t>(number(t, path, "count", 1, true));
+    p.count = count_of(t, path, true);
     p.resources = number(t, path, "resources", 1, true);
     p.score = number(t, path, "score", 0, false);
     p.idle_w = number(t, path, "idle_w", 0, false);
@@ -168,7 +177,7 @@ std::vector<Job> load_jobs(const std::string& path, const Fleet& f) {
     const toml::table& t = *n.as_table();
     only_keys(t, path, "[[job]]", {"name", "count", "score", "hours", "option"});
     const std::string name = text(t, path, "name", true);
-    const int64_t count = static_cast<int64_t>(number(t, path, "count", 1, false, 1));
+    const int64_t count = count_of(t, path, false);
     Job j;
     if (const toml::node* o = t.get("option")) {
       LUMOS_EXPECT(!t.get("score"), where(path, n, name) + ": give score or options, not both");
@@ -218,15 +227,11 @@ Job job_from_sweep_csv(const std::string& path, const Fleet& f, const std::strin
       if (f.pools[k].gpu != row[gpu]) continue;
       JobOption o;
       o.pool = k;
-      const std::string at = path + ":" + std::to_string(r + 2) + ": ";
-      try {
-        o.resources = std::stod(row[gpus]);
-        o.hours = std::stod(row[hours]);
-      } catch (const std::exception&) {
-        throw InputError(at + "gpus and time_to_train_h: expected numbers");
-      }
+      const std::string at = path + ": row " + std::to_string(r + 1) + ": ";
+      o.resources = parse_finite(row[gpus]).value_or(0);
+      o.hours = parse_finite(row[hours]).value_or(0);
       LUMOS_EXPECT(o.resources > 0 && o.hours > 0,
-                   at + "gpus and time_to_train_h must be positive");
+                   at + "gpus and time_to_train_h: expected positive numbers");
       o.label = row[gpu] + " TP" + row[tp] + " PP" + row[pp] + " DP" + row[dp];
       j.options.push_back(o);
     }

@@ -11,9 +11,14 @@ namespace {
 
 constexpr double kHoursPerYear = 8760;
 
+// Hardware bought for the job is new, whatever the fleet file says of servers already owned.
 double rate_g_per_year(const ServerPool& p, const CarbonSettings& s) {
-  return embodied_g_per_year(p.embodied_g, p.lifetime_y, p.age_y, s.amortization);
+  return embodied_g_per_year(p.embodied_g, p.lifetime_y, s.procurement ? 0 : p.age_y,
+                             s.amortization);
 }
+
+// Capacity checks and level limits share one relative tolerance for sums of fractions.
+constexpr double kFitTolerance = 1e-9;
 
 }  // namespace
 
@@ -70,7 +75,7 @@ Placement place_jobs(const Fleet& f, const std::vector<Job>& jobs, Metric m,
     for (size_t i = 0; i < j.options.size(); ++i) {
       const JobOption& o = j.options[i];
       const size_t k = o.pool;
-      if (out.used[k] + o.resources > capacity[k] * (1 + 1e-12)) continue;
+      if (out.used[k] + o.resources > capacity[k] * (1 + kFitTolerance)) continue;
       const OptionCarbon c = option_carbon(f, o, s);
       double value = c.operational_g;
       if (m != Metric::kOsci) value += c.embodied_g;
@@ -111,6 +116,7 @@ Placement place_jobs(const Fleet& f, const std::vector<Job>& jobs, Metric m,
 }
 
 ScoreYearTable score_year_table(const Fleet& f, const CarbonSettings& s) {
+  LUMOS_EXPECT(!f.pools.empty(), "place: the fleet has no server type");
   ScoreYearTable t;
   std::vector<double> idle_o;
   for (const ServerPool& p : f.pools) {
@@ -166,6 +172,12 @@ std::vector<UtilizationPoint> utilization_sweep(const Fleet& f, const DemandGene
     total_score += static_cast<double>(p.count) * p.score;
   }
   if (f.whole_resources) {
+    // Capacity in jobs of one size: a fleet of whole cores takes jobs of one size only.
+    for (uint64_t n = 1; n < 64; ++n)
+      LUMOS_EXPECT(demand(n) == demand(0),
+                   "place --utilization: a fleet of whole resources "
+                   "(whole_resources = true) takes jobs of one size "
+                   "(--job-score), not the case-study mix");
     const Job first = job_from_score(f, "job 0", demand(0), hours);
     double slots = 0;
     for (const JobOption& o : first.options)
@@ -173,14 +185,16 @@ std::vector<UtilizationPoint> utilization_sweep(const Fleet& f, const DemandGene
                std::floor(f.pools[o.pool].resources / o.resources + 1e-9);
     total_score = slots * demand(0);
   }
+  LUMOS_EXPECT(total_score > 0, "place --utilization: no server of the fleet fits one job");
   std::vector<UtilizationPoint> out;
   for (double level : levels) {
     LUMOS_EXPECT(level >= 0 && level <= 1,
                  "place --utilization: levels must lie in [0, 1], got " + std::to_string(level));
     std::vector<Job> jobs;
     double placed = 0;
-    // Just under the level: rounding must not make the last job of a full fleet not fit.
-    const double limit = level * total_score * (1 + 1e-9);
+    // Up to the level, within the fit tolerance: rounding must not drop the last job of a full
+    // fleet.
+    const double limit = level * total_score * (1 + kFitTolerance);
     for (uint64_t n = 0;; ++n) {
       const double d = demand(n);
       if (placed + d > limit) break;
@@ -196,7 +210,7 @@ std::vector<UtilizationPoint> utilization_sweep(const Fleet& f, const DemandGene
       pt.unplaced[i] = p.unplaced;
     }
     for (size_t i = 0; i < kMetrics.size(); ++i)
-      pt.added_over_osci[i] = pt.footprint_g[i] / pt.footprint_g[0] - 1;
+      pt.added_over_osci[i] = pt.footprint_g[0] > 0 ? pt.footprint_g[i] / pt.footprint_g[0] - 1 : 0;
     out.push_back(pt);
   }
   return out;

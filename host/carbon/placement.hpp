@@ -49,14 +49,16 @@ struct Placement {
   std::vector<double> used;       // per pool, resources reserved
   double horizon_h = 0;
   double energy_kwh = 0;
-  double embodied_g = 0;     // every server over the horizon: sunk
+  double embodied_g = 0;     // every server over the horizon (sunk); procurement: those needed
   double operational_g = 0;  // the jobs'
   double footprint_g() const { return embodied_g + operational_g; }
 };
 
 // Throws InputError naming the job when it fits on no pool, unless `skip_unfit` (then the job is
-// left out and counted in `unplaced`). `horizon_h` 0: the longest option of any job (so that
-// every metric's footprint covers the same time).
+// left out and counted in `unplaced`). `horizon_h` 0: the longest option of any job; callers
+// comparing metrics pass one horizon to all (lumos place: the longest option any metric chose).
+// tSCI depends on the order: a job charged the idle infrastructure shares it with the jobs
+// placed before it (the first job, with a usage fraction of 1, is charged all of it).
 Placement place_jobs(const Fleet& f, const std::vector<Job>& jobs, Metric m,
                      const CarbonSettings& s, double horizon_h = 0, bool skip_unfit = false);
 

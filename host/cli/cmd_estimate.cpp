@@ -336,8 +336,9 @@ int cmd_carbon(int argc, char** argv) {
                                    : static_cast<double>(ranks.size());
     subject.steps = a.count("steps") ? a["steps"].as<double>()
                                      : static_cast<double>(rep.steps.size() / ranks.size());
-    LUMOS_EXPECT(subject.gpus >= 1 && subject.steps > 0 && std::isfinite(subject.steps),
-                 "lumos carbon: --gpus and --steps must be positive");
+    LUMOS_EXPECT(
+        subject.gpus >= 1 && subject.gpus <= 1e7 && subject.steps > 0 && subject.steps <= 1e12,
+        "lumos carbon: --gpus and --steps must be positive (at most 1e7 and 1e12)");
     const model::KernelBusy busy = traced_busy_per_gpu_step(in.graph, db);
     const double per_rank = static_cast<double>(ranks.size());
     subject.per_gpu_step = carbon::step_energy(
@@ -351,7 +352,8 @@ int cmd_carbon(int argc, char** argv) {
         subject.steps * subject.step_us * 1e-6 / 3600.0);
   } else {
     const double tokens = a["tokens"].as<double>();
-    LUMOS_EXPECT(tokens > 0 && std::isfinite(tokens), "lumos carbon: --tokens must be positive");
+    LUMOS_EXPECT(tokens > 0 && tokens <= 1e16,
+                 "lumos carbon: --tokens must be positive, at most 1e16");
     const EstimateRun run = run_estimate(request_from(a), db);
     const Estimate& e = run.estimate;
     // The graph is built whole: each kernel's duration is its slot's.
@@ -449,8 +451,8 @@ int cmd_carbon(int argc, char** argv) {
         "  best start        %s: mean %.1f gCO2/kWh, %.4g kgCO2 (%+.1f%%; the worst start in "
         "the window: %.1f gCO2/kWh)\n",
         carbon::format_utc(best->start_unix_s).c_str(), best->mean_g_per_kwh,
-        acc.energy_kwh * best->mean_g_per_kwh / 1e3, 100 * (best->mean_g_per_kwh / grid - 1),
-        best->worst_mean_g_per_kwh);
+        acc.energy_kwh * best->mean_g_per_kwh / 1e3,
+        grid > 0 ? 100 * (best->mean_g_per_kwh / grid - 1) : 0.0, best->worst_mean_g_per_kwh);
   std::cout << strprintf(
       "  embodied (beside) %.4g kgCO2: %.4g GPU-hours of %.0f kg per GPU and its server share, "
       "linear over %.0f years; SCI %.4g kgCO2. Placing and scheduling owned hardware: decide on "

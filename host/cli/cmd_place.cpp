@@ -165,7 +165,7 @@ int cmd_place(int argc, char** argv) {
       "sweep", "one job from a `lumos sweep` variants CSV over GPU types",
       cxxopts::value<std::string>())("job-name", "name of the --sweep job",
                                      cxxopts::value<std::string>()->default_value("training"))(
-      "copies", "--sweep: this many such jobs, one after another",
+      "copies", "--sweep: this many such jobs, running at once (they share the fleet)",
       cxxopts::value<int>()->default_value("1"))(
       "score-year", "per-score-year values of each server type (the paper's Tables 2 and 4)")(
       "utilization", "sweep the load FROM:TO:STEP (e.g. 0:1:0.05)", cxxopts::value<std::string>())(
@@ -267,6 +267,9 @@ int cmd_place(int argc, char** argv) {
             .field("footprint_tsci_g", p.footprint_g[2])
             .field("added_sci", p.added_over_osci[1])
             .field("added_tsci", p.added_over_osci[2])
+            .field("unplaced_osci", p.unplaced[0])
+            .field("unplaced_sci", p.unplaced[1])
+            .field("unplaced_tsci", p.unplaced[2])
             .end_object();
       w.end_array().end_object();
       std::cout << '\n';
@@ -275,11 +278,15 @@ int cmd_place(int argc, char** argv) {
     std::cout << strprintf(
         "lumos place --utilization: fleet %s, %zu levels, grid %.4g gCO2/kWh, amortization %s\n",
         fleet.name.c_str(), pts.size(), s.grid_g_per_kwh, to_string(s.amortization));
-    std::cout << "  utilization   jobs   SCI over oSCI   tSCI over oSCI\n";
+    std::cout << "  utilization   jobs   SCI over oSCI   tSCI over oSCI   unplaced (fit on no "
+                 "single server type; oSCI/SCI/tSCI)\n";
     for (const UtilizationPoint& p : pts)
-      std::cout << strprintf("  %10.1f%% %6llu %+14.2f%% %+15.2f%%\n", 100 * p.utilization,
-                             static_cast<unsigned long long>(p.jobs), 100 * p.added_over_osci[1],
-                             100 * p.added_over_osci[2]);
+      std::cout << strprintf("  %10.1f%% %6llu %+14.2f%% %+15.2f%%   %llu/%llu/%llu\n",
+                             100 * p.utilization, static_cast<unsigned long long>(p.jobs),
+                             100 * p.added_over_osci[1], 100 * p.added_over_osci[2],
+                             static_cast<unsigned long long>(p.unplaced[0]),
+                             static_cast<unsigned long long>(p.unplaced[1]),
+                             static_cast<unsigned long long>(p.unplaced[2]));
     std::cout << strprintf("  SCI adds most at %.1f%% utilization: %+.2f%% carbon\n",
                            100 * pts[peak].utilization, 100 * pts[peak].added_over_osci[1]);
     if (a.count("output")) std::cout << "  wrote " << a["output"].as<std::string>() << '\n';
@@ -300,8 +307,16 @@ int cmd_place(int argc, char** argv) {
       if (copies > 1) jobs.back().name += " #" + std::to_string(i + 1);
     }
   }
+  // Every metric's footprint over one horizon: the longest run any of them chose (the choices do
+  // not depend on it).
+  double horizon_h = 0;
+  for (Metric m : kMetrics) {
+    const Placement p = place_jobs(fleet, jobs, m, s);
+    for (size_t j = 0; j < jobs.size(); ++j)
+      horizon_h = std::max(horizon_h, jobs[j].options[p.option_of[j]].hours);
+  }
   std::vector<Placement> ps;
-  for (Metric m : kMetrics) ps.push_back(place_jobs(fleet, jobs, m, s));
+  for (Metric m : kMetrics) ps.push_back(place_jobs(fleet, jobs, m, s, horizon_h));
   json ? placements_json(fleet, jobs, ps, s) : placements_text(fleet, jobs, ps, s);
   return 0;
 }

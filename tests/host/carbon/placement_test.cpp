@@ -120,6 +120,22 @@ TEST(Placement, TsciChargesTheIdleInfrastructureAsTheWorkedExample) {
   EXPECT_NEAR(p.embodied_g, 40 + 10, 1e-12) << "every server's year of embodied carbon";
 }
 
+// tSCI's operational part by hand: idle servers' base power, weighted by the job's usage share.
+// Two pools of one 4-core server (100 W idle, 200 W full), 1,000 g/kWh, jobs of 2 cores for
+// 1,000 h. J1 on A: O = 200 x 2/4 x 1 MWh-h = 100 kg; idle after it: 1.5 servers x 100 W x
+// 1,000 h x usage 1 = 150 kg. J2 on B: O 100 kg; idle 1 server x 100 kWh x usage 2/4 = 50 kg.
+TEST(Placement, TsciChargesIdleServersBasePowerByUsageShare) {
+  Fleet f;
+  f.pools = {{"A", "", 1, 4, 0, 100, 200, 0, 0, 5}, {"B", "", 1, 4, 0, 100, 200, 0, 0, 5}};
+  const std::vector<Job> jobs = {{"J1", {{0, 2, 1000, "A"}}}, {"J2", {{1, 2, 1000, "B"}}}};
+  CarbonSettings s;
+  s.grid_g_per_kwh = 1000;
+  const Placement p = place_jobs(f, jobs, Metric::kTsci, s);
+  EXPECT_NEAR(p.metric_g[0], 100e3 + 150e3, 1e-6);
+  EXPECT_NEAR(p.metric_g[1], 100e3 + 50e3, 1e-6);
+  EXPECT_NEAR(p.operational_g, 200e3, 1e-6);
+}
+
 // A job's operational carbon is its energy times the intensity, and its energy is the reserved
 // share of the servers' full power; the footprint is every server's embodied carbon plus the
 // jobs' operational carbon, whatever the metric.
@@ -127,6 +143,8 @@ TEST(Placement, TheFootprintIsTheSumOfItsParts) {
   const Fleet f = load_fleet(example("two-servers.toml"));
   const CarbonSettings s = settings_of(f);
   const std::vector<Job> jobs(20, job_from_score(f, "j", 1168, 8760));
+  // By hand: a job on S_B reserves 2 of its 64 cores at 205 W for a year, 56.1 kWh.
+  EXPECT_NEAR(place_jobs(f, {jobs[0]}, Metric::kOsci, s).energy_kwh, 205.0 * 2 / 64 * 8.76, 1e-9);
   for (Metric m : kMetrics) {
     const Placement p = place_jobs(f, jobs, m, s);
     double energy = 0;
@@ -156,6 +174,11 @@ TEST(Placement, SciAddsCarbonOnlyBetweenEmptyAndFull) {
     most = std::max(most, p.added_over_osci[1]);
   }
   EXPECT_GT(most, 0.01);
+  EXPECT_EQ(pts.back().jobs, 44u) << "12 on S_A and 32 on S_B";
+  EXPECT_NEAR(pts.back().added_over_osci[1], 0, 1e-12);
+  for (uint64_t u : pts.back().unplaced) EXPECT_EQ(u, 0u);
+  // Whole cores take jobs of one size: the case-study mix is refused.
+  EXPECT_THROW(utilization_sweep(f, case_study_jobs(1), levels, settings_of(f)), lumos::InputError);
 }
 
 TEST(Placement, TheCaseStudySweepRunsOnTheWholeFleetForBothPolicies) {
