@@ -31,6 +31,8 @@
 #include "estimate/trace_whatif.hpp"
 #include "graph/load_input.hpp"
 #include "report/estimate_report.hpp"
+#include "whatif/gpu_variants.hpp"
+#include "whatif/speed_axes.hpp"
 
 namespace lumos::cli {
 namespace {
@@ -234,13 +236,16 @@ struct CarbonSubject {
 // Kernel time by how it draws power, per GPU and step, over a trace's steps: matrix arithmetic
 // (kernels classified gemm, attention or conv), communication, and the rest (memory-bound
 // kernels, copies and sets).
-model::KernelBusy traced_busy_per_gpu_step(const graph::Graph& g, const cost::KernelsDb& db) {
+model::KernelBusy traced_busy_per_gpu_step(const graph::Graph& g, const cost::KernelsDb& db,
+                                           const replay::VariantBatch& speed) {
+  auto factor = [&](graph::NodeClass c) { return speed.speed[static_cast<size_t>(c)][0]; };
   model::KernelBusy b;
   std::map<uint32_t, bool> matrix;  // by name
   for (graph::NodeId n = 1; n < g.num_nodes(); ++n) {
     if (g.step[n] < 0 || g.kind[n] != graph::NodeKind::kKernel) continue;
+    const double us = g.dur_us[n] / factor(g.cls[n]);
     if (g.cls[n] == graph::NodeClass::kComm) {
-      b.comm_us += g.dur_us[n];
+      b.comm_us += us;
       continue;
     }
     auto it = matrix.find(g.name[n]);
@@ -250,7 +255,7 @@ model::KernelBusy traced_busy_per_gpu_step(const graph::Graph& g, const cost::Ke
                .first;
     }
     (it->second && g.cls[n] == graph::NodeClass::kCompute ? b.compute_bound_us
-                                                          : b.memory_bound_us) += g.dur_us[n];
+                                                          : b.memory_bound_us) += us;
   }
   const double n = static_cast<double>(std::max<size_t>(1, g.steps.size()));
   b.compute_bound_us /= n, b.memory_bound_us /= n, b.comm_us /= n;
@@ -273,11 +278,15 @@ int cmd_carbon(int argc, char** argv) {
                                      "with --trace: the GPU it ran on (default: the trace's "
                                      "deviceProperties, else h100)",
                                      cxxopts::value<std::string>())(
-      "steps", "with --trace: steps in the run (default: the traced steps)",
-      cxxopts::value<double>())("gpus", "with --trace: GPUs in the job (default: the traced ranks)",
-                                cxxopts::value<int64_t>())(
-      "region", "grid region in kernels_db/carbon.json (default: world)",
+      "on-gpu", "with --trace: what if it ran on this GPU (as lumos whatif --gpus)",
       cxxopts::value<std::string>())(
+      "speed", "with --trace: what if kernel classes ran faster, e.g. compute=2,comm=0.5",
+      cxxopts::value<std::string>())("steps",
+                                     "with --trace: steps in the run (default: the traced steps)",
+                                     cxxopts::value<double>())(
+      "gpus", "with --trace: GPUs in the job (default: the traced ranks)",
+      cxxopts::value<int64_t>())("region", "grid region in kernels_db/carbon.json (default: world)",
+                                 cxxopts::value<std::string>())(
       "grid-series", "hourly grid intensity CSV (Electricity Maps export or timestamp,gCO2eq/kWh)",
       cxxopts::value<std::string>())("basis", "with an Electricity Maps export: lifecycle | direct",
                                      cxxopts::value<std::string>()->default_value("lifecycle"))(
@@ -298,7 +307,7 @@ int cmd_carbon(int argc, char** argv) {
   LUMOS_EXPECT(a.count("grid-series") || (!a.count("start") && !a.count("window-end")),
                "lumos carbon: --start and --window-end go with --grid-series");
   const bool traced = a.count("trace") > 0;
-  for (const char* k : {"traced-gpu", "steps", "gpus"})
+  for (const char* k : {"traced-gpu", "steps", "gpus", "on-gpu", "speed"})
     LUMOS_EXPECT(traced || !a.count(k), std::string("lumos carbon: --") + k + " goes with --trace");
   LUMOS_EXPECT(!traced || !a.count("tokens"), "lumos carbon: --tokens goes with an estimate");
   cost::KernelsDb storage;
@@ -325,7 +334,19 @@ int cmd_carbon(int argc, char** argv) {
     const graph::LoadedInput in = graph::load_input(a["trace"].as<std::string>());
     const std::string gpu_name = estimate::traced_gpu_of(
         in, a.count("traced-gpu") ? a["traced-gpu"].as<std::string>() : "", db);
-    const estimate::ReplayAnswer rep = estimate::replay_trace(in, {});
+    LUMOS_EXPECT(!(a.count("on-gpu") && a.count("speed")),
+                 "lumos carbon: give --on-gpu or --speed, not both");
+    // The what-if, as per-class speed factors of the replay (whatif/gpu_variants.hpp).
+    const std::string run_gpu =
+        a.count("on-gpu") ? db.gpu(a["on-gpu"].as<std::string>()).name : gpu_name;
+    const replay::VariantBatch speed =
+        a.count("on-gpu")  ? whatif::variants_from_gpus(db, gpu_name, {run_gpu})
+        : a.count("speed") ? whatif::parse_speed_variant(a["speed"].as<std::string>(), "--speed")
+                           : replay::VariantBatch::identity(1);
+    estimate::ReplayRequest rr;
+    rr.speed = strprintf("cpu=%.9g,compute=%.9g,comm=%.9g,memory=%.9g", speed.speed[1][0],
+                         speed.speed[2][0], speed.speed[3][0], speed.speed[4][0]);
+    const estimate::ReplayAnswer rep = estimate::replay_trace(in, rr);
     LUMOS_EXPECT(!rep.steps.empty(), in.label + ": no step to account for");
     std::set<int32_t> ranks;
     double replayed_us = 0;
@@ -339,17 +360,20 @@ int cmd_carbon(int argc, char** argv) {
     LUMOS_EXPECT(
         subject.gpus >= 1 && subject.gpus <= 1e7 && subject.steps > 0 && subject.steps <= 1e12,
         "lumos carbon: --gpus and --steps must be positive (at most 1e7 and 1e12)");
-    const model::KernelBusy busy = traced_busy_per_gpu_step(in.graph, db);
+    const model::KernelBusy busy = traced_busy_per_gpu_step(in.graph, db, speed);
     const double per_rank = static_cast<double>(ranks.size());
     subject.per_gpu_step = carbon::step_energy(
-        db.gpu(gpu_name), db.carbon, pue, subject.step_us, busy.compute_bound_us / per_rank,
+        db.gpu(run_gpu), db.carbon, pue, subject.step_us, busy.compute_bound_us / per_rank,
         busy.memory_bound_us / per_rank, busy.comm_us / per_rank);
     subject.title = strprintf(
-        "lumos carbon: trace %s on %s, %zu traced step%s of %.3f s (replayed), %.4g steps on %.0f "
+        "lumos carbon: trace %s (%s)%s, %zu traced step%s of %.3f s (replayed), %.4g steps on %.0f "
         "GPUs: %.2f h",
-        in.label.c_str(), gpu_name.c_str(), rep.steps.size(), rep.steps.size() == 1 ? "" : "s",
-        subject.step_us * 1e-6, subject.steps, subject.gpus,
-        subject.steps * subject.step_us * 1e-6 / 3600.0);
+        in.label.c_str(), gpu_name.c_str(),
+        a.count("on-gpu")  ? (" moved onto " + run_gpu).c_str()
+        : a.count("speed") ? (" at --speed " + a["speed"].as<std::string>()).c_str()
+                           : "",
+        rep.steps.size(), rep.steps.size() == 1 ? "" : "s", subject.step_us * 1e-6, subject.steps,
+        subject.gpus, subject.steps * subject.step_us * 1e-6 / 3600.0);
   } else {
     const double tokens = a["tokens"].as<double>();
     LUMOS_EXPECT(tokens > 0 && tokens <= 1e16,

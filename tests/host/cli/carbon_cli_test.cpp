@@ -56,6 +56,13 @@ TEST(CarbonCli, ATraceIsAccountedForFromItsReplayedSteps) {
   const auto run = run_lumos("carbon --trace '' --region de --steps 300 --gpus 8 --json");
   ASSERT_EQ(run.exit_code, 0) << run.out;
   EXPECT_NEAR(field(run.out, "energy_kwh"), total * 100 * 8, 1e-6 * total * 800);
+  // What-ifs: the job moved onto a faster GPU, or its compute twice as fast, runs shorter.
+  for (const std::string whatif : {"--on-gpu b200", "--speed compute=2"}) {
+    const auto w = run_lumos("carbon --trace '' --region de --json " + whatif);
+    ASSERT_EQ(w.exit_code, 0) << w.out;
+    EXPECT_LT(field(w.out, "hours"), field(r.out, "hours")) << whatif;
+    EXPECT_LT(field(w.out, "gpu_compute_bound"), field(r.out, "gpu_compute_bound")) << whatif;
+  }
 }
 
 TEST(CarbonCli, AnHourlySeriesGivesTheMeanOverTheRunAndTheBestStart) {
@@ -89,6 +96,8 @@ TEST(CarbonCli, BadInputGetsOneLine) {
       {kRun + "--steps 10", "--steps goes with --trace"},
       {"carbon --trace '' --tokens 1e9", "--tokens goes with an estimate"},
       {"carbon --trace '' --steps 0", "--gpus and --steps must be positive"},
+      {"carbon --trace '' --on-gpu h200 --speed comm=2", "give --on-gpu or --speed, not both"},
+      {"carbon --trace '' --on-gpu v100", "unknown GPU 'v100'"},
   };
   for (const auto& [args, needle] : cases) {
     const auto r = run_lumos(args);
