@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One command on a fresh machine: install, build, and run every test (ctest). Tests on real
+# One command on a fresh machine: install, build, and run every test (ctest, then the Python
+# package's pytest suite through scripts/python-test.sh). Tests on real
 # traces read ../shared/traces (override with LUMOS_TRACE_DIR=...); without it they skip and say so.
 # --sanitize: the same suite built in build-asan/ with ASan + UBSan (scripts/build.sh --sanitize),
 # the lumos command the cli tests run included; any sanitizer report fails the run.
@@ -16,8 +17,8 @@ extra=()
 [[ -n "${LUMOS_TRACE_DIR:-}" ]] && extra+=("-DLUMOS_TRACE_DIR=${LUMOS_TRACE_DIR}")
 if ((!sanitize)); then
   scripts/build.sh "${extra[@]}"
-  cd build
-  ctest --output-on-failure -j "$(nproc)"
+  (cd build && ctest --output-on-failure -j "$(nproc)")
+  scripts/python-test.sh
   exit
 fi
 

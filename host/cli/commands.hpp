@@ -4,6 +4,10 @@
 
 namespace lumos::cli {
 
+// Runs `lumos ARGS...` (argv[0] is the program, argv[1] the command): the exit code; errors
+// are thrown (InputError, cxxopts' exceptions), output goes to std::cout and std::cerr.
+int dispatch(int argc, char** argv);
+
 int cmd_replay(int argc, char** argv);
 int cmd_ingest(int argc, char** argv);
 int cmd_demo_trace(int argc, char** argv);

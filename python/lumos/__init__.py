@@ -1,0 +1,180 @@
+"""lumos in Python: the same commands as the ``lumos`` program, run in process.
+
+Every function runs the C++ command of the same name (``lumos._core.run``) and converts what it
+prints: JSON to ``dict``, CSV files to ``pandas.DataFrame`` (read column-wise by pandas, never row
+by row in Python). Options are keyword arguments named as the command's flags, with ``_`` for
+``-``: ``tp=8`` is ``--tp 8``, ``sp=True`` is ``--sp``, a list is a comma-separated axis. Bad input
+raises :class:`LumosError` carrying the command's one-line message.
+
+    >>> import lumos
+    >>> e = lumos.estimate(model="gpt3-175b", gpu="h100", tp=8, pp=8, dp=16, gbs=1536)
+    >>> e["step_time_s"]
+    >>> df = lumos.sweep(gpus="256..1024", gpu=["h100", "b200"])
+    >>> front = lumos.pareto(df, ["time_to_train_h", "gpu_hours", "operational_kg"])
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence
+
+import pandas as pd
+
+from . import _core
+from ._core import LumosError
+
+__all__ = [
+    "LumosError",
+    "Replay",
+    "run",
+    "replay",
+    "estimate",
+    "search",
+    "whatif",
+    "sweep",
+    "pareto",
+    "place",
+    "carbon",
+    "cost",
+]
+
+
+def _flags(options: Dict[str, Any]) -> List[str]:
+    """Keyword arguments as command-line flags."""
+    args: List[str] = []
+    for key, value in options.items():
+        if value is None or value is False:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            args.append(flag)
+        elif isinstance(value, (list, tuple)):
+            args += [flag, ",".join(str(v) for v in value)]
+        else:
+            args += [flag, str(value)]
+    return args
+
+
+def run(*args: Any) -> str:
+    """Runs ``lumos ARGS...`` in process and returns what it printed on standard output.
+
+    Raises LumosError with the command's one-line message when the input is bad.
+    """
+    out, _err = _core.run([str(a) for a in args])
+    return out
+
+
+def _json(*args: Any) -> Dict[str, Any]:
+    return json.loads(run(*args, "--json"))
+
+
+def _csv_from(*args: Any, flag: str) -> pd.DataFrame:
+    """Runs a command that writes a CSV to the file after ``flag`` and reads it back."""
+    with tempfile.TemporaryDirectory(prefix="lumos_") as tmp:
+        path = os.path.join(tmp, "out.csv")
+        run(*args, flag, path)
+        return pd.read_csv(path, keep_default_na=False, na_values=[""])
+
+
+@dataclass
+class Replay:
+    """What ``lumos replay`` answers for one trace: its JSON, with the tables as DataFrames."""
+
+    raw: Dict[str, Any]
+    source: str = ""  # the path replayed ("" = the embedded demo trace)
+    options: List[str] = field(default_factory=list)
+    steps: pd.DataFrame = field(init=False)
+    breakdown: pd.DataFrame = field(init=False)
+    streams: pd.DataFrame = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.steps = pd.DataFrame(self.raw.get("steps", []))
+        rows = {"replayed": self.raw.get("breakdown", {})}
+        if "measured_breakdown" in self.raw:
+            rows["measured"] = self.raw["measured_breakdown"]
+        self.breakdown = pd.DataFrame(rows).T
+        self.streams = pd.DataFrame(self.raw.get("streams", []))
+
+    @property
+    def critical_path(self) -> Dict[str, Any]:
+        return self.raw.get("critical_path", {})
+
+    def timeline(self, path: str) -> str:
+        """Writes the replayed timeline as a Chrome trace (open in Perfetto); returns the path."""
+        run("replay", self.source, *self.options, "--timeline", path)
+        return path
+
+
+def replay(path: str = "", **options: Any) -> Replay:
+    """Replays a Kineto trace, a .lgraph file or a folder of per-rank traces ("" is the embedded
+    demo trace): steps measured against replayed, breakdown, streams, critical path."""
+    flags = _flags(options)
+    return Replay(_json("replay", path, *flags), source=path, options=flags)
+
+
+def estimate(**options: Any) -> Dict[str, Any]:
+    """Model-driven estimate of one training iteration (``lumos estimate --json``)."""
+    return _json("estimate", *_flags(options))
+
+
+def search(gpus: int, **options: Any) -> pd.DataFrame:
+    """Layout search on ``gpus`` GPUs (``lumos estimate --search``): every layout that fits,
+    fastest first."""
+    return _csv_from("estimate", "--search", "--gpus", gpus, *_flags(options), flag="--csv")
+
+
+def whatif(trace: str = "", **options: Any) -> Dict[str, Any]:
+    """What-if replays of a trace (``lumos whatif --json``): GPUs, speed-ups, structural edits."""
+    return _json("whatif", trace, *_flags(options))
+
+
+def sweep(spec: Optional[str] = None, **options: Any) -> pd.DataFrame:
+    """A sweep (``lumos sweep``): one row per configuration, the variants CSV as a DataFrame.
+    ``spec``: a sweep TOML file; options are the command's axes (``gpus="64..1024"``,
+    ``tp=[1, 2, 4, 8]``, ``gpu=["h100", "b200"]``, ``region="se"``, ...)."""
+    args = ["sweep"] + (["--spec", spec] if spec else []) + _flags(options)
+    return _csv_from(*args, flag="-o")
+
+
+def pareto(df: pd.DataFrame, objectives: Sequence[str]) -> pd.DataFrame:
+    """The Pareto front of a variants table over 2 or 3 objectives (minimised; a ``-`` prefix
+    maximises), computed by ``lumos pareto``: only rows whose ``feasible`` column is 1 count."""
+    with tempfile.TemporaryDirectory(prefix="lumos_") as tmp:
+        source = os.path.join(tmp, "in.csv")
+        df.to_csv(source, index=False)
+        return _csv_from("pareto", source, "--objectives", ",".join(objectives), flag="-o")
+
+
+def place(fleet: str, **options: Any) -> Dict[str, Any]:
+    """Places jobs on a fleet by oSCI, SCI and tSCI (``lumos place --json``): ``jobs=``,
+    ``sweep=``, ``score_year=True`` or ``utilization="0:1:0.05"`` with ``job_score=`` or
+    ``case_study=True``."""
+    return _json("place", fleet, *_flags(options))
+
+
+def carbon(**options: Any) -> Dict[str, Any]:
+    """Energy and carbon of one configuration (``lumos carbon --json``): an estimate's options,
+    or ``trace=``; ``region=`` or ``grid_series=`` with ``start=`` and ``window_end=``."""
+    return _json("carbon", *_flags(options))
+
+
+class cost:  # noqa: N801 - a namespace, as in ``lumos cost gemm``
+    """The kernel and collective cost model (``lumos cost KIND --json``)."""
+
+    @staticmethod
+    def gemm(**options: Any) -> Dict[str, Any]:
+        return _json("cost", "gemm", *_flags(options))
+
+    @staticmethod
+    def attention(**options: Any) -> Dict[str, Any]:
+        return _json("cost", "attention", *_flags(options))
+
+    @staticmethod
+    def collective(**options: Any) -> Dict[str, Any]:
+        return _json("cost", "collective", *_flags(options))
+
+    @staticmethod
+    def memory(**options: Any) -> Dict[str, Any]:
+        return _json("cost", "memory", *_flags(options))

@@ -1,0 +1,93 @@
+"""The Python package against the lumos command: the same results for the same inputs, and bad
+input raising LumosError with the command's one-line message."""
+import json
+import subprocess
+
+import pandas as pd
+import pytest
+
+import lumos
+
+SMALL_SWEEP = dict(model="gpt3-15b", layers=8, gpus="16,32", tp=[1, 2, 4], pp=[1, 2], gbs=32,
+                   gpu=["h100", "a100"], threads=2)
+
+
+def cli(binary, *args):
+    out = subprocess.run([binary, *map(str, args)], check=True, capture_output=True, text=True)
+    return out.stdout
+
+
+def test_estimate_equals_the_cli_json(lumos_binary):
+    e = lumos.estimate(model="gpt3-15b", tp=2, pp=2, dp=4, mbs=1, gbs=64)
+    c = json.loads(cli(lumos_binary, "estimate", "--model", "gpt3-15b", "--tp", 2, "--pp", 2,
+                       "--dp", 4, "--mbs", 1, "--gbs", 64, "--json"))
+    for key in ("step_time_s", "tokens_per_s", "mfu", "breakdown", "memory", "stages", "layout"):
+        assert e[key] == c[key], key
+
+
+def test_replay_gives_steps_breakdown_and_a_timeline(tmp_path, lumos_binary):
+    r = lumos.replay()
+    c = json.loads(cli(lumos_binary, "replay", "--json"))
+    assert list(r.steps["replayed_us"]) == [s["replayed_us"] for s in c["steps"]]
+    assert set(r.breakdown.index) == {"replayed", "measured"}
+    assert r.breakdown.loc["replayed", "window_us"] == c["breakdown"]["window_us"]
+    path = r.timeline(str(tmp_path / "t.json"))
+    assert json.load(open(path))["traceEvents"]
+
+
+def test_sweep_is_the_variants_csv_as_a_dataframe(tmp_path, lumos_binary):
+    df = lumos.sweep(**SMALL_SWEEP)
+    out = tmp_path / "v.csv"
+    cli(lumos_binary, "sweep", "--model", "gpt3-15b", "--layers", 8, "--gpus", "16,32", "--tp",
+        "1,2,4", "--pp", "1,2", "--gbs", 32, "--gpu", "h100,a100", "--threads", 2, "-o", out)
+    expected = pd.read_csv(out, keep_default_na=False, na_values=[""])
+    pd.testing.assert_frame_equal(df, expected)
+    assert len(df) == 2 * 3 * 2 * 2
+    assert df["feasible"].isin([0, 1]).all()
+
+
+def test_pareto_keeps_exactly_the_non_dominated_feasible_rows():
+    df = lumos.sweep(**SMALL_SWEEP)
+    objectives = ["time_to_train_h", "operational_kg"]
+    front = lumos.pareto(df, objectives)
+    ok = df[df["feasible"] == 1]
+    for _, row in ok.iterrows():
+        dominated = ((ok[objectives[0]] <= row[objectives[0]]) &
+                     (ok[objectives[1]] <= row[objectives[1]]) &
+                     ((ok[objectives[0]] < row[objectives[0]]) |
+                      (ok[objectives[1]] < row[objectives[1]]))).any()
+        assert dominated != (row["index"] in set(front["index"]))
+
+
+def test_search_whatif_place_carbon_and_cost_answer(examples):
+    s = lumos.search(8, model="llama3-8b", layers=4, gbs=16, top=2)
+    assert list(s["rank"][:3]) == [1, 2, 3]
+    assert s["tokens_per_s"].is_monotonic_decreasing
+    w = lumos.whatif(gpus=["h100", "b200"])
+    assert len(w["variants"]) == 2
+    p = lumos.place(str(examples / "fleets" / "two-servers.toml"), score_year=True)
+    assert [m["chosen"] for m in p["metrics"]] == ["S_B", "S_A", "S_B"]
+    c = lumos.carbon(model="gpt3-15b", layers=8, tp=2, pp=2, dp=2, gbs=16, tokens=1e9,
+                     region="se")
+    assert c["operational_kg"] == pytest.approx(c["energy_kwh"] * 23 / 1000)
+    g = lumos.cost.gemm(m=4096, n=4096, k=4096)
+    assert g["tflops"] > 0
+    assert lumos.cost.collective(op="allreduce", bytes="1GiB", ranks=8)["time_us"] > 0
+    assert lumos.cost.attention(batch=1, seq=4096, heads=32, head_dim=128)["time_us"] > 0
+    assert lumos.cost.memory(bytes="1GiB")["time_us"] > 0
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: lumos.estimate(tp=0), "--tp must be between 1 and 65536"),
+    (lambda: lumos.sweep(tp=[]), "--tp"),
+    (lambda: lumos.replay("/nonexistent/trace.json"), "/nonexistent/trace.json"),
+    (lambda: lumos.carbon(region="atlantis"), "unknown region 'atlantis'"),
+    (lambda: lumos.run("frobnicate"), "unknown command 'frobnicate'"),
+    (lambda: lumos.estimate(no_such_flag=1), "no-such-flag"),
+])
+def test_bad_input_raises_lumos_error_with_the_cli_message(call, message):
+    with pytest.raises(lumos.LumosError) as info:
+        call()
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+    assert isinstance(info.value, ValueError)
