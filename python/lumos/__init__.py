@@ -98,8 +98,10 @@ class Replay:
         self.streams = pd.DataFrame(self.raw.get("streams", []))
 
     @property
-    def critical_path(self) -> Dict[str, Any]:
-        return self.raw.get("critical_path", {})
+    def critical_path(self) -> pd.DataFrame:
+        """The GPU ops on the critical path, in order (``raw["critical_path"]`` has its totals:
+        length, CPU, compute, communication and memory time)."""
+        return pd.DataFrame(self.raw.get("critical_path", {}).get("gpu_ops", []))
 
     def timeline(self, path: str) -> str:
         """Writes the replayed timeline as a Chrome trace (open in Perfetto); returns the path."""
@@ -147,11 +149,11 @@ def pareto(df: pd.DataFrame, objectives: Sequence[str]) -> pd.DataFrame:
         return _csv_from("pareto", source, "--objectives", ",".join(objectives), flag="-o")
 
 
-def place(fleet: str, **options: Any) -> Dict[str, Any]:
-    """Places jobs on a fleet by oSCI, SCI and tSCI (``lumos place --json``): ``jobs=``,
-    ``sweep=``, ``score_year=True`` or ``utilization="0:1:0.05"`` with ``job_score=`` or
-    ``case_study=True``."""
-    return _json("place", fleet, *_flags(options))
+def place(fleet: str, jobs: Optional[str] = None, **options: Any) -> Dict[str, Any]:
+    """Places jobs on a fleet by oSCI, SCI and tSCI (``lumos place --json``): ``jobs`` (a jobs
+    file), or ``sweep=`` (a variants CSV), ``score_year=True``, or ``utilization="0:1:0.05"`` with
+    ``job_score=`` or ``case_study=True``."""
+    return _json("place", fleet, *_flags(dict(jobs=jobs, **options)))
 
 
 def carbon(**options: Any) -> Dict[str, Any]:

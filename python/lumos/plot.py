@@ -6,7 +6,9 @@ KIND: ``pareto`` (a variants CSV: time to train against operational carbon, the 
 highlighted), ``heatmap`` (a variants CSV: TP x PP coloured by the best tokens/s), ``utilization``
 (a ``lumos place --utilization`` CSV: carbon SCI and tSCI add over oSCI), ``breakdown`` (a
 ``lumos replay --json`` file: measured and replayed step breakdown), ``stages`` (a ``lumos
-estimate --json`` file: each pipeline stage's compute, communication and bubble).
+estimate --json`` file: each pipeline stage's compute, communication and bubble), ``timeline``
+(a Chrome trace from ``lumos replay --timeline`` or ``Replay.timeline()``: a Gantt chart of every
+GPU stream, kernels coloured by class; replay a ``lumos generate`` folder for a pipeline's).
 Every function returns the matplotlib Axes it drew on.
 """
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, Dict, Optional, Sequence
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.patches  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -110,10 +113,39 @@ def stage_bars(estimate_json: Dict[str, Any], ax=None):
     return ax
 
 
+_CLASS_COLOURS = {"compute": "#1f77b4", "comm": "#d62728", "memory": "#2ca02c"}
+
+
+def timeline_gantt(trace: Dict[str, Any], ax=None):
+    """A Gantt chart of a replayed timeline's GPU streams (one row per GPU and stream), kernels
+    coloured by class: compute, communication, memory copies."""
+    ax = _axes(ax)
+    rows: Dict[tuple, list] = {}
+    for e in trace["traceEvents"]:
+        if e.get("ph") != "X" or not str(e.get("pid", "")).startswith("GPU"):
+            continue
+        rows.setdefault((str(e["pid"]), str(e["tid"])), []).append(e)
+    labels = []
+    for i, (key, events) in enumerate(sorted(rows.items())):
+        labels.append(f"{key[0]} {key[1]}")
+        for cls, colour in _CLASS_COLOURS.items():
+            spans = [(e["ts"] / 1000.0, max(e["dur"], 1) / 1000.0) for e in events
+                     if e.get("args", {}).get("class", "compute") == cls]
+            if spans:
+                ax.broken_barh(spans, (i - 0.4, 0.8), facecolors=colour,
+                               label=cls if i == 0 else None)
+    ax.set_yticks(range(len(labels)), labels, fontsize=7)
+    ax.set_xlabel("ms")
+    handles = [matplotlib.patches.Patch(color=c, label=n) for n, c in _CLASS_COLOURS.items()]
+    ax.legend(handles=handles, fontsize=8, loc="upper right")
+    return ax
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lumos.plot", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("kind", choices=["pareto", "heatmap", "utilization", "breakdown", "stages"])
+    parser.add_argument("kind", choices=["pareto", "heatmap", "utilization", "breakdown", "stages",
+                                         "timeline"])
     parser.add_argument("input")
     parser.add_argument("-o", "--output", required=True)
     a = parser.parse_args(argv)
@@ -125,7 +157,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         else:
             with open(a.input) as f:
                 data = json.load(f)
-            ax = (breakdown_bars if a.kind == "breakdown" else stage_bars)(data)
+            ax = {"breakdown": breakdown_bars, "stages": stage_bars,
+                  "timeline": timeline_gantt}[a.kind](data)
     except (OSError, KeyError, ValueError) as e:
         print(f"lumos.plot: {a.input}: {e}", file=sys.stderr)
         return 1

@@ -1,6 +1,7 @@
 """The Python package against the lumos command: the same results for the same inputs, and bad
 input raising LumosError with the command's one-line message."""
 import json
+import pathlib
 import subprocess
 
 import pandas as pd
@@ -31,6 +32,7 @@ def test_replay_gives_steps_breakdown_and_a_timeline(tmp_path, lumos_binary):
     assert list(r.steps["replayed_us"]) == [s["replayed_us"] for s in c["steps"]]
     assert set(r.breakdown.index) == {"replayed", "measured"}
     assert r.breakdown.loc["replayed", "window_us"] == c["breakdown"]["window_us"]
+    assert list(r.critical_path["name"]) == [op["name"] for op in c["critical_path"]["gpu_ops"]]
     path = r.timeline(str(tmp_path / "t.json"))
     assert json.load(open(path))["traceEvents"]
 
@@ -91,3 +93,14 @@ def test_bad_input_raises_lumos_error_with_the_cli_message(call, message):
     assert message in str(info.value)
     assert "\n" not in str(info.value)
     assert isinstance(info.value, ValueError)
+
+
+def test_replay_of_every_shared_trace_equals_the_cli(lumos_binary):
+    root = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "traces" / "kineto"
+    traces = sorted(root.glob("*.json.gz")) if root.exists() else []
+    if not traces:
+        pytest.skip(f"no shared Kineto traces at {root}")
+    for t in traces:
+        r = lumos.replay(str(t))
+        c = json.loads(cli(lumos_binary, "replay", t, "--json"))
+        assert r.raw == c, t

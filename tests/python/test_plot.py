@@ -64,3 +64,18 @@ def test_the_plot_command_writes_a_png_and_rejects_bad_input(tmp_path):
                           str(tmp_path / "x.png")], capture_output=True, text=True)
     assert bad.returncode == 1
     assert bad.stderr.count("\n") == 1
+
+
+def test_timeline_is_a_gantt_of_every_gpu_stream_of_a_pipeline(tmp_path):
+    folder = tmp_path / "job"
+    lumos.run("generate", "--model", "gpt3-15b", "--layers", 4, "--tp", 1, "--pp", 2, "--dp", 1,
+              "--gbs", 4, "-o", folder)
+    path = lumos.replay(str(folder)).timeline(str(tmp_path / "t.json"))
+    trace = json.load(open(path))
+    ax = plot.timeline_gantt(trace)
+    kernels = [e for e in trace["traceEvents"]
+               if e.get("ph") == "X" and str(e.get("pid", "")).startswith("GPU")]
+    drawn = sum(len(c.get_paths()) for c in ax.collections)
+    assert drawn == len(kernels)
+    assert len({e["pid"] for e in kernels}) == 2  # one GPU per pipeline stage
+    saved_png(ax, tmp_path / "g.png")
