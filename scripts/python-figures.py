@@ -1,6 +1,9 @@
 """Draws the README's Python pictures (docs/python-*.png) with the lumos package:
 build/pyenv/bin/python scripts/python-figures.py (after scripts/python-test.sh installed it)."""
+import json
+import os
 import pathlib
+import tempfile
 
 import lumos
 from lumos import plot
@@ -16,4 +19,14 @@ ax = plot.sweep_heatmap(df[df["gpu"] == "h100"], value="tokens_per_s")
 ax.set_title("GPT-3 175B on H100: best tokens/s by TP and PP")
 ax.figure.tight_layout()
 ax.figure.savefig(docs / "python-heatmap.png", dpi=100)
-print("wrote", docs / "python-pareto.png", docs / "python-heatmap.png")
+with tempfile.TemporaryDirectory() as tmp:
+    lumos.run("generate", "--model", "gpt3-15b", "--layers", 8, "--tp", 1, "--pp", 4, "--dp", 1,
+              "--gbs", 8, "-o", tmp)
+    trace = json.load(open(lumos.replay(tmp).timeline(os.path.join(tmp, "timeline.json"))))
+ax = plot.timeline_gantt(trace)
+ax.set_title("GPT-3 15B (8 layers), 4 pipeline stages, 8 micro-batches: replayed streams")
+ax.figure.set_size_inches(10, 4.5)
+ax.figure.tight_layout()
+ax.figure.savefig(docs / "python-timeline.png", dpi=100)
+print("wrote", docs / "python-pareto.png", docs / "python-heatmap.png",
+      docs / "python-timeline.png")

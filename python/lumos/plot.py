@@ -8,7 +8,8 @@ highlighted), ``heatmap`` (a variants CSV: TP x PP coloured by the best tokens/s
 ``lumos replay --json`` file: measured and replayed step breakdown), ``stages`` (a ``lumos
 estimate --json`` file: each pipeline stage's compute, communication and bubble), ``timeline``
 (a Chrome trace from ``lumos replay --timeline`` or ``Replay.timeline()``: a Gantt chart of every
-GPU stream, kernels coloured by class; replay a ``lumos generate`` folder for a pipeline's).
+GPU stream, forward and backward compute, communication and copies; replay a ``lumos generate``
+folder for a pipeline's).
 Every function returns the matplotlib Axes it drew on.
 """
 from __future__ import annotations
@@ -113,12 +114,26 @@ def stage_bars(estimate_json: Dict[str, Any], ax=None):
     return ax
 
 
-_CLASS_COLOURS = {"compute": "#1f77b4", "comm": "#d62728", "memory": "#2ca02c"}
+_KIND_COLOURS = {"forward": "#1f77b4", "backward": "#ff7f0e", "communication": "#d62728",
+                 "memory copy": "#2ca02c"}
+_BACKWARD_MARKS = ("bwd", "backward", "grad")
+
+
+def _kind(event: Dict[str, Any]) -> str:
+    """Forward or backward compute (by the kernel's name: bwd, backward, dgrad, wgrad, ...),
+    communication or a memory copy."""
+    cls = event.get("args", {}).get("class", "compute")
+    if cls == "comm":
+        return "communication"
+    if cls == "memory":
+        return "memory copy"
+    name = str(event.get("name", "")).lower()
+    return "backward" if any(m in name for m in _BACKWARD_MARKS) else "forward"
 
 
 def timeline_gantt(trace: Dict[str, Any], ax=None):
     """A Gantt chart of a replayed timeline's GPU streams (one row per GPU and stream), kernels
-    coloured by class: compute, communication, memory copies."""
+    coloured by kind: forward and backward compute, communication, memory copies."""
     ax = _axes(ax)
     rows: Dict[tuple, list] = {}
     for e in trace["traceEvents"]:
@@ -128,15 +143,14 @@ def timeline_gantt(trace: Dict[str, Any], ax=None):
     labels = []
     for i, (key, events) in enumerate(sorted(rows.items())):
         labels.append(f"{key[0]} {key[1]}")
-        for cls, colour in _CLASS_COLOURS.items():
+        for kind, colour in _KIND_COLOURS.items():
             spans = [(e["ts"] / 1000.0, max(e["dur"], 1) / 1000.0) for e in events
-                     if e.get("args", {}).get("class", "compute") == cls]
+                     if _kind(e) == kind]
             if spans:
-                ax.broken_barh(spans, (i - 0.4, 0.8), facecolors=colour,
-                               label=cls if i == 0 else None)
+                ax.broken_barh(spans, (i - 0.4, 0.8), facecolors=colour)
     ax.set_yticks(range(len(labels)), labels, fontsize=7)
     ax.set_xlabel("ms")
-    handles = [matplotlib.patches.Patch(color=c, label=n) for n, c in _CLASS_COLOURS.items()]
+    handles = [matplotlib.patches.Patch(color=c, label=n) for n, c in _KIND_COLOURS.items()]
     ax.legend(handles=handles, fontsize=8, loc="upper right")
     return ax
 

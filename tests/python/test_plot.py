@@ -78,4 +78,6 @@ def test_timeline_is_a_gantt_of_every_gpu_stream_of_a_pipeline(tmp_path):
     drawn = sum(len(c.get_paths()) for c in ax.collections)
     assert drawn == len(kernels)
     assert len({e["pid"] for e in kernels}) == 2  # one GPU per pipeline stage
+    kinds = {plot._kind(e) for e in kernels}
+    assert {"forward", "backward", "communication"} <= kinds
     saved_png(ax, tmp_path / "g.png")
