@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -41,20 +42,45 @@ __all__ = [
 ]
 
 
-def _flags(options: Dict[str, Any]) -> List[str]:
-    """Keyword arguments as command-line flags."""
+# Options that take on/off (a sweep's switches are axes) rather than being switches themselves.
+_ON_OFF = {"sp", "dist_opt", "fsdp", "fold", "overlap_grad_reduce"}
+# Options given once per value, and --speed, whose axes are separated by ';'.
+_REPEATED = {"slow_rank", "skew"}
+
+
+def _text(value: Any, on_off: bool) -> str:
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return ("on" if value else "off") if on_off else str(bool(value)).lower()
+    return str(value)
+
+
+def _flags(options: Dict[str, Any], on_off: Sequence[str] = ()) -> List[str]:
+    """Keyword arguments as command-line flags: ``tp=8`` is ``--tp 8``, ``sp=True`` is ``--sp``
+    (``--sp on`` for the options in ``on_off``), a list is an axis (``1,2,4``)."""
     args: List[str] = []
     for key, value in options.items():
-        if value is None or value is False:
-            continue
         flag = "--" + key.replace("_", "-")
-        if value is True:
+        switch = isinstance(value, bool) or type(value).__name__ == "bool_"
+        if value is None or (switch and not value and key not in on_off):
+            continue
+        if switch and key not in on_off:
             args.append(flag)
         elif isinstance(value, (list, tuple)):
-            args += [flag, ",".join(str(v) for v in value)]
+            if key in _REPEATED:
+                for v in value:
+                    args += [flag, _text(v, key in on_off)]
+            else:
+                sep = ";" if key == "speed" else ","
+                args += [flag, sep.join(_text(v, key in on_off) for v in value)]
         else:
-            args += [flag, str(value)]
+            args += [flag, _text(value, key in on_off)]
     return args
+
+
+def _no_output_flags(options: Dict[str, Any], *names: str) -> None:
+    for name in names:
+        if name in options:
+            raise LumosError(f"lumos: {name}= is the file this function reads back; leave it out")
 
 
 def run(*args: Any) -> str:
@@ -62,8 +88,15 @@ def run(*args: Any) -> str:
 
     Raises LumosError with the command's one-line message when the input is bad.
     """
-    out, _err = _core.run([str(a) for a in args])
-    return out
+    if not args:
+        raise LumosError('lumos: give a command (lumos.run("--help") lists them)')
+    out, err = _core.run([str(a) for a in args])
+    if err:
+        # What the command warns about on stderr (clock skew in a trace, ...), as Python warnings.
+        for line in err.decode("utf-8", errors="replace").splitlines():
+            if line.strip():
+                warnings.warn(line, stacklevel=2)
+    return out.decode("utf-8", errors="replace")
 
 
 def _json(*args: Any) -> Dict[str, Any]:
@@ -118,12 +151,13 @@ def replay(path: str = "", **options: Any) -> Replay:
 
 def estimate(**options: Any) -> Dict[str, Any]:
     """Model-driven estimate of one training iteration (``lumos estimate --json``)."""
-    return _json("estimate", *_flags(options))
+    return _json("estimate", *_flags(options, on_off={"overlap_grad_reduce"}))
 
 
 def search(gpus: int, **options: Any) -> pd.DataFrame:
     """Layout search on ``gpus`` GPUs (``lumos estimate --search``): every layout that fits,
     fastest first."""
+    _no_output_flags(options, "csv")
     return _csv_from("estimate", "--search", "--gpus", gpus, *_flags(options), flag="--csv")
 
 
@@ -136,7 +170,8 @@ def sweep(spec: Optional[str] = None, **options: Any) -> pd.DataFrame:
     """A sweep (``lumos sweep``): one row per configuration, the variants CSV as a DataFrame.
     ``spec``: a sweep TOML file; options are the command's axes (``gpus="64..1024"``,
     ``tp=[1, 2, 4, 8]``, ``gpu=["h100", "b200"]``, ``region="se"``, ...)."""
-    args = ["sweep"] + (["--spec", spec] if spec else []) + _flags(options)
+    _no_output_flags(options, "o", "output")
+    args = ["sweep"] + (["--spec", spec] if spec else []) + _flags(options, on_off=_ON_OFF)
     return _csv_from(*args, flag="-o")
 
 
@@ -159,7 +194,7 @@ def place(fleet: str, jobs: Optional[str] = None, **options: Any) -> Dict[str, A
 def carbon(**options: Any) -> Dict[str, Any]:
     """Energy and carbon of one configuration (``lumos carbon --json``): an estimate's options,
     or ``trace=``; ``region=`` or ``grid_series=`` with ``start=`` and ``window_end=``."""
-    return _json("carbon", *_flags(options))
+    return _json("carbon", *_flags(options, on_off={"overlap_grad_reduce"}))
 
 
 class cost:  # noqa: N801 - a namespace, as in ``lumos cost gemm``

@@ -20,11 +20,9 @@ import sys
 from typing import Any, Dict, Optional, Sequence
 
 import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.patches  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.patches
+import matplotlib.pyplot as plt
+import pandas as pd
 
 _BREAKDOWN = ["exposed_compute_us", "overlapped_us", "exposed_comm_us", "bubble_us", "other_us"]
 
@@ -163,6 +161,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("input")
     parser.add_argument("-o", "--output", required=True)
     a = parser.parse_args(argv)
+    matplotlib.use("Agg")  # files only; notebooks keep their own backend
     try:
         if a.kind in ("pareto", "heatmap", "utilization"):
             df = pd.read_csv(a.input)

@@ -6,6 +6,7 @@
 #include <cxxopts.hpp>
 
 #include <iostream>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -59,6 +60,9 @@ PYBIND11_MODULE(_core, m) {
         int rc = 0;
         {
           py::gil_scoped_release unlocked;
+          // The standard streams are global: one command at a time captures them.
+          static std::mutex one_at_a_time;
+          const std::lock_guard<std::mutex> lock(one_at_a_time);
           Capture cout(std::cout), cerr(std::cerr);
           try {
             rc = lumos::cli::dispatch(static_cast<int>(owned.size()), argv.data());
@@ -77,9 +81,10 @@ PYBIND11_MODULE(_core, m) {
           PyErr_SetString(error.ptr(), (message.empty() ? last_line(err) : message).c_str());
           throw py::error_already_set();
         }
-        return py::make_tuple(out, err);
+        // Bytes: a trace's kernel names need not be valid UTF-8 (Python decodes with care).
+        return py::make_tuple(py::bytes(out), py::bytes(err));
       },
       py::arg("args"),
-      "Runs `lumos ARGS...` in process; returns (stdout, stderr). Raises LumosError with the "
-      "command's one-line message on bad input.");
+      "Runs `lumos ARGS...` in process; returns (stdout, stderr) as bytes. Raises LumosError with "
+      "the command's one-line message on bad input.");
 }

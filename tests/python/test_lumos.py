@@ -1,8 +1,10 @@
 """The Python package against the lumos command: the same results for the same inputs, and bad
 input raising LumosError with the command's one-line message."""
 import json
+import os
 import pathlib
 import subprocess
+import threading
 
 import pandas as pd
 import pytest
@@ -63,6 +65,8 @@ def test_pareto_keeps_exactly_the_non_dominated_feasible_rows():
 
 def test_search_whatif_place_carbon_and_cost_answer(examples):
     s = lumos.search(8, model="llama3-8b", layers=4, gbs=16, top=2)
+    # The --top rows are estimated in full: their breakdown cells are filled, the rest empty.
+    assert s["bubble_fraction"][:2].notna().all() and s["bubble_fraction"][2:].isna().all()
     assert list(s["rank"][:3]) == [1, 2, 3]
     assert s["tokens_per_s"].is_monotonic_decreasing
     w = lumos.whatif(gpus=["h100", "b200"])
@@ -81,7 +85,9 @@ def test_search_whatif_place_carbon_and_cost_answer(examples):
 
 @pytest.mark.parametrize("call, message", [
     (lambda: lumos.estimate(tp=0), "--tp must be between 1 and 65536"),
-    (lambda: lumos.sweep(tp=[]), "--tp"),
+    (lambda: lumos.sweep(tp=[]), "--tp: the axis is empty"),
+    (lambda: lumos.sweep(o="x.csv"), "o= is the file this function reads back"),
+    (lambda: lumos.run(), "give a command"),
     (lambda: lumos.replay("/nonexistent/trace.json"), "/nonexistent/trace.json"),
     (lambda: lumos.carbon(region="atlantis"), "unknown region 'atlantis'"),
     (lambda: lumos.run("frobnicate"), "unknown command 'frobnicate'"),
@@ -96,7 +102,10 @@ def test_bad_input_raises_lumos_error_with_the_cli_message(call, message):
 
 
 def test_replay_of_every_shared_trace_equals_the_cli(lumos_binary):
-    root = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "traces" / "kineto"
+    base = os.environ.get("LUMOS_TRACE_DIR",
+                          str(pathlib.Path(__file__).resolve().parents[2].parent / "shared" /
+                              "traces"))
+    root = pathlib.Path(base) / "kineto"
     traces = sorted(root.glob("*.json.gz")) if root.exists() else []
     if not traces:
         pytest.skip(f"no shared Kineto traces at {root}")
@@ -104,3 +113,27 @@ def test_replay_of_every_shared_trace_equals_the_cli(lumos_binary):
         r = lumos.replay(str(t))
         c = json.loads(cli(lumos_binary, "replay", t, "--json"))
         assert r.raw == c, t
+
+
+def test_sweep_switches_and_speed_axes_reach_the_command():
+    df = lumos.sweep(model="gpt3-15b", layers=8, gpus=16, tp=2, pp=2, gbs=16, gpu="h100",
+                     sp=[True, False], speed=["compute=1,2", "comm=1"], threads=2)
+    assert sorted(df["sp"].unique()) == [0, 1]
+    assert sorted(df["speed"].unique()) == ["compute=1;comm=1", "compute=2;comm=1"]
+
+
+def test_calls_after_an_error_and_from_threads_still_capture_their_output():
+    with pytest.raises(lumos.LumosError):
+        lumos.estimate(tp=0)
+    assert lumos.estimate()["layout"]["tp"] == 2
+    results = []
+
+    def call(tp):
+        results.append(lumos.estimate(tp=tp, pp=1, dp=1)["layout"]["tp"])
+
+    threads = [threading.Thread(target=call, args=(tp,)) for tp in (1, 2, 4, 8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == [1, 2, 4, 8]
