@@ -202,16 +202,20 @@ class cost:  # noqa: N801 - a namespace, as in ``lumos cost gemm``
 
     @staticmethod
     def gemm(**options: Any) -> Dict[str, Any]:
+        """A GEMM's time and TFLOP/s (m=, n=, k=, gpu=, dtype=)."""
         return _json("cost", "gemm", *_flags(options))
 
     @staticmethod
     def attention(**options: Any) -> Dict[str, Any]:
+        """An attention kernel's time (batch=, seq=, heads=, head_dim=, gpu=, causal=True)."""
         return _json("cost", "attention", *_flags(options))
 
     @staticmethod
     def collective(**options: Any) -> Dict[str, Any]:
+        """An NCCL collective's time, algorithm and bus bandwidth (op=, bytes=, ranks=, ranks_per_node=)."""
         return _json("cost", "collective", *_flags(options))
 
     @staticmethod
     def memory(**options: Any) -> Dict[str, Any]:
+        """A memory-bound kernel's time moving bytes= on gpu=."""
         return _json("cost", "memory", *_flags(options))
