@@ -1,28 +1,15 @@
 #include "carbon/energy.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "common/error.hpp"
+#include "cost/kernel_classifier.hpp"
 #include "cost/kernels_db.hpp"
+#include "graph/graph.hpp"
 
 namespace lumos::carbon {
-
-double gpu_step_energy_j(const cost::GpuSpec& gpu, double step_us, double busy_us) {
-  return (gpu.idle_w * step_us + (gpu.tdp_w - gpu.idle_w) * std::min(busy_us, step_us)) * 1e-6;
-}
-
-std::vector<double> gpu_step_energy_j(const replay::BatchResult& r,
-                                      const std::vector<const cost::GpuSpec*>& gpus) {
-  LUMOS_EXPECT(gpus.size() == r.makespan_us.size(), "energy: one GPU per variant expected");
-  std::vector<double> out(gpus.size());
-  for (size_t v = 0; v < gpus.size(); ++v) {
-    const double busy_us = r.busy_us[static_cast<int>(graph::NodeClass::kCompute)][v] +
-                           r.busy_us[static_cast<int>(graph::NodeClass::kComm)][v] +
-                           r.busy_us[static_cast<int>(graph::NodeClass::kMemory)][v];
-    out[v] = gpu_step_energy_j(*gpus[v], r.makespan_us[v], busy_us);
-  }
-  return out;
-}
 
 EnergyParts step_energy(const cost::GpuSpec& gpu, const cost::CarbonParams& p, double pue,
                         double step_us, double compute_bound_us, double memory_bound_us,
@@ -44,6 +31,34 @@ EnergyParts step_energy(const cost::GpuSpec& gpu, const cost::CarbonParams& p, d
   e.node_j = p.node_overhead_w_per_gpu * step_us * 1e-6;
   e.facility_j = (e.gpu_j() + e.node_j) * (pue - 1);
   return e;
+}
+
+TracedBusy traced_kernel_busy_us(const graph::Graph& g, const cost::KernelsDb& db,
+                                 const std::array<float, 5>& speed) {
+  TracedBusy b;
+  std::map<uint32_t, bool> matrix;  // by kernel name
+  for (graph::NodeId n = 1; n < g.num_nodes(); ++n) {
+    if (g.step[n] < 0 || g.kind[n] != graph::NodeKind::kKernel) continue;
+    const double us = g.dur_us[n] / speed[static_cast<size_t>(g.cls[n])];
+    switch (g.cls[n]) {
+      case graph::NodeClass::kComm:
+        b.comm_us += us;
+        continue;
+      case graph::NodeClass::kMemory:
+        b.copy_us += us;
+        continue;
+      default:
+        break;
+    }
+    auto it = matrix.find(g.name[n]);
+    if (it == matrix.end()) {
+      const std::string c = cost::classify_kernel(db, g.names[g.name[n]]);
+      it = matrix.emplace(g.name[n], c == "gemm" || c == "conv" || c.rfind("attention", 0) == 0)
+               .first;
+    }
+    (it->second ? b.matrix_us : b.other_compute_us) += us;
+  }
+  return b;
 }
 
 CarbonAccount carbon_account(const EnergyParts& e, double gpus, double steps, double gpu_hours,

@@ -3,24 +3,19 @@
 // arithmetic, memory-bound work, communication; kernels_db/carbon.json), never above TDP; the
 // rest of the node draws a constant overhead per GPU; the facility multiplies it all by its PUE.
 #pragma once
+#include <array>
 #include <vector>
-
-#include "replay/batch_replay.hpp"
 
 namespace lumos::cost {
 struct GpuSpec;
 struct CarbonParams;
+struct KernelsDb;
 }  // namespace lumos::cost
+namespace lumos::graph {
+struct Graph;
+}
 
 namespace lumos::carbon {
-
-// Idle power over the whole step plus the active increment (TDP - idle) while the GPU is busy
-// (compute, communication or memory work; at most the step). Joules.
-double gpu_step_energy_j(const cost::GpuSpec& gpu, double step_us, double busy_us);
-
-// The same for every variant of a batch result; gpus[v] is variant v's GPU.
-std::vector<double> gpu_step_energy_j(const replay::BatchResult& r,
-                                      const std::vector<const cost::GpuSpec*>& gpus);
 
 // One GPU's energy over one step, by part (joules). IT = GPU + node; facility = IT x (PUE - 1).
 struct EnergyParts {
@@ -35,6 +30,16 @@ struct EnergyParts {
 EnergyParts step_energy(const cost::GpuSpec& gpu, const cost::CarbonParams& p, double pue,
                         double step_us, double compute_bound_us, double memory_bound_us,
                         double comm_us);
+
+// A trace's GPU kernel time inside its steps, summed over ranks and steps, by how it draws
+// power: matrix arithmetic (kernels kernels_db classifies gemm, conv or attention), the other
+// compute kernels, memory copies and sets, and communication. Each kernel's duration is divided
+// by its class's factor in `speed` (by graph::NodeClass; all 1 = as traced).
+struct TracedBusy {
+  double matrix_us = 0, other_compute_us = 0, copy_us = 0, comm_us = 0;
+};
+TracedBusy traced_kernel_busy_us(const graph::Graph& g, const cost::KernelsDb& db,
+                                 const std::array<float, 5>& speed = {1, 1, 1, 1, 1});
 
 // A run's energy and carbon: `steps` steps on `gpus` GPUs, each step's energy per GPU `e`.
 struct CarbonAccount {

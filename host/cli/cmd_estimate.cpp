@@ -233,35 +233,6 @@ struct CarbonSubject {
   double step_us = 0, gpus = 0, steps = 0;
 };
 
-// Kernel time by how it draws power, per GPU and step, over a trace's steps: matrix arithmetic
-// (kernels classified gemm, attention or conv), communication, and the rest (memory-bound
-// kernels, copies and sets).
-model::KernelBusy traced_busy_per_gpu_step(const graph::Graph& g, const cost::KernelsDb& db,
-                                           const replay::VariantBatch& speed) {
-  auto factor = [&](graph::NodeClass c) { return speed.speed[static_cast<size_t>(c)][0]; };
-  model::KernelBusy b;
-  std::map<uint32_t, bool> matrix;  // by name
-  for (graph::NodeId n = 1; n < g.num_nodes(); ++n) {
-    if (g.step[n] < 0 || g.kind[n] != graph::NodeKind::kKernel) continue;
-    const double us = g.dur_us[n] / factor(g.cls[n]);
-    if (g.cls[n] == graph::NodeClass::kComm) {
-      b.comm_us += us;
-      continue;
-    }
-    auto it = matrix.find(g.name[n]);
-    if (it == matrix.end()) {
-      const std::string c = cost::classify_kernel(db, g.names[g.name[n]]);
-      it = matrix.emplace(g.name[n], c == "gemm" || c == "conv" || c.rfind("attention", 0) == 0)
-               .first;
-    }
-    (it->second && g.cls[n] == graph::NodeClass::kCompute ? b.compute_bound_us
-                                                          : b.memory_bound_us) += us;
-  }
-  const double n = static_cast<double>(std::max<size_t>(1, g.steps.size()));
-  b.compute_bound_us /= n, b.memory_bound_us /= n, b.comm_us /= n;
-  return b;
-}
-
 }  // namespace
 
 int cmd_carbon(int argc, char** argv) {
@@ -360,11 +331,14 @@ int cmd_carbon(int argc, char** argv) {
     LUMOS_EXPECT(
         subject.gpus >= 1 && subject.gpus <= 1e7 && subject.steps > 0 && subject.steps <= 1e12,
         "lumos carbon: --gpus and --steps must be positive (at most 1e7 and 1e12)");
-    const model::KernelBusy busy = traced_busy_per_gpu_step(in.graph, db, speed);
-    const double per_rank = static_cast<double>(ranks.size());
+    std::array<float, 5> factors{};
+    for (size_t c = 0; c < factors.size(); ++c) factors[c] = speed.speed[c][0];
+    // Summed over every rank's steps: the mean per GPU and step.
+    const carbon::TracedBusy busy = carbon::traced_kernel_busy_us(in.graph, db, factors);
+    const double rank_steps = static_cast<double>(rep.steps.size());
     subject.per_gpu_step = carbon::step_energy(
-        db.gpu(run_gpu), db.carbon, pue, subject.step_us, busy.compute_bound_us / per_rank,
-        busy.memory_bound_us / per_rank, busy.comm_us / per_rank);
+        db.gpu(run_gpu), db.carbon, pue, subject.step_us, busy.matrix_us / rank_steps,
+        (busy.other_compute_us + busy.copy_us) / rank_steps, busy.comm_us / rank_steps);
     subject.title = strprintf(
         "lumos carbon: trace %s (%s)%s, %zu traced step%s of %.3f s (replayed), %.4g steps on %.0f "
         "GPUs: %.2f h",

@@ -89,7 +89,24 @@ WhatifAnswer run_whatif(const graph::LoadedInput& in, const WhatifRequest& req,
                                   a.gemm_kernels_priced > 0 ? &pricing : nullptr);
   std::vector<const cost::GpuSpec*> spec;
   for (const std::string& name : a.grid.variant_gpu) spec.push_back(&db.gpu(name));
-  a.energy_j = carbon::gpu_step_energy_j(a.result, spec);
+  // Each variant's GPU energy per step (carbon/energy.hpp): its compute time split into matrix
+  // arithmetic and the rest as in the trace (a GPU's speed-up scales both alike; repriced GEMMs
+  // shift the split a little), copies and communication as replayed.
+  const carbon::TracedBusy traced = carbon::traced_kernel_busy_us(g, db);
+  const double matrix_share = traced.matrix_us + traced.other_compute_us > 0
+                                  ? traced.matrix_us / (traced.matrix_us + traced.other_compute_us)
+                                  : 0.0;
+  a.energy_j.resize(a.grid.batch.count);
+  for (uint32_t v = 0; v < a.grid.batch.count; ++v) {
+    const auto& busy = a.result.busy_us;
+    const double compute = busy[static_cast<int>(graph::NodeClass::kCompute)][v];
+    a.energy_j[v] =
+        carbon::step_energy(
+            *spec[v], db.carbon, 1.0, a.result.makespan_us[v], matrix_share * compute,
+            (1 - matrix_share) * compute + busy[static_cast<int>(graph::NodeClass::kMemory)][v],
+            busy[static_cast<int>(graph::NodeClass::kComm)][v])
+            .gpu_j();
+  }
   a.on_front.assign(a.grid.batch.count, false);
   for (uint32_t v : replay::pareto_front({a.result.makespan_us, a.energy_j})) a.on_front[v] = true;
   return a;

@@ -33,8 +33,10 @@ struct WhatifAnswer {
   whatif::Grid grid;
   uint32_t gemm_kernels_priced = 0;  // GEMM nodes repriced by the cost model per variant GPU
   replay::BatchResult result;
-  std::vector<double> energy_j;  // [variant]: one GPU over the replayed step
-  std::vector<bool> on_front;    // [variant]: Pareto-optimal in (step time, energy)
+  // [variant]: one GPU over the replayed steps (carbon/energy.hpp: idle power and each kernel
+  // class's draw, capped at TDP; GPU only, no node or PUE)
+  std::vector<double> energy_j;
+  std::vector<bool> on_front;  // [variant]: Pareto-optimal in (step time, energy)
   // With edits: what changed, and the unedited job's replayed step for comparison.
   std::vector<whatif::EditLine> edits;
   double unedited_us = 0;

@@ -65,6 +65,31 @@ TEST(CarbonCli, ATraceIsAccountedForFromItsReplayedSteps) {
   }
 }
 
+// lumos whatif prices each variant's GPU energy with the same model: idle power over the step
+// plus the kernels' draw, between idle and TDP over the step, and the same as lumos carbon for
+// the traced GPU.
+TEST(CarbonCli, WhatifEnergyLiesBetweenIdleAndTdpAndMatchesCarbon) {
+  const auto r = run_lumos("whatif --gpus h100,b200 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::pair<std::string, std::pair<double, double>> gpus[] = {{"h100", {80, 700}},
+                                                                    {"b200", {100, 1000}}};
+  for (const auto& [gpu, watts] : gpus) {
+    const size_t at = r.out.find("\"label\":\"" + gpu + "\"");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const std::string v = r.out.substr(at);
+    const double s = field(v, "replayed_us") * 1e-6, e = field(v, "energy_j");
+    EXPECT_GT(e, watts.first * s) << gpu;
+    EXPECT_LT(e, watts.second * s) << gpu;
+  }
+  // The traced GPU: lumos carbon's GPU energy of the traced steps (whatif's replay spans them
+  // all; same trace, same model).
+  const auto c = run_lumos("carbon --trace '' --json");
+  ASSERT_EQ(c.exit_code, 0) << c.out;
+  const double carbon_gpu_j = field(c.out, "gpu_energy_kwh") * 3.6e6;
+  const double whatif_j = field(r.out.substr(r.out.find("\"label\":\"h100\"")), "energy_j");
+  EXPECT_NEAR(whatif_j, carbon_gpu_j, 0.05 * carbon_gpu_j);
+}
+
 TEST(CarbonCli, AnHourlySeriesGivesTheMeanOverTheRunAndTheBestStart) {
   const std::string series = std::string(LUMOS_GRID_DIR) + "/ES_2023_hourly.csv.gz";
   if (!std::filesystem::exists(series)) GTEST_SKIP() << "shared grid series not found: " << series;
