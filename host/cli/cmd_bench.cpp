@@ -36,9 +36,10 @@ int cmd_bench(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "whatif") return bench_whatif(argc - 1, argv + 1);
   if (argc < 2 || std::string(argv[1]) != "batch") {
     if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
-      std::cout << "usage: lumos bench batch --nodes N --variants V --backend cpu|cuda [--json]\n"
-                   "       lumos bench estimate [--runs N] [--json]\n"
-                   "       lumos bench whatif [--runs N] [--layers L] [--json]\n";
+      std::cout
+          << "usage: lumos bench batch --nodes N --variants V --backend cpu|cuda [--json]\n"
+             "       lumos bench estimate [--runs N] [--json] [--db DIR] [--write-residuals F]\n"
+             "       lumos bench whatif [--runs N] [--layers L] [--json]\n";
       return 0;
     }
     throw InputError(

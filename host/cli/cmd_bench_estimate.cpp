@@ -22,7 +22,9 @@ int bench_estimate(int argc, char** argv) {
       "write-residuals",
       "also write each run's error to this file (kernels_db/calibration.json: the basis of "
       "every estimate's range)",
-      cxxopts::value<std::string>())("h,help", "show this help");
+      cxxopts::value<std::string>())("db",
+                                     "read kernels_db from this folder (check an edited table)",
+                                     cxxopts::value<std::string>())("h,help", "show this help");
   const auto a = o.parse(argc, argv);
   if (a.count("help")) {
     std::cout << o.help() << '\n';
@@ -31,7 +33,10 @@ int bench_estimate(int argc, char** argv) {
   const int runs = a["runs"].as<int>();
   LUMOS_EXPECT(runs >= 1 && runs <= 1000, "lumos bench estimate: --runs must be 1..1000");
   if (a.count("write-residuals")) check_output_path(a["write-residuals"].as<std::string>());
-  const estimate::CalibrationCheck c = estimate::check_calibration(cost::embedded_db(), runs);
+  cost::KernelsDb storage;
+  const cost::KernelsDb& db =
+      a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
+  const estimate::CalibrationCheck c = estimate::check_calibration(db, runs);
   if (a.count("write-residuals"))
     write_output(a["write-residuals"].as<std::string>(),
                  [&](std::ostream& os) { report::residuals_json(os, c); });

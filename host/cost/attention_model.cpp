@@ -83,6 +83,8 @@ AttentionEstimate attention_time(const KernelsDb& db, const GpuSpec& gpu, const 
     LUMOS_EXPECT(gp.has_value(), "attention: " + gpu.name + " has no " + to_string(peak_dtype));
     tf *= *gp / *ref.peak_tflops[static_cast<int>(peak_dtype)];
   }
+  // A power-capped part runs attention's matrix arithmetic at a lower clock.
+  tf *= gpu.matrix_clock_fraction;
   AttentionEstimate e;
   double fwd = 4.0 * q.batch * static_cast<double>(q.seq) * q.seq * q.heads * q.head_dim;
   if (q.causal) fwd *= 0.5;

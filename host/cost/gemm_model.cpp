@@ -58,7 +58,8 @@ GemmCoreParams gemm_core_params(const KernelsDb& db, const GpuSpec& gpu, Dtype d
   LUMOS_EXPECT(p.tiles.size() <= static_cast<size_t>(kMaxGemmTiles),
                "kernels_db/gemm.json: at most " + std::to_string(kMaxGemmTiles) + " tiles");
   GemmCoreParams c;
-  c.per_sm_flops_us = *peak * 1e6 / gpu.sms;
+  // A power-capped part runs its tensor cores at a lower clock (GpuSpec::matrix_clock_fraction).
+  c.per_sm_flops_us = *peak * 1e6 / gpu.sms * gpu.matrix_clock_fraction;
   c.sms = gpu.sms;
   c.peak_fraction = *fr_it->second[static_cast<int>(dtype)];
   c.k_half = p.k_half.at(gpu.arch);
@@ -74,8 +75,9 @@ GemmCoreParams gemm_core_params(const KernelsDb& db, const GpuSpec& gpu, Dtype d
   // BF16 and FP16 run on the same tensor-core paths at the same peak: one ceiling for both.
   auto is16 = [](Dtype d) { return d == Dtype::kBf16 || d == Dtype::kFp16; };
   for (const GemmPoint& pt : p.points)
-    if (pt.ceiling && (pt.dtype == dtype || (is16(pt.dtype) && is16(dtype))) && pt.gpu == gpu.name)
-      c.ceiling_flops_us = pt.tflops * 1e6;
+    if (pt.ceiling && (pt.dtype == dtype || (is16(pt.dtype) && is16(dtype))) &&
+        (pt.gpu == gpu.name || pt.gpu == gpu.full_clock_part))
+      c.ceiling_flops_us = pt.tflops * 1e6 * gpu.matrix_clock_fraction;
   return c;
 }
 

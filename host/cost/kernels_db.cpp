@@ -159,9 +159,26 @@ void parse_gpus(element root, KernelsDb* db) {
     s.idle_w = r.sourced_required(g, "idle_w", path);
     if (s.sms <= 0 || s.hbm_gbps <= 0 || s.tdp_w <= 0)
       r.fail(path, "sms, hbm_gbps and tdp_w must be positive");
+    if (!(s.idle_w >= 0 && s.idle_w < s.tdp_w))
+      r.fail(path + ".idle_w", "expected at least 0 and below tdp_w");
+    if (!g["full_clock_part"].error()) s.full_clock_part = r.str(g, "full_clock_part", path);
     db->gpus.push_back(std::move(s));
   }
   if (db->gpus.empty()) r.fail("gpus", "no GPUs");
+  for (size_t k = 0; k < db->gpus.size(); ++k) {
+    GpuSpec& s = db->gpus[k];
+    if (s.full_clock_part.empty()) continue;
+    const std::string path = "gpus[" + std::to_string(k) + "].full_clock_part";
+    const GpuSpec* full = nullptr;
+    for (const GpuSpec& o : db->gpus)
+      if (o.name == s.full_clock_part) full = &o;
+    if (!full || !full->full_clock_part.empty())
+      r.fail(path, "expected the name of an uncapped GPU in this file");
+    if (full->arch != s.arch || full->sms != s.sms)
+      r.fail(path, "expected the same chip (architecture and SMs)");
+    if (!(s.tdp_w <= full->tdp_w)) r.fail(path, "expected a part whose TDP is at least this one's");
+    s.matrix_clock_fraction = (s.tdp_w - s.idle_w) / (full->tdp_w - s.idle_w);
+  }
 }
 
 void parse_gemm(element root, KernelsDb* db) {
@@ -400,6 +417,11 @@ void parse_stacks(element root, KernelsDb* db) {
     s.grad_accumulation_bytes = non_negative("grad_accumulation_bytes");
     s.selective = static_cast<SelectiveRecompute>(
         choice(r, e, "selective_recompute", path, {"attention_core", "every_other_matmul"}));
+    if (!e["kernel_time_factor"].error()) {
+      s.kernel_time_factor = r.num(e, "kernel_time_factor", path);
+      if (!(s.kernel_time_factor >= 0.5 && s.kernel_time_factor <= 2))
+        r.fail(path + ".kernel_time_factor", "expected a number in [0.5, 2]");
+    }
     db->stacks[s.name] = std::move(s);
   }
   if (db->stacks.empty()) r.fail("stacks", "expected at least one stack");

@@ -34,6 +34,12 @@ struct GpuSpec {
   double d2d_gbps = 0;
   double tdp_w = 0;
   double idle_w = 0;
+  // A part run below the power its silicon draws at full clock (`full_clock_part` in gpus.json:
+  // the same chip at its full TDP, whose kernel figures apply): matrix kernels, which draw the
+  // full TDP, run at the clock the cap allows. Power linear in clock (C §5's P_idle + (P_max -
+  // P_idle) x util): (tdp_w - idle_w) / (full TDP - idle_w). 1 for every uncapped part.
+  std::string full_clock_part;
+  double matrix_clock_fraction = 1;
   // NCCL's view of a GPU's NVLink bandwidth: links x per-link constant (GB/s).
   double nccl_nvlink_total_gbps() const { return nccl_link_gbps * nvlink_links; }
 };
@@ -170,6 +176,10 @@ struct StackSpec {
   // kernel (B per local parameter per micro-batch); 0 when the weight-gradient GEMM accumulates.
   double grad_accumulation_bytes = 0;
   SelectiveRecompute selective = SelectiveRecompute::kAttentionCore;
+  // The stack's one constant fitted to step-level published runs (issue 12 allows one per stack):
+  // every compute and memory-bound kernel's time is multiplied by it, for what kernel-level
+  // figures miss in a training node. 1 where the stack's runs need none.
+  double kernel_time_factor = 1;
 };
 
 // How far the model-driven estimate was from one published run (kernels_db/calibration.json,

@@ -183,7 +183,9 @@ const std::vector<PublishedRun>& published_runs() {
                            l8, "h100-96gb-500w", "torchtitan", 1, 1, dp, 1, 2, 2 * dp,
                            Recompute::kSelective, cost::Dtype::kBf16);
       t.request.cfg.fsdp = true;
-      t.note = "96 GB HBM2e H100s at a 500 W cap: the HBM is modelled, the capped clocks not";
+      t.note =
+          "96 GB HBM2e H100s at a 500 W cap: the HBM and the capped clock of matrix kernels are "
+          "modelled";
       v.push_back(t);
     }
     // Tier B (published-runs.json): torchtitan's async-TP benchmark, vanilla TP column, compiled.
@@ -200,7 +202,7 @@ const std::vector<PublishedRun>& published_runs() {
       t.tier = "B";
       t.request.cfg.fsdp = true;
       t.request.cfg.sequence_parallel = true;
-      t.note = "tier B; 96 GB HBM2e H100s at a 500 W cap: the HBM is modelled, the clocks not";
+      t.note = "tier B; 96 GB HBM2e H100s at a 500 W cap (HBM and capped clock modelled)";
       v.push_back(t);
     }
     for (PublishedRun& r : v) r.options = options_of(r.request, r.model_options);

@@ -84,7 +84,7 @@ class Pricer {
         std::string(fp8 ? "sm90_xmma_gemm_e4m3bf16_bf16f32" : "sm90_xmma_gemm_bf16bf16_bf16f32") +
         " (" + what + ")";
     op.gemm = cost::GemmQuery{M, N, K, batch, dt};
-    op.dur_us = cost::gemm_time(db_, gpu_, *op.gemm).time_us;
+    op.dur_us = cost::gemm_time(db_, gpu_, *op.gemm).time_us * stack_.kernel_time_factor;
     op.model_flops = op.hw_flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) *
                                    static_cast<double>(K) * static_cast<double>(batch);
     return op;
@@ -92,7 +92,7 @@ class Pricer {
   KernelOp membound(const std::string& name, const std::string& cls, double bytes) const {
     KernelOp op;
     op.name = name;
-    op.dur_us = cost::membound_time_us(db_, gpu_, cls, bytes);
+    op.dur_us = cost::membound_time_us(db_, gpu_, cls, bytes) * stack_.kernel_time_factor;
     return op;
   }
   KernelOp attention(bool backward) const {
@@ -108,7 +108,7 @@ class Pricer {
     KernelOp op;
     op.name = backward ? "flash_bwd_kernel" : "flash_fwd_kernel";
     // Context parallelism splits the queries evenly (load-balanced causal chunks).
-    op.dur_us = cost::attention_time(db_, gpu_, q).time_us / c_.cp;
+    op.dur_us = cost::attention_time(db_, gpu_, q).time_us / c_.cp * stack_.kernel_time_factor;
     const double fwd = 2.0 * static_cast<double>(c_.mbs) * static_cast<double>(m_.seq) *
                        static_cast<double>(m_.seq) * static_cast<double>(m_.q_size() / c_.tp) /
                        c_.cp;
@@ -179,8 +179,9 @@ KernelOp StepCosts::optimizer(double params) const {
   KernelOp op;
   op.name = "multi_tensor_apply_kernel (adam)";
   if (opt.uniform_kernel_us <= 0 && params > 0)
-    op.dur_us = optimizer_scale * cost::membound_time_us(*db, *gpu, "optimizer",
-                                                         params * stack->optimizer_bytes_per_param);
+    op.dur_us =
+        optimizer_scale * stack->kernel_time_factor *
+        cost::membound_time_us(*db, *gpu, "optimizer", params * stack->optimizer_bytes_per_param);
   return op;
 }
 

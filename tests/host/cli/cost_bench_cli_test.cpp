@@ -124,6 +124,14 @@ TEST(BenchCli, BatchJsonHasTheDocumentedShape) {
   EXPECT_EQ(run_lumos("bench batch --backend reference").exit_code, 1);
 }
 
+TEST(BenchCli, EstimateRefusesAKernelsDbFolderThatIsNotOne) {
+  lumos::testing::TempDir tmp;
+  const auto r = run_lumos("bench estimate --runs 1 --db " + tmp.file("missing"));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("missing"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("calibration:"), std::string::npos) << r.out;
+}
+
 TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
   lumos::testing::TempDir tmp;
   const auto r =

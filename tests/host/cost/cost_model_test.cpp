@@ -385,6 +385,44 @@ TEST(KernelsDb, MalformedOptionalFieldsAreErrorsNotDefaults) {
   expect_error("carbon.json", "\"value\": 1.2,", "\"value\": 0.9,", "power.pue: must lie in [1");
   expect_error("carbon.json", "\"basis\": \"lifecycle\"", "\"basis\": \"market\"",
                ".basis: expected lifecycle or direct");
+  expect_error("gpus.json", "\"full_clock_part\": \"h100\"", "\"full_clock_part\": \"a100\"",
+               "full_clock_part: expected the same chip");
+  expect_error("gpus.json", "\"full_clock_part\": \"h100\"", "\"full_clock_part\": \"v100\"",
+               "full_clock_part: expected the name of an uncapped GPU");
+  expect_error("stacks.json", "\"selective_recompute\": \"attention_core\",",
+               "\"selective_recompute\": \"attention_core\", \"kernel_time_factor\": 3,",
+               "kernel_time_factor: expected a number in [0.5, 2]");
+}
+
+TEST(PowerCap, MatrixKernelsOfACappedPartRunAtTheClockItsCapAllows) {
+  const KernelsDb& db = embedded_db();
+  const GpuSpec &full = db.gpu("h100"), &capped = db.gpu("h100-96gb-500w");
+  EXPECT_EQ(full.matrix_clock_fraction, 1.0);
+  // C §5's power model, linear in clock: (500 W - 80 W idle) / (700 W - 80 W).
+  const double f = (500.0 - 80.0) / (700.0 - 80.0);
+  EXPECT_NEAR(capped.matrix_clock_fraction, f, 1e-12);
+  for (Dtype d : {Dtype::kBf16, Dtype::kFp8}) {
+    const GemmQuery q{16384, 4096, 14336, 1, d};
+    // The launch floor does not scale with the clock.
+    const double floor = db.gemm.floor_us;
+    EXPECT_NEAR(gemm_time(db, capped, q, false).time_us - floor,
+                (gemm_time(db, full, q, false).time_us - floor) / f,
+                1e-6 * gemm_time(db, capped, q, false).time_us)
+        << to_string(d);
+  }
+  // The full-clock part's maximum achievable rate caps the capped part too, scaled.
+  EXPECT_LE(gemm_time(db, capped, {4096, 9216, 16384, 1, Dtype::kBf16}, false).tflops,
+            794.5 * f + 1e-6);
+  AttentionQuery a;
+  a.batch = 2, a.heads = 32, a.seq = 8192, a.head_dim = 128, a.causal = true;
+  a.impl = AttentionImpl::kFlash2;
+  EXPECT_NEAR(attention_time(db, capped, a).time_us, attention_time(db, full, a).time_us / f,
+              1e-6 * attention_time(db, capped, a).time_us);
+  // Memory-bound kernels draw less than the cap (carbon.json's 0.6 of the active power) and keep
+  // their bandwidth: only the HBM differs between the two parts (a fixed floor aside).
+  EXPECT_NEAR(membound_time_us(db, capped, "elementwise", 1e9) /
+                  membound_time_us(db, full, "elementwise", 1e9),
+              full.hbm_gbps / capped.hbm_gbps, 5e-3);
 }
 
 TEST(KernelsDb, CarbonRegionsCarryTheirSourceAndAreFoundByName) {

@@ -1,11 +1,14 @@
 // The calibration check: lumos's step time against every published run it carries (the DGX-H100
-// rows of calibration.md §1.2 and the tier-A rows of published-runs.json), printed as a table,
-// with bounds per GPU and software stack; and the per-layer kernel model against the one
+// rows of calibration.md §1.2 and the rows of published-runs.json), printed as a table, held to
+// issue 12's goal; and the per-layer kernel model against the one
 // layer-level A100 measurement the references give (Korthikanti et al. 2022, Table 4).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
 
 #include "cost/kernels_db.hpp"
 #include "estimate/calibration_check.hpp"
@@ -16,26 +19,14 @@ using namespace lumos::estimate;
 
 namespace {
 
-// Bounds that hold today, per GPU and stack: a regression guard. Issue 12's goal (mean |error|
-// <= 5%, every row <= 10%, signed mean within 2%) is not met yet; BENCHMARKS.md says where the
-// remaining time goes. The torchtitan rows ran on non-standard 500 W H100s whose capped clocks
-// no published figure gives.
-struct Bound {
-  const char* gpu;
-  const char* stack;
-  double mean_abs_pct, max_abs_pct, signed_abs_pct;
-};
-constexpr Bound kBounds[] = {
-    {"h100", "nemo-2025", 6, 9, 6},
-    {"a100", "megatron-2021", 3.5, 9, 3},
-    {"a100", "megatron-deepspeed", 11, 11, 11},
-    {"h100-96gb-500w", "torchtitan", 28, 28, 28},
-    {"h100-96gb-500w", "torchtitan-compile", 31, 31, 31},
-};
+// Issue 12's goal, on the tier-A rows of published-runs.json and calibration.md's DGX-H100 rows:
+// mean |error| <= 5%, every row within 10%, signed mean within 2% per GPU type. Tier-B rows (less
+// certain configurations) are only kept within 10%.
+constexpr double kMeanAbsPct = 5, kRowPct = 10, kSignedPct = 2;
 
 }  // namespace
 
-TEST(Calibration, StepTimesStayWithinTheirBoundsPerGpuAndMatchTheStoredResiduals) {
+TEST(Calibration, StepTimesHoldAgainstPublishedRunsAndMatchTheStoredResiduals) {
   const auto& db = lumos::cost::embedded_db();
   const auto rows = calibration_rows(db);
   ASSERT_EQ(rows.size(), 28u);  // calibration.md's 7 DGX-H100 rows, all 21 of published-runs.json
@@ -58,20 +49,28 @@ TEST(Calibration, StepTimesStayWithinTheirBoundsPerGpuAndMatchTheStoredResiduals
                 r.step_time_s, r.error_pct);
     EXPECT_GT(r.step_time_s, 0) << r.run->label;
   }
-  const auto groups = calibration_groups(rows);
-  ASSERT_EQ(groups.size(), std::size(kBounds));
-  for (const CalibrationGroup& g : groups) {
+  std::map<std::string, std::pair<double, int>> signed_by_gpu;
+  double abs_sum = 0;
+  int tier_a = 0;
+  for (const CalibrationRow& r : rows) {
+    EXPECT_LE(std::fabs(r.error_pct), kRowPct) << r.run->label;
+    if (r.run->tier != "A") continue;
+    abs_sum += std::fabs(r.error_pct), ++tier_a;
+    signed_by_gpu[r.run->request.gpu].first += r.error_pct;
+    signed_by_gpu[r.run->request.gpu].second++;
+  }
+  ASSERT_EQ(tier_a, 26);  // 7 DGX-H100 rows, 19 tier-A rows of published-runs.json
+  std::printf("tier A: %d runs, mean |error| %.1f%%\n", tier_a, abs_sum / tier_a);
+  EXPECT_LE(abs_sum / tier_a, kMeanAbsPct);
+  for (const auto& [gpu, sum_n] : signed_by_gpu) {
+    const double mean = sum_n.first / sum_n.second;
+    std::printf("%s: %d tier-A runs, signed mean %+.1f%%\n", gpu.c_str(), sum_n.second, mean);
+    EXPECT_LE(std::fabs(mean), kSignedPct) << gpu;
+  }
+  for (const CalibrationGroup& g : calibration_groups(rows))
     std::printf("%s / %s: %d runs, mean |error| %.1f%%, signed mean %+.1f%%, max %.1f%%\n",
                 g.gpu.c_str(), g.stack.c_str(), g.rows, g.mean_abs_error_pct,
                 g.signed_mean_error_pct, g.max_abs_error_pct);
-    const Bound* b = nullptr;
-    for (const Bound& k : kBounds)
-      if (g.gpu == k.gpu && g.stack == k.stack) b = &k;
-    ASSERT_NE(b, nullptr) << g.gpu << " / " << g.stack << " has no bound";
-    EXPECT_LE(g.mean_abs_error_pct, b->mean_abs_pct) << g.gpu << " / " << g.stack;
-    EXPECT_LE(g.max_abs_error_pct, b->max_abs_pct) << g.gpu << " / " << g.stack;
-    EXPECT_LE(std::fabs(g.signed_mean_error_pct), b->signed_abs_pct) << g.gpu << " / " << g.stack;
-  }
 }
 
 TEST(Calibration, DgxH100RunsHaveAPlausibleMfu) {
