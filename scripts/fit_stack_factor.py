@@ -21,7 +21,8 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def groups_with(lumos, db_dir, stack, factor):
+def report_with(lumos, db_dir, stack, factor):
+    """lumos bench estimate's JSON report with the stack's factor set in a kernels_db copy."""
     stacks = json.loads((db_dir / "stacks.json").read_text())
     stacks["stacks"][stack]["kernel_time_factor"] = factor
     (db_dir / "stacks.json").write_text(json.dumps(stacks, indent=2))
@@ -44,22 +45,31 @@ def main():
     ap.add_argument("--lo", type=float, default=0.8)
     ap.add_argument("--hi", type=float, default=1.25)
     a = ap.parse_args()
+    # stacks.json accepts factors in [0.5, 2].
+    if not 0.5 <= a.lo < a.hi <= 2:
+        sys.exit("fit_stack_factor: expected 0.5 <= --lo < --hi <= 2")
+    lumos = pathlib.Path(a.lumos)
+    if not lumos.is_absolute() and not lumos.exists():
+        lumos = ROOT / lumos
+    if not lumos.exists():
+        sys.exit(f"fit_stack_factor: no lumos at {a.lumos} (build it first)")
+    a.lumos = str(lumos)
     with tempfile.TemporaryDirectory() as tmp:
         db = pathlib.Path(tmp) / "kernels_db"
         shutil.copytree(ROOT / "kernels_db", db)
-        before, n = signed_mean(groups_with(a.lumos, db, a.stack, 1.0), a.stack)
+        before, n = signed_mean(report_with(a.lumos, db, a.stack, 1.0), a.stack)
         lo, hi = a.lo, a.hi
-        if signed_mean(groups_with(a.lumos, db, a.stack, lo), a.stack)[0] > 0 or \
-           signed_mean(groups_with(a.lumos, db, a.stack, hi), a.stack)[0] < 0:
+        if signed_mean(report_with(a.lumos, db, a.stack, lo), a.stack)[0] > 0 or \
+           signed_mean(report_with(a.lumos, db, a.stack, hi), a.stack)[0] < 0:
             sys.exit("fit_stack_factor: the zero of the signed mean is outside [--lo, --hi]")
         for _ in range(14):  # 0.45 / 2^14: well below the third decimal
             mid = (lo + hi) / 2
-            if signed_mean(groups_with(a.lumos, db, a.stack, mid), a.stack)[0] < 0:
+            if signed_mean(report_with(a.lumos, db, a.stack, mid), a.stack)[0] < 0:
                 lo = mid
             else:
                 hi = mid
         factor = round((lo + hi) / 2, 3)
-        report = groups_with(a.lumos, db, a.stack, factor)
+        report = report_with(a.lumos, db, a.stack, factor)
         after, _ = signed_mean(report, a.stack)
         print(f"{a.stack}: {n} tier-A runs, signed mean {before:+.2f}% at 1.0; "
               f"kernel_time_factor {factor} gives {after:+.2f}%")

@@ -83,8 +83,9 @@ AttentionEstimate attention_time(const KernelsDb& db, const GpuSpec& gpu, const 
     LUMOS_EXPECT(gp.has_value(), "attention: " + gpu.name + " has no " + to_string(peak_dtype));
     tf *= *gp / *ref.peak_tflops[static_cast<int>(peak_dtype)];
   }
-  // A power-capped part runs attention's matrix arithmetic at a lower clock.
-  tf *= gpu.matrix_clock_fraction;
+  // A power-capped part runs attention's matrix arithmetic at a lower clock than the table's
+  // GPU (a table measured on the part itself already shows it).
+  if (best->gpu != gpu.name) tf *= gpu.matrix_clock_fraction;
   AttentionEstimate e;
   double fwd = 4.0 * q.batch * static_cast<double>(q.seq) * q.seq * q.heads * q.head_dim;
   if (q.causal) fwd *= 0.5;

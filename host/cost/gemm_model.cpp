@@ -74,10 +74,15 @@ GemmCoreParams gemm_core_params(const KernelsDb& db, const GpuSpec& gpu, Dtype d
   c.elem_bytes = bytes_of(dtype);
   // BF16 and FP16 run on the same tensor-core paths at the same peak: one ceiling for both.
   auto is16 = [](Dtype d) { return d == Dtype::kBf16 || d == Dtype::kFp16; };
+  // A capped part without a ceiling of its own takes its full-clock part's, at its clock.
+  double own = 0, borrowed = 0;
   for (const GemmPoint& pt : p.points)
-    if (pt.ceiling && (pt.dtype == dtype || (is16(pt.dtype) && is16(dtype))) &&
-        (pt.gpu == gpu.name || pt.gpu == gpu.full_clock_part))
-      c.ceiling_flops_us = pt.tflops * 1e6 * gpu.matrix_clock_fraction;
+    if (pt.ceiling && (pt.dtype == dtype || (is16(pt.dtype) && is16(dtype)))) {
+      if (pt.gpu == gpu.name) own = pt.tflops * 1e6;
+      if (!gpu.full_clock_part.empty() && pt.gpu == gpu.full_clock_part)
+        borrowed = pt.tflops * 1e6 * gpu.matrix_clock_fraction;
+    }
+  c.ceiling_flops_us = own > 0 ? own : borrowed;
   return c;
 }
 

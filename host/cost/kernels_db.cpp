@@ -161,7 +161,10 @@ void parse_gpus(element root, KernelsDb* db) {
       r.fail(path, "sms, hbm_gbps and tdp_w must be positive");
     if (!(s.idle_w >= 0 && s.idle_w < s.tdp_w))
       r.fail(path + ".idle_w", "expected at least 0 and below tdp_w");
-    if (!g["full_clock_part"].error()) s.full_clock_part = r.str(g, "full_clock_part", path);
+    if (!g["full_clock_part"].error()) {
+      s.full_clock_part = r.str(g, "full_clock_part", path);
+      if (s.full_clock_part.empty()) r.fail(path + ".full_clock_part", "expected a GPU name");
+    }
     db->gpus.push_back(std::move(s));
   }
   if (db->gpus.empty()) r.fail("gpus", "no GPUs");
@@ -171,12 +174,20 @@ void parse_gpus(element root, KernelsDb* db) {
     const std::string path = "gpus[" + std::to_string(k) + "].full_clock_part";
     const GpuSpec* full = nullptr;
     for (const GpuSpec& o : db->gpus)
-      if (o.name == s.full_clock_part) full = &o;
+      if (o.name == s.full_clock_part ||
+          std::find(o.aliases.begin(), o.aliases.end(), s.full_clock_part) != o.aliases.end())
+        full = &o;
     if (!full || !full->full_clock_part.empty())
       r.fail(path, "expected the name of an uncapped GPU in this file");
     if (full->arch != s.arch || full->sms != s.sms)
       r.fail(path, "expected the same chip (architecture and SMs)");
+    // The peaks are the chip's at full clock; a capped part listing lower ones would be capped
+    // twice.
+    if (s.peak_tflops != full->peak_tflops)
+      r.fail(path, "expected the same peak_tflops as the full-clock part (the cap is applied)");
     if (!(s.tdp_w <= full->tdp_w)) r.fail(path, "expected a part whose TDP is at least this one's");
+    // The idle draw is the capped part's own, on both sides: only the active power is capped.
+    s.full_clock_part = full->name;
     s.matrix_clock_fraction = (s.tdp_w - s.idle_w) / (full->tdp_w - s.idle_w);
   }
 }

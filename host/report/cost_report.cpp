@@ -146,6 +146,12 @@ void gpus_text(std::ostream& os, const KernelsDb& db) {
                     g.l2_mib ? std::to_string(static_cast<int>(*g.l2_mib)).c_str() : "-",
                     g.nvlink_gbps, g.tdp_w);
   }
+  for (const GpuSpec& g : db.gpus)
+    if (!g.full_clock_part.empty())
+      os << strprintf(
+          "%s: peaks at full clock; capped at %.0f W, its matrix kernels run at %.2f of "
+          "%s's clock\n",
+          g.name.c_str(), g.tdp_w, g.matrix_clock_fraction, g.full_clock_part.c_str());
 }
 
 }  // namespace lumos::report

@@ -389,6 +389,15 @@ TEST(KernelsDb, MalformedOptionalFieldsAreErrorsNotDefaults) {
                "full_clock_part: expected the same chip");
   expect_error("gpus.json", "\"full_clock_part\": \"h100\"", "\"full_clock_part\": \"v100\"",
                "full_clock_part: expected the name of an uncapped GPU");
+  expect_error(
+      "gpus.json",
+      "\"bf16\": {\"value\": 989, \"source\": \"C §0: 1830 MHz x 528 TC x 512 FMA x 2; as H100 SXM "
+      "at full clock",
+      "\"bf16\": {\"value\": 700, \"source\": \"C §0: 1830 MHz x 528 TC x 512 FMA x 2; as H100 SXM "
+      "at full clock",
+      "expected the same peak_tflops as the full-clock part");
+  expect_error("gpus.json", "\"full_clock_part\": \"h100\"", "\"full_clock_part\": \"\"",
+               "full_clock_part: expected a GPU name");
   expect_error("stacks.json", "\"selective_recompute\": \"attention_core\",",
                "\"selective_recompute\": \"attention_core\", \"kernel_time_factor\": 3,",
                "kernel_time_factor: expected a number in [0.5, 2]");
