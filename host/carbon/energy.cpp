@@ -34,12 +34,13 @@ EnergyParts step_energy(const cost::GpuSpec& gpu, const cost::CarbonParams& p, d
 }
 
 TracedBusy traced_kernel_busy_us(const graph::Graph& g, const cost::KernelsDb& db,
-                                 const std::array<float, 5>& speed) {
+                                 const std::vector<double>* dur_us) {
+  LUMOS_EXPECT(!dur_us || dur_us->size() == g.num_nodes(), "energy: one duration per graph node");
   TracedBusy b;
   std::map<uint32_t, bool> matrix;  // by kernel name
   for (graph::NodeId n = 1; n < g.num_nodes(); ++n) {
     if (g.step[n] < 0 || g.kind[n] != graph::NodeKind::kKernel) continue;
-    const double us = g.dur_us[n] / speed[static_cast<size_t>(g.cls[n])];
+    const double us = dur_us ? (*dur_us)[n] : g.dur_us[n];
     switch (g.cls[n]) {
       case graph::NodeClass::kComm:
         b.comm_us += us;

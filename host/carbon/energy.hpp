@@ -33,13 +33,13 @@ EnergyParts step_energy(const cost::GpuSpec& gpu, const cost::CarbonParams& p, d
 
 // A trace's GPU kernel time inside its steps, summed over ranks and steps, by how it draws
 // power: matrix arithmetic (kernels kernels_db classifies gemm, conv or attention), the other
-// compute kernels, memory copies and sets, and communication. Each kernel's duration is divided
-// by its class's factor in `speed` (by graph::NodeClass; all 1 = as traced).
+// compute kernels, memory copies and sets, and communication. Each kernel's duration is its
+// traced one, or its entry in `dur_us` (one per node: a what-if's, as replayed).
 struct TracedBusy {
   double matrix_us = 0, other_compute_us = 0, copy_us = 0, comm_us = 0;
 };
 TracedBusy traced_kernel_busy_us(const graph::Graph& g, const cost::KernelsDb& db,
-                                 const std::array<float, 5>& speed = {1, 1, 1, 1, 1});
+                                 const std::vector<double>* dur_us = nullptr);
 
 // A run's energy and carbon: `steps` steps on `gpus` GPUs, each step's energy per GPU `e`.
 struct CarbonAccount {

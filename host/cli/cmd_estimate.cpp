@@ -31,6 +31,7 @@
 #include "estimate/trace_whatif.hpp"
 #include "graph/load_input.hpp"
 #include "report/estimate_report.hpp"
+#include "whatif/gemm_pricing.hpp"
 #include "whatif/gpu_variants.hpp"
 #include "whatif/speed_axes.hpp"
 
@@ -307,16 +308,22 @@ int cmd_carbon(int argc, char** argv) {
         in, a.count("traced-gpu") ? a["traced-gpu"].as<std::string>() : "", db);
     LUMOS_EXPECT(!(a.count("on-gpu") && a.count("speed")),
                  "lumos carbon: give --on-gpu or --speed, not both");
-    // The what-if, as per-class speed factors of the replay (whatif/gpu_variants.hpp).
+    // The what-if as lumos whatif prices it: per-class speed factors of the replay
+    // (whatif/gpu_variants.hpp) and, on another GPU, the trace's GEMMs, attention and
+    // memory-bound kernels priced for that GPU (whatif/gemm_pricing.hpp).
     const std::string run_gpu =
         a.count("on-gpu") ? db.gpu(a["on-gpu"].as<std::string>()).name : gpu_name;
-    const replay::VariantBatch speed =
-        a.count("on-gpu")  ? whatif::variants_from_gpus(db, gpu_name, {run_gpu})
-        : a.count("speed") ? whatif::parse_speed_variant(a["speed"].as<std::string>(), "--speed")
-                           : replay::VariantBatch::identity(1);
     estimate::ReplayRequest rr;
-    rr.speed = strprintf("cpu=%.9g,compute=%.9g,comm=%.9g,memory=%.9g", speed.speed[1][0],
-                         speed.speed[2][0], speed.speed[3][0], speed.speed[4][0]);
+    rr.variant = a.count("on-gpu") ? whatif::variants_from_gpus(db, gpu_name, {run_gpu})
+                 : a.count("speed")
+                     ? whatif::parse_speed_variant(a["speed"].as<std::string>(), "--speed")
+                     : replay::VariantBatch::identity(1);
+    replay::GemmPricing pricing;
+    if (a.count("on-gpu")) {
+      const whatif::TracedKernels tk = whatif::classify_traced(in.tables(), db);
+      if (!tk.tables.empty()) pricing = whatif::gemm_pricing(in.graph, tk, db, gpu_name, {run_gpu});
+      if (pricing.priced_nodes() > 0) rr.pricing = &pricing;
+    }
     const estimate::ReplayAnswer rep = estimate::replay_trace(in, rr);
     LUMOS_EXPECT(!rep.steps.empty(), in.label + ": no step to account for");
     std::set<int32_t> ranks;
@@ -331,10 +338,11 @@ int cmd_carbon(int argc, char** argv) {
     LUMOS_EXPECT(
         subject.gpus >= 1 && subject.gpus <= 1e7 && subject.steps > 0 && subject.steps <= 1e12,
         "lumos carbon: --gpus and --steps must be positive (at most 1e7 and 1e12)");
-    std::array<float, 5> factors{};
-    for (size_t c = 0; c < factors.size(); ++c) factors[c] = speed.speed[c][0];
-    // Summed over every rank's steps: the mean per GPU and step.
-    const carbon::TracedBusy busy = carbon::traced_kernel_busy_us(in.graph, db, factors);
+    // Summed over every rank's steps, each kernel as replayed: the mean per GPU and step.
+    std::vector<double> dur(in.graph.num_nodes());
+    for (graph::NodeId n = 0; n < in.graph.num_nodes(); ++n)
+      dur[n] = rep.replay.finish_us[n] - rep.replay.start_us[n];
+    const carbon::TracedBusy busy = carbon::traced_kernel_busy_us(in.graph, db, &dur);
     const double rank_steps = static_cast<double>(rep.steps.size());
     subject.per_gpu_step = carbon::step_energy(
         db.gpu(run_gpu), db.carbon, pue, subject.step_us, busy.matrix_us / rank_steps,

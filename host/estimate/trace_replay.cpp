@@ -1,6 +1,7 @@
 #include "estimate/trace_replay.hpp"
 
 #include "common/error.hpp"
+#include "replay/slot_table.hpp"
 #include "whatif/speed_axes.hpp"
 
 namespace lumos::estimate {
@@ -11,19 +12,23 @@ ReplayAnswer replay_trace(const graph::LoadedInput& in, const ReplayRequest& req
                in.label + ": transplant needs the trace itself, not a .lgraph file");
   // One variant; the reference replay gives the details (breakdown, critical path, timeline)
   // and the chosen engine the step times.
+  LUMOS_EXPECT(!req.variant || (req.speed.empty() && req.variant->count == 1),
+               "replay: one variant, given either as speed factors or as a batch");
   const replay::VariantBatch variant =
-      req.speed.empty() ? replay::VariantBatch::identity(1)
-                        : whatif::parse_speed_variant(req.speed, "lumos replay: --speed");
+      req.variant         ? *req.variant
+      : req.speed.empty() ? replay::VariantBatch::identity(1)
+                          : whatif::parse_speed_variant(req.speed, "lumos replay: --speed");
+  // The durations every engine uses: the slot table's (class factors, priced kernels).
+  const replay::SlotTable slots = replay::slot_table(g, variant, req.pricing);
   std::vector<double> dur(g.num_nodes());
-  for (graph::NodeId v = 0; v < g.num_nodes(); ++v)
-    dur[v] = g.dur_us[v] / variant.speed[static_cast<int>(g.cls[v])][0];
+  for (graph::NodeId v = 0; v < g.num_nodes(); ++v) dur[v] = slots.duration_us(v, 0);
   ReplayAnswer a;
   a.replay = replay::reference_replay(g, &dur);
   const replay::ReplayResult& r = a.replay;
   a.steps = replay::step_times(g, r);
   a.backend = "reference";
   if (req.backend != engine::Backend::kReference) {
-    const replay::BatchResult br = engine::batch_replay(g, variant, req.backend);
+    const replay::BatchResult br = engine::batch_replay(g, variant, req.backend, req.pricing);
     a.backend = br.backend;
     for (size_t k = 0; k < a.steps.size(); ++k) {
       a.steps[k].replayed_us = br.step_us[k][0];

@@ -22,6 +22,10 @@ namespace lumos::estimate {
 
 struct ReplayRequest {
   std::string speed;  // per-class factors, "compute=2,comm=0.5"; "" = as traced
+  // Or the variant itself (one variant; `speed` must then be empty), with kernels priced per GPU
+  // (whatif::gemm_pricing) when `pricing` is given: a trace moved to another GPU.
+  std::optional<replay::VariantBatch> variant;
+  const replay::GemmPricing* pricing = nullptr;
   engine::Backend backend = engine::Backend::kAuto;
   replay::CriticalPathMode critical_path = replay::CriticalPathMode::kHtaWeights;
   std::optional<std::pair<int64_t, int64_t>> transplant;  // (from step M, predict step N)

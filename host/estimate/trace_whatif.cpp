@@ -83,10 +83,11 @@ WhatifAnswer run_whatif(const graph::LoadedInput& in, const WhatifRequest& req,
   // GEMMs with known shapes are priced per GPU by the cost model (the trace gives the shapes).
   replay::GemmPricing pricing;
   if (!tk.tables.empty())
-    pricing = whatif::gemm_pricing(g, tk, db, a.traced_gpu, a.grid.variant_gpu);
-  a.gemm_kernels_priced = pricing.priced_nodes();
+    pricing =
+        whatif::gemm_pricing(g, tk, db, a.traced_gpu, a.grid.variant_gpu, a.grid.compute_speed);
+  a.gemm_kernels_priced = pricing.priced_gemm_nodes();
   a.result = engine::batch_replay(g, a.grid.batch, req.backend,
-                                  a.gemm_kernels_priced > 0 ? &pricing : nullptr);
+                                  pricing.priced_nodes() > 0 ? &pricing : nullptr);
   std::vector<const cost::GpuSpec*> spec;
   for (const std::string& name : a.grid.variant_gpu) spec.push_back(&db.gpu(name));
   // Each variant's GPU energy per step (carbon/energy.hpp): its compute time split into matrix

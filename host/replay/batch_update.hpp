@@ -34,15 +34,36 @@ struct BatchState {
 // Optional per-variant pricing of GEMM nodes with the cost model: a node with a GEMM key takes
 // its traced duration times (model time on the variant's GPU / model time on the traced GPU),
 // instead of its class's speed factor.
+// Keys of this dtype price kernels that are not GEMMs by a fixed ratio per GPU (attention at the
+// GPU's matrix rate, memory-bound kernels at its HBM bandwidth): BatchGemmView::ratio.
+constexpr uint8_t kRatioKey = 255;
+
 struct BatchGemmView {
   const int32_t* node_key = nullptr;             // per node: GEMM key, -1 when not priced
   const int64_t* shape = nullptr;                // per key: m, n, k, batch
-  const uint8_t* dtype = nullptr;                // per key: cost::Dtype
+  const uint8_t* dtype = nullptr;                // per key: cost::Dtype, or kRatioKey
   const double* traced_us = nullptr;             // per key: model time on the traced GPU
   const cost::GemmCoreParams* params = nullptr;  // [gpu * kNumDtypes + dtype]
   const uint16_t* variant_gpu = nullptr;         // per variant (absolute index): GPU index
+  const double* ratio = nullptr;                 // [key * gpus + gpu]: factor of a kRatioKey key
+  const double* gpu_speed = nullptr;             // [gpu]: speed-up of every priced node (null: 1)
   uint32_t num_dtypes = 5;
+  uint32_t gpus = 0;
 };
+
+// The factor on the traced duration of the nodes of `key` on GPU column `gpu`: the cost model's
+// time there over its time on the traced GPU (or the key's ratio), over the column's speed-up.
+LUMOS_HD double gemm_key_factor(const BatchGemmView& g, int32_t key, uint32_t gpu) {
+  double f;
+  if (g.dtype[key] == kRatioKey) {
+    f = g.ratio[static_cast<uint64_t>(key) * g.gpus + gpu];
+  } else {
+    const int64_t* sh = g.shape + 4 * static_cast<int64_t>(key);
+    const cost::GemmCoreParams& p = g.params[gpu * g.num_dtypes + g.dtype[key]];
+    f = cost::gemm_core_time(p, sh[0], sh[1], sh[2], sh[3]).time_us / g.traced_us[key];
+  }
+  return g.gpu_speed ? f / g.gpu_speed[gpu] : f;
+}
 
 // graph::NodeClass values as the kernels compare them (the class array is read as bytes).
 constexpr uint8_t kClassCompute = 2, kClassComm = 3, kClassMemory = 4;
@@ -61,14 +82,8 @@ LUMOS_HD double batch_duration(double base_us, float speed) {
 // Duration of node n in row variant v (absolute variant v0 + v).
 LUMOS_HD double batch_node_duration(const BatchGraphView& g, const BatchGemmView* gemm, uint32_t n,
                                     uint32_t v, uint32_t v0, const float* speed) {
-  if (gemm && gemm->node_key[n] >= 0) {
-    const int32_t key = gemm->node_key[n];
-    const int64_t* sh = gemm->shape + 4 * static_cast<int64_t>(key);
-    const cost::GemmCoreParams& p =
-        gemm->params[gemm->variant_gpu[v0 + v] * gemm->num_dtypes + gemm->dtype[key]];
-    return g.base_dur_us[n] * cost::gemm_core_time(p, sh[0], sh[1], sh[2], sh[3]).time_us /
-           gemm->traced_us[key];
-  }
+  if (gemm && gemm->node_key[n] >= 0)
+    return g.base_dur_us[n] * gemm_key_factor(*gemm, gemm->node_key[n], gemm->variant_gpu[v0 + v]);
   return batch_duration(g.base_dur_us[n], speed[v]);
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cost/dtype.hpp"
 #include "cost/gemm_core.hpp"
 #include "replay/batch_update.hpp"
 
@@ -19,8 +20,15 @@ struct GemmPricing {
   std::vector<double> traced_us;             // per key: model time on the traced GPU
   std::vector<cost::GemmCoreParams> params;  // [gpu * kNumDtypes + dtype]
   std::vector<uint16_t> variant_gpu;         // per variant
+  // Keys of dtype kRatioKey (batch_update.hpp) price other kernels by a ratio per GPU column.
+  std::vector<double> ratio;  // [key * gpus + gpu]; empty when no key is a ratio key
+  // A column's speed-up of every priced node: a grid's compute speed axis, since the priced
+  // nodes are compute kernels and their column's factor replaces the class's; empty: 1.
+  std::vector<double> gpu_speed;  // [gpu]
   uint32_t keys() const { return static_cast<uint32_t>(dtype.size()); }
-  uint32_t priced_nodes() const;
+  uint32_t gpus() const { return static_cast<uint32_t>(params.size() / cost::kNumDtypes); }
+  uint32_t priced_nodes() const;       // by any key
+  uint32_t priced_gemm_nodes() const;  // by a GEMM shape
   BatchGemmView view() const;
 };
 

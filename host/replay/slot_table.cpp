@@ -38,15 +38,15 @@ SlotTable slot_table(const graph::Graph& g, const VariantBatch& b, const GemmPri
   t.gpus = static_cast<uint32_t>(pricing->params.size() / cost::kNumDtypes);
   t.variant_gpu = pricing->variant_gpu;
   t.gemm_factor.resize(static_cast<size_t>(keys) * t.gpus);
+  const BatchGemmView view = pricing->view();
   for (uint32_t k = 0; k < keys; ++k) {
-    const int64_t* sh = pricing->shape.data() + 4 * static_cast<size_t>(k);
     for (uint32_t gi = 0; gi < t.gpus; ++gi) {
-      const cost::GemmCoreParams& p = pricing->params[gi * cost::kNumDtypes + pricing->dtype[k]];
       // gemm_pricing keys only shapes every GPU of the table has the dtype for; guard anyway.
-      const bool used = p.per_sm_flops_us > 0;
+      const bool used =
+          pricing->dtype[k] == kRatioKey ||
+          pricing->params[gi * cost::kNumDtypes + pricing->dtype[k]].per_sm_flops_us > 0;
       t.gemm_factor[static_cast<size_t>(k) * t.gpus + gi] =
-          used ? cost::gemm_core_time(p, sh[0], sh[1], sh[2], sh[3]).time_us / pricing->traced_us[k]
-               : 0.0;
+          used ? gemm_key_factor(view, static_cast<int32_t>(k), gi) : 0.0;
     }
   }
   return t;

@@ -27,12 +27,14 @@ Grid build_grid(const cost::KernelsDb& db, const std::string& traced_gpu,
   Grid grid;
   grid.batch = variants_from_gpus(db, traced_gpu, gpus);
   for (const std::string& name : gpus) grid.variant_gpu.push_back(db.gpu(name).name);
+  grid.compute_speed.assign(gpus.size(), 1.0);
   for (const SpeedAxis& axis : axes) {
     const uint64_t total = static_cast<uint64_t>(grid.batch.count) * axis.factors.size();
     const int c = static_cast<int>(axis.cls);
     replay::VariantBatch next = replay::VariantBatch::identity(static_cast<uint32_t>(total));
     next.labels.clear();
     std::vector<std::string> next_gpu;
+    std::vector<double> next_speed;
     for (uint32_t v = 0; v < grid.batch.count; ++v)
       for (size_t f = 0; f < axis.factors.size(); ++f) {
         const uint32_t w =
@@ -43,9 +45,12 @@ Grid build_grid(const cost::KernelsDb& db, const std::string& traced_gpu,
         label << grid.batch.labels[v] << " " << axis.name << "x" << axis.factors[f];
         next.labels.push_back(label.str());
         next_gpu.push_back(grid.variant_gpu[v]);
+        next_speed.push_back(grid.compute_speed[v] *
+                             (axis.cls == graph::NodeClass::kCompute ? axis.factors[f] : 1.0));
       }
     grid.batch = std::move(next);
     grid.variant_gpu = std::move(next_gpu);
+    grid.compute_speed = std::move(next_speed);
   }
   return grid;
 }

@@ -23,6 +23,7 @@ constexpr double kMaxGridNodeVariants = 2e10;
 struct Grid {
   replay::VariantBatch batch;            // labels say "gpu axis x factor ..."
   std::vector<std::string> variant_gpu;  // kernels_db name of each variant's GPU
+  std::vector<double> compute_speed;     // each variant's compute speed axis factor (1: none)
 };
 
 // Throws InputError for an unknown GPU, an empty GPU list, or a grid above kMaxGridVariants or

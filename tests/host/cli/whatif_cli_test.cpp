@@ -91,6 +91,41 @@ TEST(WhatifCli, GeneratedTraceRepricesItsGemms) {
   EXPECT_LT(t[1], t[0]);  // a B200 is faster
 }
 
+// A trace moved to another GPU follows the model of that GPU: GEMMs by shape, attention at the
+// GPU's matrix rate (the 500 W part's capped clock included), memory-bound kernels at its HBM
+// bandwidth. On a generated single-GPU iteration the what-if equals `lumos estimate` on the
+// target GPU to a small margin (kernel floors and per-architecture efficiencies aside); and a
+// compute speed axis speeds up the priced kernels too.
+TEST(WhatifCli, GeneratedTraceOnAnotherGpuFollowsTheModelOfThatGpu) {
+  lumos::testing::TempDir tmp;
+  const std::string cfg =
+      "--model llama3-8b --layers 4 --tp 1 --pp 1 --dp 1 --gbs 2 --mbs 1 --stack torchtitan";
+  ASSERT_EQ(run_lumos("generate " + cfg + " -o " + tmp.path()).exit_code, 0);
+  const auto r = run_lumos("whatif " + tmp.path() + " --gpus h100-96gb-500w,b200 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  simdjson::dom::parser parser;
+  const simdjson::dom::element d = parser.parse(r.out);
+  std::vector<double> t;
+  for (auto v : d["variants"].get_array()) t.push_back(v["replayed_us"].get_double().value());
+  ASSERT_EQ(t.size(), 2u);
+  const char* gpus[] = {"h100-96gb-500w", "b200"};
+  for (int i = 0; i < 2; ++i) {
+    const auto e = run_lumos("estimate --json " + cfg + " --gpu " + gpus[i]);
+    ASSERT_EQ(e.exit_code, 0) << e.out;
+    simdjson::dom::parser ep;
+    const double model_us = ep.parse(e.out)["step_time_s"].get_double().value() * 1e6;
+    EXPECT_NEAR(t[i], model_us, 0.02 * model_us) << gpus[i];
+  }
+  const auto s = run_lumos("whatif " + tmp.path() + " --speed compute=1,2 --json");
+  ASSERT_EQ(s.exit_code, 0) << s.out;
+  simdjson::dom::parser sp;
+  std::vector<double> u;
+  for (auto v : sp.parse(s.out)["variants"].get_array())
+    u.push_back(v["replayed_us"].get_double().value());
+  ASSERT_EQ(u.size(), 2u);
+  EXPECT_NEAR(u[1], u[0] / 2, 0.01 * u[0]);  // the step is GPU-bound: all of it halves
+}
+
 TEST(WhatifCli, GeneratedUnfusedAttentionRepricesItsBatchedGemms) {
   lumos::testing::TempDir flash, unfused;
   ASSERT_EQ(

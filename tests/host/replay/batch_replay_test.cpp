@@ -179,9 +179,14 @@ TEST(BatchReplay, GemmNodesArePricedPerGpuByTheCostModel) {
   const BatchResult plain = batch_replay_cpu(g, VariantBatch::identity(1));
   EXPECT_NEAR(cpu.makespan_us[0], plain.makespan_us[0], 1e-6 * plain.makespan_us[0]);
   // One priced kernel's duration follows the model's ratio exactly.
-  lumos::graph::NodeId node = 0;
-  for (lumos::graph::NodeId v = 1; v < g.num_nodes() && !node; ++v)
-    if (p.node_key[v] >= 0) node = v;
+  lumos::graph::NodeId node = 0, ratio_node = 0;
+  for (lumos::graph::NodeId v = 1; v < g.num_nodes(); ++v) {
+    if (p.node_key[v] < 0) continue;
+    if (p.dtype[p.node_key[v]] != lumos::replay::kRatioKey && !node) node = v;
+    if (p.dtype[p.node_key[v]] == lumos::replay::kRatioKey && !ratio_node) ratio_node = v;
+  }
+  ASSERT_NE(node, 0u);
+  ASSERT_NE(ratio_node, 0u);
   const int64_t* sh = &p.shape[4 * p.node_key[node]];
   const lumos::cost::GemmQuery q{sh[0], sh[1], sh[2], sh[3],
                                  static_cast<lumos::cost::Dtype>(p.dtype[p.node_key[node]])};
@@ -195,6 +200,14 @@ TEST(BatchReplay, GemmNodesArePricedPerGpuByTheCostModel) {
   EXPECT_NEAR(batch_node_duration(gv, &view, node, 2, 0, b.speed[cls[node]].data()),
               g.dur_us[node] * ratio, 1e-9 * g.dur_us[node] * ratio);
   EXPECT_GT(cpu.makespan_us[2], cpu.makespan_us[0]);  // an A100 is slower than the traced B200
+  // The trace's other kernels: attention at the matrix rate, memory-bound ones at HBM bandwidth.
+  const int bf16 = static_cast<int>(lumos::cost::Dtype::kBf16);
+  const double matrix = *db.gpu("b200").peak_tflops[bf16] / *db.gpu("a100").peak_tflops[bf16];
+  const double hbm = db.gpu("b200").hbm_gbps / db.gpu("a100").hbm_gbps;
+  const double f =
+      batch_node_duration(gv, &view, ratio_node, 2, 0, b.speed[cls[ratio_node]].data()) /
+      g.dur_us[ratio_node];
+  EXPECT_TRUE(std::fabs(f - matrix) < 1e-9 * matrix || std::fabs(f - hbm) < 1e-9 * hbm) << f;
 }
 
 // A pricing table whose indices leave their tables is refused before any engine follows them.
