@@ -739,9 +739,10 @@ const Topology& KernelsDb::default_topology_for(const GpuSpec& g) const {
 const GridRegion& CarbonParams::region(const std::string& name) const {
   std::string want = name;
   for (char& ch : want) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  std::string known;
-  for (const GridRegion& g : regions) {
+  for (const GridRegion& g : regions)
     if (g.name == want) return g;
+  std::string known;  // only for the message: sweeps look regions up once per row
+  for (const GridRegion& g : regions) {
     if (!known.empty()) known += ", ";
     known += g.name;
   }

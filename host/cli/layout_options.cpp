@@ -1,0 +1,98 @@
+// The model, layout, GPU and network options of `lumos estimate`, `generate` and `carbon`, and
+// the estimate request they describe.
+#include "cli/layout_options.hpp"
+
+#include "cli/model_options.hpp"
+#include "common/error.hpp"
+#include "cost/dtype.hpp"
+#include "cost/size_units.hpp"
+
+namespace lumos::cli {
+
+using namespace lumos::model;
+using estimate::EstimateRequest;
+
+void layout_options(cxxopts::Options& o) {
+  model_options(o);
+  o.add_options()("gpu", "GPU in kernels_db", cxxopts::value<std::string>()->default_value("h100"))(
+      "topology", "network topology in kernels_db (default: the GPU's)",
+      cxxopts::value<std::string>())(
+      "nic-bandwidth", "override: the topology's NIC line rate, with its unit (400Gbps, 50GB/s)",
+      cxxopts::value<std::string>())("gpus-per-node", "override: the topology's GPUs per node",
+                                     cxxopts::value<int>())(
+      "nvlink-bandwidth",
+      "override: the GPU's NVLink bandwidth per direction, with its unit (900GB/s)",
+      cxxopts::value<std::string>())("tp", "tensor parallel degree",
+                                     cxxopts::value<int>()->default_value("2"))(
+      "pp", "pipeline parallel degree", cxxopts::value<int>()->default_value("2"))(
+      "dp", "data parallel degree", cxxopts::value<int>()->default_value("4"))(
+      "cp", "context parallel degree", cxxopts::value<int>()->default_value("1"))(
+      "mbs", "micro-batch size (sequences)", cxxopts::value<int64_t>()->default_value("1"))(
+      "gbs", "global batch size (sequences)", cxxopts::value<int64_t>()->default_value("64"))(
+      "interleave", "virtual pipeline stages per GPU (interleaved 1F1B when > 1)",
+      cxxopts::value<int>()->default_value("1"))(
+      "recompute", "none | selective | full", cxxopts::value<std::string>()->default_value("none"))(
+      "sp", "sequence parallel")("dist-opt", "distributed optimizer (reduce-scatter + all-gather)")(
+      "fsdp", "fully sharded data parallel (weights, gradients and optimizer state sharded)")(
+      "split-embedding",
+      "count the embedding and the loss as one layer each when splitting layers over stages")(
+      "dtype", "GEMM precision: bf16 | fp16 | fp8",
+      cxxopts::value<std::string>()->default_value("bf16"))(
+      "stack",
+      "software stack: megatron-2021, megatron-deepspeed, megatron-core, nemo-2025, torchtitan, "
+      "torchtitan-compile "
+      "(kernels_db/stacks.json; default: megatron-core)",
+      cxxopts::value<std::string>())(
+      "overlap-grad-reduce",
+      "on | off: gradient reduction overlapped with the backward pass or after it (default: "
+      "the stack's)",
+      cxxopts::value<std::string>())("free-comm",
+                                     "idealize: collectives and pipeline messages take no time")(
+      "db", "read kernels_db from this folder", cxxopts::value<std::string>())(
+      "json", "print JSON")("h,help", "show this help");
+}
+
+EstimateRequest request_from(const cxxopts::ParseResult& a) {
+  EstimateRequest req;
+  req.model = model_from(a);
+  ParallelConfig& c = req.cfg;
+  c.tp = a["tp"].as<int>();
+  c.pp = a["pp"].as<int>();
+  c.dp = a["dp"].as<int>();
+  c.cp = a["cp"].as<int>();
+  c.mbs = a["mbs"].as<int64_t>();
+  c.gbs = a["gbs"].as<int64_t>();
+  c.interleave = a["interleave"].as<int>();
+  c.recompute = parse_recompute(a["recompute"].as<std::string>());
+  c.sequence_parallel = a.count("sp") > 0;
+  c.distributed_optimizer = a.count("dist-opt") > 0;
+  c.fsdp = a.count("fsdp") > 0;
+  c.split_counts_embedding = a.count("split-embedding") > 0;
+  c.dtype = cost::parse_dtype(a["dtype"].as<std::string>());
+  if (c.dtype != cost::Dtype::kBf16 && c.dtype != cost::Dtype::kFp16 &&
+      c.dtype != cost::Dtype::kFp8)
+    throw InputError("--dtype " + a["dtype"].as<std::string>() + ": expected bf16, fp16 or fp8");
+  if (a.count("stack")) c.stack = a["stack"].as<std::string>();
+  if (a.count("overlap-grad-reduce")) {
+    const std::string v = a["overlap-grad-reduce"].as<std::string>();
+    LUMOS_EXPECT(v == "on" || v == "off", "--overlap-grad-reduce " + v + ": expected on or off");
+    c.overlap_grad_reduce = v == "on";
+  }
+  req.gpu = a["gpu"].as<std::string>();
+  if (a.count("topology")) req.topology = a["topology"].as<std::string>();
+  if (a.count("nic-bandwidth"))
+    req.nic_gbps =
+        cost::parse_bandwidth_gbytes_per_s(a["nic-bandwidth"].as<std::string>(), "--nic-bandwidth");
+  if (a.count("gpus-per-node")) {
+    req.gpus_per_node = a["gpus-per-node"].as<int>();
+    LUMOS_EXPECT(req.gpus_per_node >= 1 && req.gpus_per_node <= 1024,
+                 "--gpus-per-node " + std::to_string(req.gpus_per_node) + ": expected 1 to 1024");
+  }
+  if (a.count("nvlink-bandwidth"))
+    req.nvlink_gbps = cost::parse_bandwidth_gbytes_per_s(a["nvlink-bandwidth"].as<std::string>(),
+                                                         "--nvlink-bandwidth");
+  req.options.free_comm = a.count("free-comm") > 0;
+  return req;
+}
+
+}  // namespace lumos::cli
