@@ -58,8 +58,10 @@ int cmd_bench(int argc, char** argv) {
       ".lgraph file, or generated:MODEL (the preset at TP 8 x PP 8 x DP 16, 64 micro-batches)",
       cxxopts::value<std::string>())(
       "project-gpu", "GPU of the CUDA backend's projected rate (a roofline, not a measurement)",
-      cxxopts::value<std::string>()->default_value("h200"))("json", "print JSON")("h,help",
-                                                                                  "show this help");
+      cxxopts::value<std::string>()->default_value("h200"))(
+      "tile", "CPU backend: variants per tile (0: chosen from the program's state size)",
+      cxxopts::value<uint32_t>()->default_value("0"))("json", "print JSON")("h,help",
+                                                                            "show this help");
   const auto a = o.parse(argc - 1, argv + 1);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
   engine::BatchBenchmarkRequest req;
@@ -72,6 +74,8 @@ int cmd_bench(int argc, char** argv) {
                "lumos bench batch: the reference is what the backend is compared with");
   req.seed = a["seed"].as<uint64_t>();
   req.project_gpu = a["project-gpu"].as<std::string>();
+  req.tile = a["tile"].as<uint32_t>();
+  LUMOS_EXPECT(req.tile <= 4096, "lumos bench batch: --tile must be 0 (auto) to 4096");
   graph::Graph other;
   if (a.count("graph")) {
     other = benchmark_graph(a["graph"].as<std::string>());

@@ -61,7 +61,7 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
   r.projection = project_device_replay(g, program, cost::embedded_db().gpu(req.project_gpu));
   auto launch = [&]() {
     if (backend == Backend::kCpu)
-      replay::batch_replay_cpu(g, b, 0, 0, nullptr, &program);
+      replay::batch_replay_cpu(g, b, req.tile, 0, nullptr, &program);
     else
       batch_replay(g, b, backend);
   };
@@ -77,10 +77,12 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
   if (backend == Backend::kCpu) {
     // In flight: one tile per working thread, 16 B per register and variant.
     const unsigned threads = worker_threads(0);
-    const uint32_t tile =
-        std::min(replay::batch_cpu_tile(program.max_live, static_cast<uint32_t>(g.steps.size()),
-                                        req.variants, threads),
-                 req.variants);
+    const uint32_t tile = std::min(
+        req.tile ? req.tile
+                 : replay::batch_cpu_tile(program.max_live, static_cast<uint32_t>(g.steps.size()),
+                                          req.variants, threads),
+        req.variants);
+    r.tile = tile;
     const uint64_t tiles = (uint64_t{req.variants} + tile - 1) / tile;
     r.state_bytes =
         16.0 * r.max_live * tile * static_cast<double>(std::min<uint64_t>(threads, tiles));

@@ -17,6 +17,7 @@ struct BatchBenchmarkRequest {
   uint64_t seed = 1;                    // of the synthetic graph
   const graph::Graph* graph = nullptr;  // another graph (a trace's, a generated one) when set
   std::string project_gpu = "h200";     // the GPU of the CUDA backend's projection
+  uint32_t tile = 0;                    // CPU backend: variants per tile (0: its own choice)
 };
 
 struct BatchBenchmark {
@@ -37,6 +38,7 @@ struct BatchBenchmark {
   double compile_s = 0;  // compiling the graph into its program, once (not in the launches)
   double state_bytes = 0;
   double state_fraction = 0;  // state_bytes / (nodes x variants x 8)
+  uint32_t tile = 0;          // CPU backend: variants per tile
   // The CUDA backend's projected rate on req.project_gpu (not measured; device_projection.hpp).
   DeviceProjection projection;
 };

@@ -122,6 +122,12 @@ TEST(BenchCli, BatchJsonHasTheDocumentedShape) {
         "vs_reference", "machine_copy_bytes_per_s", "fraction_of_copy_bandwidth"})
     EXPECT_GT(d[k].get_double().value(), 0.0) << k;
   EXPECT_EQ(run_lumos("bench batch --backend reference").exit_code, 1);
+  // A chosen tile width is the one run and reported.
+  const auto t = run_lumos("bench batch --nodes 2000 --variants 64 --backend cpu --tile 16 --json");
+  ASSERT_EQ(t.exit_code, 0) << t.out;
+  simdjson::dom::parser tp;
+  EXPECT_EQ(tp.parse(t.out)["tile"].get_uint64().value(), 16u);
+  EXPECT_EQ(run_lumos("bench batch --tile 5000").exit_code, 1);
 }
 
 TEST(BenchCli, EstimateRefusesAKernelsDbFolderThatIsNotOne) {
