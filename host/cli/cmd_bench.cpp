@@ -60,8 +60,10 @@ int cmd_bench(int argc, char** argv) {
       "project-gpu", "GPU of the CUDA backend's projected rate (a roofline, not a measurement)",
       cxxopts::value<std::string>()->default_value("h200"))(
       "tile", "CPU backend: variants per tile (0: chosen from the program's state size)",
-      cxxopts::value<uint32_t>()->default_value("0"))("json", "print JSON")("h,help",
-                                                                            "show this help");
+      cxxopts::value<uint32_t>()->default_value("0"))(
+      "no-path",
+      "CPU backend: finish times only, without the critical path's composition (what sweeps "
+      "run)")("json", "print JSON")("h,help", "show this help");
   const auto a = o.parse(argc - 1, argv + 1);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
   engine::BatchBenchmarkRequest req;
@@ -75,6 +77,7 @@ int cmd_bench(int argc, char** argv) {
   req.seed = a["seed"].as<uint64_t>();
   req.project_gpu = a["project-gpu"].as<std::string>();
   req.tile = a["tile"].as<uint32_t>();
+  req.critical_path = a.count("no-path") == 0;
   LUMOS_EXPECT(req.tile <= 4096, "lumos bench batch: --tile must be 0 (auto) to 4096");
   graph::Graph other;
   if (a.count("graph")) {

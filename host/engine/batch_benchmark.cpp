@@ -61,7 +61,7 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
   r.projection = project_device_replay(g, program, cost::embedded_db().gpu(req.project_gpu));
   auto launch = [&]() {
     if (backend == Backend::kCpu)
-      replay::batch_replay_cpu(g, b, req.tile, 0, nullptr, &program);
+      replay::batch_replay_cpu(g, b, req.tile, 0, nullptr, &program, req.critical_path);
     else
       batch_replay(g, b, backend);
   };
@@ -80,19 +80,22 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
     const uint32_t tile = std::min(
         req.tile ? req.tile
                  : replay::batch_cpu_tile(program.max_live, static_cast<uint32_t>(g.steps.size()),
-                                          req.variants, threads),
+                                          req.variants, threads, req.critical_path),
         req.variants);
     r.tile = tile;
+    r.critical_path = req.critical_path;
     const uint64_t tiles = (uint64_t{req.variants} + tile - 1) / tile;
-    r.state_bytes =
-        16.0 * r.max_live * tile * static_cast<double>(std::min<uint64_t>(threads, tiles));
+    r.state_bytes = (req.critical_path ? 16.0 : 8.0) * r.max_live * tile *
+                    static_cast<double>(std::min<uint64_t>(threads, tiles));
     r.state_fraction = r.state_bytes / (8.0 * g.num_nodes() * req.variants);
   }
   r.node_variants_per_s = static_cast<double>(g.num_nodes()) * req.variants / r.seconds_per_launch;
   r.vs_reference = r.node_variants_per_s / r.reference_nodes_per_s;
   // State traffic per node-variant: predecessor finishes read, the winner's two path sums, the
   // node's finish and sums written, its speed factor read.
-  const double bytes_per_update = 8.0 * g.num_edges() / g.num_nodes() + 8 + 16 + 4;
+  const double bytes_per_update =
+      8.0 * g.num_edges() / g.num_nodes() +
+      (backend == Backend::kCpu && !req.critical_path ? 8 + 4 : 8 + 16 + 4);
   r.bytes_per_s = r.node_variants_per_s * bytes_per_update;
   // The machine's own copy bandwidth in the same run (256 MiB, read + write counted), for the
   // CPU backend's fraction of what memory allows.

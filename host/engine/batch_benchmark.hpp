@@ -18,6 +18,7 @@ struct BatchBenchmarkRequest {
   const graph::Graph* graph = nullptr;  // another graph (a trace's, a generated one) when set
   std::string project_gpu = "h200";     // the GPU of the CUDA backend's projection
   uint32_t tile = 0;                    // CPU backend: variants per tile (0: its own choice)
+  bool critical_path = true;            // CPU backend: false = finish times only (as sweeps)
 };
 
 struct BatchBenchmark {
@@ -39,6 +40,7 @@ struct BatchBenchmark {
   double state_bytes = 0;
   double state_fraction = 0;  // state_bytes / (nodes x variants x 8)
   uint32_t tile = 0;          // CPU backend: variants per tile
+  bool critical_path = true;  // CPU backend: the path's composition computed too
   // The CUDA backend's projected rate on req.project_gpu (not measured; device_projection.hpp).
   DeviceProjection projection;
 };

@@ -139,31 +139,41 @@ LUMOS_CPU_CLONES [[gnu::flatten]] void replay_tile(const BatchGraphView& view,
                                                    const ReplayProgram& prog,
                                                    const SlotTable& slots, uint32_t count,
                                                    uint32_t v0, uint32_t w, size_t steps,
-                                                   const TileBuffers& tb) {
+                                                   const TileBuffers& tb, bool path) {
   const BatchState& s = tb.state;
   const uint32_t tile = s.stride;
-  for (uint32_t v = 0; v < tile; ++v) tb.end[v] = kNoEnd;
+  for (uint32_t v = 0; v < tile; ++v) tb.end[v] = kNoEnd, tb.end_compute[v] = tb.end_comm[v] = 0;
   for (size_t i = 0; i < steps * tile; ++i) tb.step_end[i] = kNoEnd;
   for (const uint32_t node : prog.order) {
     const uint32_t reg = prog.dst[node];
     const uint32_t slot = slots.node_slot[node];
-    if (slot < slots.rows)  // a contiguous row: a class's factors or a model slot's durations
-      batch_node_update(view, s, node, 0, w,
-                        RowFactor{slots.row_factor.data() + static_cast<size_t>(slot) * count + v0},
-                        prog.op_reg.data(), reg);
-    else  // a GEMM shape: its factor on each variant's GPU
-      batch_node_update(
-          view, s, node, 0, w,
-          GemmFactor{slots.gemm_factor.data() + static_cast<size_t>(slot - slots.rows) * slots.gpus,
-                     slots.variant_gpu.data() + v0},
-          prog.op_reg.data(), reg);
+    if (slot < slots.rows) {  // a contiguous row: a class's factors or a model slot's durations
+      const RowFactor factor{slots.row_factor.data() + static_cast<size_t>(slot) * count + v0};
+      if (path)
+        batch_node_update(view, s, node, 0, w, factor, prog.op_reg.data(), reg);
+      else
+        batch_node_finish(view, s, node, 0, w, factor, prog.op_reg.data(), reg);
+    } else {  // a GEMM shape: its factor on each variant's GPU
+      const GemmFactor factor{
+          slots.gemm_factor.data() + static_cast<size_t>(slot - slots.rows) * slots.gpus,
+          slots.variant_gpu.data() + v0};
+      if (path)
+        batch_node_update(view, s, node, 0, w, factor, prog.op_reg.data(), reg);
+      else
+        batch_node_finish(view, s, node, 0, w, factor, prog.op_reg.data(), reg);
+    }
     const size_t row = static_cast<size_t>(reg) * tile;
     const double* f = s.finish_us + row;
-    const float* c = s.cp_compute_us + row;
-    const float* m = s.cp_comm_us + row;
-    if (prog.may_end[node])
-      for (uint32_t v = 0; v < w; ++v)
-        if (f[v] > tb.end[v]) tb.end[v] = f[v], tb.end_compute[v] = c[v], tb.end_comm[v] = m[v];
+    if (prog.may_end[node]) {
+      if (path) {
+        const float* c = s.cp_compute_us + row;
+        const float* m = s.cp_comm_us + row;
+        for (uint32_t v = 0; v < w; ++v)
+          if (f[v] > tb.end[v]) tb.end[v] = f[v], tb.end_compute[v] = c[v], tb.end_comm[v] = m[v];
+      } else {
+        for (uint32_t v = 0; v < w; ++v) tb.end[v] = f[v] > tb.end[v] ? f[v] : tb.end[v];
+      }
+    }
     if (step_of[node] >= 0 && prog.may_end_step[node]) {  // per-step end times
       double* se = tb.step_end + static_cast<size_t>(step_of[node]) * tile;
       for (uint32_t v = 0; v < w; ++v) se[v] = se[v] > f[v] ? se[v] : f[v];
@@ -177,13 +187,14 @@ LUMOS_CPU_CLONES [[gnu::flatten]] void replay_tile(const BatchGraphView& view,
 
 }  // namespace
 
-uint32_t batch_cpu_tile(uint32_t max_live, uint32_t steps, uint32_t variants, unsigned threads) {
+uint32_t batch_cpu_tile(uint32_t max_live, uint32_t steps, uint32_t variants, unsigned threads,
+                        bool path) {
   // Wide enough that the per-instruction work (operand rows, lags, the slot) is spread over many
   // variants; small enough that a thread's state (16 bytes per register and variant, 16 per step
   // for its end and start) stays near the core; and leaving every thread a tile.
   constexpr uint64_t kStateBytes = 2048 * 1024;
   constexpr uint32_t kMaxTile = 256, kMinTile = 8;
-  const uint64_t per_variant = 16 * (static_cast<uint64_t>(max_live) + steps);
+  const uint64_t per_variant = (path ? 16 : 8) * static_cast<uint64_t>(max_live) + 16 * steps;
   uint32_t tile = kMaxTile;
   while (tile > kMinTile && per_variant * tile > kStateBytes) tile /= 2;
   while (tile > kMinTile && (static_cast<uint64_t>(variants) + tile - 1) / tile < threads)
@@ -193,7 +204,7 @@ uint32_t batch_cpu_tile(uint32_t max_live, uint32_t steps, uint32_t variants, un
 
 BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint32_t tile,
                              unsigned threads, const GemmPricing* pricing,
-                             const ReplayProgram* program) {
+                             const ReplayProgram* program, bool critical_path) {
   b.validate(g.num_nodes());
   check_pricing(g, b, pricing);
   const SlotTable slots = slot_table(g, b, pricing);
@@ -211,27 +222,33 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
   r.max_live = prog.max_live;
   if (threads == 0) threads = worker_threads(0);
   if (tile == 0)
-    tile = batch_cpu_tile(prog.max_live, static_cast<uint32_t>(g.steps.size()), b.count, threads);
+    tile = batch_cpu_tile(prog.max_live, static_cast<uint32_t>(g.steps.size()), b.count, threads,
+                          critical_path);
   tile = std::min(tile, b.count);  // no wider than the batch
   const uint32_t tiles = static_cast<uint32_t>((static_cast<uint64_t>(b.count) + tile - 1) / tile);
   threads = std::min<unsigned>(threads, tiles);
   const size_t steps = g.steps.size();
   std::atomic<uint32_t> next{0};
   auto worker = [&]() {
-    // One state buffer per thread: three [register][tile] planes in a single allocation.
+    // One state buffer per thread: three [register][tile] planes in a single allocation (the
+    // finish plane alone without the critical path).
     const size_t plane = static_cast<size_t>(prog.max_live) * tile;
-    std::unique_ptr<char[]> buf(new char[plane * (sizeof(double) + 2 * sizeof(float))]);
+    std::unique_ptr<char[]> buf(
+        new char[plane * (sizeof(double) + (critical_path ? 2 * sizeof(float) : 0))]);
     TileBuffers tb;
-    tb.state = {tile, reinterpret_cast<double*>(buf.get()),
-                reinterpret_cast<float*>(buf.get() + plane * sizeof(double)),
-                reinterpret_cast<float*>(buf.get() + plane * (sizeof(double) + sizeof(float)))};
+    tb.state = {
+        tile, reinterpret_cast<double*>(buf.get()),
+        critical_path ? reinterpret_cast<float*>(buf.get() + plane * sizeof(double)) : nullptr,
+        critical_path
+            ? reinterpret_cast<float*>(buf.get() + plane * (sizeof(double) + sizeof(float)))
+            : nullptr};
     std::vector<double> end(tile), step_end(steps * tile), step_begin(steps * tile);
     std::vector<float> end_compute(tile), end_comm(tile);
     tb.end = end.data(), tb.step_end = step_end.data(), tb.step_begin = step_begin.data();
     tb.end_compute = end_compute.data(), tb.end_comm = end_comm.data();
     for (uint32_t t; (t = next.fetch_add(1)) < tiles;) {
       const uint32_t v0 = t * tile, w = std::min(tile, b.count - v0);
-      replay_tile(view, g.step.data(), prog, slots, b.count, v0, w, steps, tb);
+      replay_tile(view, g.step.data(), prog, slots, b.count, v0, w, steps, tb, critical_path);
       for (uint32_t v = 0; v < w; ++v) {
         r.makespan_us[v0 + v] = end[v];
         r.cp_compute_us[v0 + v] = end_compute[v];

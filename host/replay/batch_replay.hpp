@@ -31,13 +31,17 @@ struct BatchResult {
 // InputError on an invalid batch.
 // With `pricing`, GEMM nodes take the cost model's ratio for each variant's GPU.
 // The CPU backend's tile (variants per thread) for a program of `max_live` registers.
-uint32_t batch_cpu_tile(uint32_t max_live, uint32_t steps, uint32_t variants, unsigned threads);
+// Without the critical path a register is 8 bytes of state instead of 16.
+uint32_t batch_cpu_tile(uint32_t max_live, uint32_t steps, uint32_t variants, unsigned threads,
+                        bool critical_path = true);
 
 // `tile` 0 picks one from the program's size (state within a core's L2). `program`: the graph's
 // compiled program when the caller keeps one for several launches, else compiled here.
+// `critical_path` false: finish times only (makespan, steps, busy time), the path's composition
+// (cp_compute_us, cp_comm_us) left 0, for callers that do not report it (sweeps).
 BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint32_t tile = 0,
                              unsigned threads = 0, const GemmPricing* pricing = nullptr,
-                             const ReplayProgram* program = nullptr);
+                             const ReplayProgram* program = nullptr, bool critical_path = true);
 
 // The CUDA backend's kernel body (program_thread.hpp), one "thread" per variant, started by the
 // host launcher (common/launch.hpp): the device code as the GPU runs it, on the CPU, so that

@@ -206,6 +206,36 @@ LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, ui
   }
 }
 
+// batch_node_update's finish times alone, for callers that need the makespan and the steps but
+// not the critical path's composition (a sweep): the same arithmetic on the finish plane, so the
+// same bits, a third of the state traffic.
+template <class Factor>
+LUMOS_HD void batch_node_finish(const BatchGraphView& g, const BatchState& s, uint32_t n,
+                                uint32_t v_begin, uint32_t v_end, const Factor& factor,
+                                const uint32_t* operand_row, uint32_t dst_row) {
+  const uint32_t b = g.pred_offset[n], e = g.pred_offset[n + 1];
+  double* fn = s.finish_us + static_cast<uint64_t>(dst_row) * s.stride;
+  if (b == e) {
+    for (uint32_t v = v_begin; v < v_end; ++v) fn[v] = 0.0;
+  } else {
+    {
+      const double lag = g.pred_lag_us[b];
+      const double* fp = s.finish_us + static_cast<uint64_t>(operand_row[b]) * s.stride;
+      for (uint32_t v = v_begin; v < v_end; ++v) fn[v] = fp[v] + lag;
+    }
+    for (uint32_t k = b + 1; k < e; ++k) {
+      const double lag = g.pred_lag_us[k];
+      const double* fp = s.finish_us + static_cast<uint64_t>(operand_row[k]) * s.stride;
+      for (uint32_t v = v_begin; v < v_end; ++v) {
+        const double t = fp[v] + lag;
+        fn[v] = t > fn[v] ? t : fn[v];
+      }
+    }
+  }
+  const double base = g.base_dur_us[n];
+  for (uint32_t v = v_begin; v < v_end; ++v) fn[v] += base * factor(v);
+}
+
 // ---- Tiles of the GPU backend (host arithmetic; cuda/batch_replay_cuda.cu) ------------------
 
 // Device bytes one variant of a tile takes: its three state planes of `rows` rows (the replay

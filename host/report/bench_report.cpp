@@ -23,8 +23,9 @@ void batch_benchmark_text(std::ostream& os, const engine::BatchBenchmark& b) {
   if (b.max_live > 0)
     os << strprintf(
         "replay program: max_live %u registers for %u nodes (compiled once in %.3f s); state "
-        "%.3g B (tiles of %u variants), %.3f%% of a [node][variant] state\n",
-        b.max_live, b.nodes, b.compile_s, b.state_bytes, b.tile, 100.0 * b.state_fraction);
+        "%.3g B (tiles of %u variants%s), %.3f%% of a [node][variant] state\n",
+        b.max_live, b.nodes, b.compile_s, b.state_bytes, b.tile,
+        b.critical_path ? "" : ", finish times only", 100.0 * b.state_fraction);
   const engine::DeviceProjection& p = b.projection;
   if (!p.gpu.empty())
     os << strprintf(
@@ -52,6 +53,7 @@ void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
         .field("state_bytes", b.state_bytes)
         .field("state_fraction", b.state_fraction)
         .field("tile", b.tile)
+        .field("critical_path", b.critical_path)
         .field("compile_s", b.compile_s);
   const engine::DeviceProjection& p = b.projection;
   if (!p.gpu.empty()) {

@@ -256,8 +256,9 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
         }
         price_s += seconds_since(t0);
         t0 = Clock::now();
+        // Rows need the step time, not the critical path's composition: finish times alone.
         const replay::BatchResult br =
-            replay::batch_replay_cpu(sg.graph, b, 0, 1, nullptr, &program);
+            replay::batch_replay_cpu(sg.graph, b, 0, 1, nullptr, &program, false);
         replay_s += seconds_since(t0);
         const double model_flops = megatron_model_flops(model, cfg.gbs, layout.padded_vocab);
         const double gpus = static_cast<double>(cfg.gpus());

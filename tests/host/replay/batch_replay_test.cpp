@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <iomanip>
 #include <random>
 
 #include "common/error.hpp"
@@ -100,6 +101,43 @@ TEST(BatchReplay, RandomDagsAndVariantsEqualTheReference) {
           << "seed " << seed;
     }
   }
+}
+
+// Finish times alone (what sweeps run) are the same bits as with the critical path: on random
+// DAGs and variants, on a generated iteration, and with GEMMs repriced on a real trace.
+TEST(BatchReplay, FinishTimesAloneEqualTheFullReplayBitForBit) {
+  auto same = [](const BatchResult& full, const BatchResult& fast, const std::string& what) {
+    ASSERT_EQ(full.variants, fast.variants) << what;
+    for (uint32_t v = 0; v < full.variants; ++v) {
+      ASSERT_EQ(full.makespan_us[v], fast.makespan_us[v])
+          << what << " variant " << v << std::setprecision(17) << " " << full.makespan_us[v] << " "
+          << fast.makespan_us[v];
+      for (size_t k = 0; k < full.step_us.size(); ++k)
+        ASSERT_EQ(full.step_us[k][v], fast.step_us[k][v]) << what << " step " << k;
+      ASSERT_EQ(fast.cp_compute_us[v], 0.0f) << what;
+      ASSERT_EQ(fast.cp_comm_us[v], 0.0f) << what;
+    }
+  };
+  std::mt19937 rng(20261201);
+  for (uint64_t seed = 1; seed <= 500; ++seed) {
+    const auto g = lumos::graph::synthetic_graph(2 + static_cast<uint32_t>(rng() % 300), seed,
+                                                 1 + static_cast<uint32_t>(rng() % 8), 0.3);
+    const VariantBatch b = random_variants(1 + static_cast<uint32_t>(rng() % 40), rng);
+    const uint32_t tile = 1 + static_cast<uint32_t>(rng() % 16);
+    same(batch_replay_cpu(g, b, tile, 2), batch_replay_cpu(g, b, tile, 2, nullptr, nullptr, false),
+         "seed " + std::to_string(seed) + " tile " + std::to_string(tile));
+    if (HasFatalFailure()) return;
+  }
+  LUMOS_REQUIRE_TRACES();
+  const auto& db = lumos::cost::embedded_db();
+  const auto t =
+      lumos::trace::load_trace(lumos::testing::trace_dir() + "/tracelens/b200_eager_trace.json.gz");
+  const auto g = lumos::graph::build_graph(t).graph;
+  const std::vector<std::string> gpus = {"b200", "h100", "a100", "h100-96gb-500w"};
+  const VariantBatch b = variants_from_gpus(db, "b200", gpus);
+  const GemmPricing p = gemm_pricing(g, t, db, "b200", gpus);
+  same(batch_replay_cpu(g, b, 0, 0, &p), batch_replay_cpu(g, b, 0, 0, &p, nullptr, false),
+       "priced trace");
 }
 
 TEST(BatchReplay, SpeedFactorsShortenOnlyTheirClass) {
