@@ -35,6 +35,10 @@ EnergyParts step_energy(const cost::GpuSpec& gpu, const cost::CarbonParams& p, d
 // power: matrix arithmetic (kernels kernels_db classifies gemm, conv or attention), the other
 // compute kernels, memory copies and sets, and communication. Each kernel's duration is its
 // traced one, or its entry in `dur_us` (one per node: a what-if's, as replayed).
+// Per node: whether it is a kernel of matrix arithmetic (kernels_db classifies it gemm, conv or
+// attention), which draws power as compute-bound work.
+std::vector<bool> matrix_kernels(const graph::Graph& g, const cost::KernelsDb& db);
+
 struct TracedBusy {
   double matrix_us = 0, other_compute_us = 0, copy_us = 0, comm_us = 0;
 };

@@ -125,7 +125,13 @@ int cmd_carbon(int argc, char** argv) {
     replay::GemmPricing pricing;
     if (a.count("on-gpu")) {
       const whatif::TracedKernels tk = whatif::classify_traced(in.tables(), db);
-      if (!tk.tables.empty()) pricing = whatif::gemm_pricing(in.graph, tk, db, gpu_name, {run_gpu});
+      if (!tk.tables.empty())
+        pricing = whatif::gemm_pricing(in.graph, tk, db, gpu_name, {run_gpu});
+      else if (run_gpu != gpu_name)
+        std::cerr << "lumos carbon: warning: " << in.label
+                  << " has no trace tables (a graph file): on " << run_gpu
+                  << " its kernels scale by class ratios only, without GEMM shapes, attention "
+                     "clocks or HBM\n";
       if (pricing.priced_nodes() > 0) rr.pricing = &pricing;
     }
     const estimate::ReplayAnswer rep = estimate::replay_trace(in, rr);

@@ -194,6 +194,8 @@ int cmd_whatif(int argc, char** argv) {
   }
   if (structural) return run_structural(a, in, req);
   const estimate::WhatifAnswer ans = estimate::run_whatif(in, req, cost::embedded_db());
+  if (!ans.unpriced_warning.empty())
+    std::cerr << "lumos whatif: warning: " << ans.unpriced_warning << '\n';
   if (a.count("csv")) {
     write_output(a["csv"].as<std::string>(),
                  [&](std::ostream& os) { report::whatif_csv(os, ans); });

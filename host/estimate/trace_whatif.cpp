@@ -1,5 +1,9 @@
 #include "estimate/trace_whatif.hpp"
 
+#include <algorithm>
+
+#include "replay/slot_table.hpp"
+
 #include "carbon/energy.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
@@ -86,27 +90,39 @@ WhatifAnswer run_whatif(const graph::LoadedInput& in, const WhatifRequest& req,
     pricing =
         whatif::gemm_pricing(g, tk, db, a.traced_gpu, a.grid.variant_gpu, a.grid.compute_speed);
   a.gemm_kernels_priced = pricing.priced_gemm_nodes();
+  if (tk.tables.empty() && std::any_of(a.grid.variant_gpu.begin(), a.grid.variant_gpu.end(),
+                                       [&](const std::string& n) { return n != a.traced_gpu; }))
+    a.unpriced_warning = in.label +
+                         " has no trace tables (a graph file): on another GPU its kernels scale "
+                         "by class ratios only, without GEMM shapes, attention clocks or HBM";
   a.result = engine::batch_replay(g, a.grid.batch, req.backend,
                                   pricing.priced_nodes() > 0 ? &pricing : nullptr);
   std::vector<const cost::GpuSpec*> spec;
   for (const std::string& name : a.grid.variant_gpu) spec.push_back(&db.gpu(name));
-  // Each variant's GPU energy per step (carbon/energy.hpp): its compute time split into matrix
-  // arithmetic and the rest as in the trace (a GPU's speed-up scales both alike; repriced GEMMs
-  // shift the split a little), copies and communication as replayed.
-  const carbon::TracedBusy traced = carbon::traced_kernel_busy_us(g, db);
-  const double matrix_share = traced.matrix_us + traced.other_compute_us > 0
-                                  ? traced.matrix_us / (traced.matrix_us + traced.other_compute_us)
-                                  : 0.0;
+  // Each variant's GPU energy per step (carbon/energy.hpp): its matrix kernels' time (each
+  // kernel's traced time by its slot's factor in the variant: repriced GEMMs and attention,
+  // class speed-ups) apart from the other compute kernels, copies and communication as replayed.
+  const replay::SlotTable slots =
+      replay::slot_table(g, a.grid.batch, pricing.priced_nodes() > 0 ? &pricing : nullptr);
+  const std::vector<bool> matrix = carbon::matrix_kernels(g, db);
+  std::vector<double> matrix_base(slots.slots, 0.0);  // matrix kernels' base time per slot
+  for (graph::NodeId n = 1; n < g.num_nodes(); ++n)
+    if (matrix[n] && g.cls[n] == graph::NodeClass::kCompute)
+      matrix_base[slots.node_slot[n]] += slots.base_us[n];
+  const replay::SlotView view = slots.view();
   a.energy_j.resize(a.grid.batch.count);
   for (uint32_t v = 0; v < a.grid.batch.count; ++v) {
     const auto& busy = a.result.busy_us;
     const double compute = busy[static_cast<int>(graph::NodeClass::kCompute)][v];
-    a.energy_j[v] =
-        carbon::step_energy(
-            *spec[v], db.carbon, 1.0, a.result.makespan_us[v], matrix_share * compute,
-            (1 - matrix_share) * compute + busy[static_cast<int>(graph::NodeClass::kMemory)][v],
-            busy[static_cast<int>(graph::NodeClass::kComm)][v])
-            .gpu_j();
+    double matrix_us = 0;
+    for (uint32_t slot = 0; slot < slots.slots; ++slot)
+      if (matrix_base[slot] > 0) matrix_us += matrix_base[slot] * view.factor(slot, v);
+    matrix_us = std::min(matrix_us, compute);
+    a.energy_j[v] = carbon::step_energy(
+                        *spec[v], db.carbon, 1.0, a.result.makespan_us[v], matrix_us,
+                        compute - matrix_us + busy[static_cast<int>(graph::NodeClass::kMemory)][v],
+                        busy[static_cast<int>(graph::NodeClass::kComm)][v])
+                        .gpu_j();
   }
   a.on_front.assign(a.grid.batch.count, false);
   for (uint32_t v : replay::pareto_front({a.result.makespan_us, a.energy_j})) a.on_front[v] = true;

@@ -32,6 +32,9 @@ struct WhatifAnswer {
   std::string traced_gpu;
   whatif::Grid grid;
   uint32_t gemm_kernels_priced = 0;  // GEMM nodes repriced by the cost model per variant GPU
+  // Set when a variant runs on another GPU but the input (a .lgraph file) has no kernel names or
+  // shapes: its kernels then scale by class only (peak, HBM, NVLink ratios).
+  std::string unpriced_warning;
   replay::BatchResult result;
   // [variant]: one GPU over the replayed steps (carbon/energy.hpp: idle power and each kernel
   // class's draw, capped at TDP; GPU only, no node or PUE)

@@ -76,33 +76,7 @@ void init_result(const graph::Graph& g, const VariantBatch& b, const SlotTable& 
 }
 
 void check_pricing(const graph::Graph& g, const VariantBatch& b, const GemmPricing* pricing) {
-  if (!pricing) return;
-  LUMOS_EXPECT(pricing->node_key.size() == g.num_nodes() && pricing->variant_gpu.size() == b.count,
-               "batch replay: GEMM pricing does not match the graph and the variants");
-  // Every index the engines follow stays inside its table (the CUDA backend reads them too).
-  const size_t keys = pricing->keys();
-  LUMOS_EXPECT(pricing->shape.size() == 4 * keys && pricing->traced_us.size() == keys &&
-                   pricing->params.size() % cost::kNumDtypes == 0,
-               "batch replay: GEMM pricing tables disagree in size");
-  const size_t gpus = pricing->params.size() / cost::kNumDtypes;
-  for (int32_t k : pricing->node_key)
-    LUMOS_EXPECT(k < static_cast<int64_t>(keys), "batch replay: a GEMM key is out of range");
-  bool ratio_keys = false;
-  for (uint8_t d : pricing->dtype) {
-    LUMOS_EXPECT(d < cost::kNumDtypes || d == kRatioKey,
-                 "batch replay: a GEMM dtype is out of range");
-    ratio_keys = ratio_keys || d == kRatioKey;
-  }
-  LUMOS_EXPECT(!ratio_keys || pricing->ratio.size() == keys * gpus,
-               "batch replay: the pricing's ratio table does not match its keys and GPUs");
-  LUMOS_EXPECT(pricing->gpu_speed.empty() || pricing->gpu_speed.size() == gpus,
-               "batch replay: the pricing's speed-ups do not match its GPUs");
-  for (double s : pricing->gpu_speed)
-    LUMOS_EXPECT(s > 0 && s < 1e300, "batch replay: a priced speed-up is not positive");
-  for (double f : pricing->ratio)
-    LUMOS_EXPECT(f > 0 && f < 1e300, "batch replay: a priced ratio is not positive");
-  for (uint16_t gi : pricing->variant_gpu)
-    LUMOS_EXPECT(gi < gpus, "batch replay: a variant's GPU is out of range");
+  if (pricing) pricing->validate(g.num_nodes(), b.count);
 }
 
 // Slot factors of a tile's variants, as batch_node_update reads them.

@@ -30,6 +30,9 @@ struct GemmPricing {
   uint32_t priced_nodes() const;       // by any key
   uint32_t priced_gemm_nodes() const;  // by a GEMM shape
   BatchGemmView view() const;
+  // Throws InputError unless every table agrees in size and every index and value the engines
+  // read is in range (slot_table() calls it, so every backend and the reference check it).
+  void validate(uint32_t nodes, uint32_t variants) const;
 };
 
 }  // namespace lumos::replay

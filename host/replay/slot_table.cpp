@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "common/error.hpp"
 #include "cost/dtype.hpp"
 #include "cost/gemm_core.hpp"
 
@@ -10,6 +11,7 @@ namespace lumos::replay {
 
 SlotTable slot_table(const graph::Graph& g, const VariantBatch& b, const GemmPricing* pricing) {
   b.validate(g.num_nodes());
+  if (pricing) pricing->validate(g.num_nodes(), b.count);
   SlotTable t;
   const uint32_t keys = pricing ? pricing->keys() : 0;
   const bool model = !b.node_slot.empty();
@@ -39,14 +41,20 @@ SlotTable slot_table(const graph::Graph& g, const VariantBatch& b, const GemmPri
   t.variant_gpu = pricing->variant_gpu;
   t.gemm_factor.resize(static_cast<size_t>(keys) * t.gpus);
   const BatchGemmView view = pricing->view();
+  std::vector<bool> read(keys, false);  // keys some node is priced by
+  for (int32_t k : pricing->node_key)
+    if (k >= 0) read[static_cast<size_t>(k)] = true;
   for (uint32_t k = 0; k < keys; ++k) {
+    if (!read[k]) continue;  // factor 0, never read
     for (uint32_t gi = 0; gi < t.gpus; ++gi) {
-      // gemm_pricing keys only shapes every GPU of the table has the dtype for; guard anyway.
-      const bool used =
+      LUMOS_EXPECT(
           pricing->dtype[k] == kRatioKey ||
-          pricing->params[gi * cost::kNumDtypes + pricing->dtype[k]].per_sm_flops_us > 0;
-      t.gemm_factor[static_cast<size_t>(k) * t.gpus + gi] =
-          used ? gemm_key_factor(view, static_cast<int32_t>(k), gi) : 0.0;
+              pricing->params[gi * cost::kNumDtypes + pricing->dtype[k]].per_sm_flops_us > 0,
+          "batch replay: a priced GEMM's dtype has no parameters on one of its GPUs");
+      const double f = gemm_key_factor(view, static_cast<int32_t>(k), gi);
+      LUMOS_EXPECT(f > 0 && f < 1e300,
+                   "batch replay: a priced key's factor on a GPU is not a positive number");
+      t.gemm_factor[static_cast<size_t>(k) * t.gpus + gi] = f;
     }
   }
   return t;

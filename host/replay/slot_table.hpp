@@ -6,10 +6,12 @@
 // Slots: one per node class (the reciprocal of the class's speed factor, per variant); one per
 // kernel kind of a model-built graph when the batch gives their durations (the node's own
 // duration is then 1, so the factor is the duration); and one per GEMM shape the trace gives
-// (the cost model's time on the variant's GPU over its time on the traced GPU). Class and model
-// slots are rows of one [row][variant] table. A GEMM factor depends on the variant only through
-// its GPU, so it is kept per (shape, GPU): the table grows with variants by 5 doubles and a GPU
-// index each, however many shapes there are.
+// (the cost model's time on the variant's GPU over its time on the traced GPU), plus two ratio
+// slots (attention at the GPUs' matrix rates, memory-bound kernels at their HBM bandwidths).
+// Class and model slots are rows of one [row][variant] table. A priced factor depends on the
+// variant only through its GPU column (a GPU and a compute speed axis factor), so it is kept per
+// (slot, column): the table grows with variants by 5 doubles and a column index each, however
+// many shapes there are.
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -49,14 +49,17 @@ GemmPricing gemm_pricing(const graph::Graph& g, const TracedKernels& tk, const c
     if (fresh) gpus.push_back(&s), p.gpu_speed.push_back(speed);
     p.variant_gpu.push_back(it->second);
   }
-  // Parameters per (GPU, dtype); a dtype a GPU lacks is marked unusable.
+  // Parameters per (GPU, dtype). A dtype a variant's GPU lacks (fp8 on an A100) runs there as
+  // bf16, as frameworks fall back; one the traced GPU lacks is unusable (never traced).
   p.params.resize(gpus.size() * cost::kNumDtypes);
   std::vector<bool> usable(gpus.size() * cost::kNumDtypes, false);
+  const auto bf16_dtype = cost::Dtype::kBf16;
   for (size_t gi = 0; gi < gpus.size(); ++gi)
     for (int d = 0; d < cost::kNumDtypes; ++d) {
-      if (!gpus[gi]->peak_tflops[d].has_value()) continue;
+      const bool has = gpus[gi]->peak_tflops[d].has_value();
+      if (!has && gi == 0) continue;
       p.params[gi * cost::kNumDtypes + d] =
-          cost::gemm_core_params(db, *gpus[gi], static_cast<cost::Dtype>(d));
+          cost::gemm_core_params(db, *gpus[gi], has ? static_cast<cost::Dtype>(d) : bf16_dtype);
       usable[gi * cost::kNumDtypes + d] = true;
     }
   std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int>, int32_t> key_of;
@@ -84,7 +87,10 @@ GemmPricing gemm_pricing(const graph::Graph& g, const TracedKernels& tk, const c
     const cost::ClassifiedKernel* k = tk.kernel_of(g, v, &table);
     if (!k) continue;
     if (!k->gemm) {
-      if (k->kernel_class == "attention_fwd" || k->kernel_class == "attention_bwd")
+      // Attention, and GEMMs and convolutions whose shape the trace does not give, at the
+      // matrix rate.
+      if (k->kernel_class == "attention_fwd" || k->kernel_class == "attention_bwd" ||
+          k->kernel_class == "gemm" || k->kernel_class == "conv")
         p.node_key[v] = ratio_key(matrix_key);
       else if (memory_bound_class(k->kernel_class))
         p.node_key[v] = ratio_key(hbm_key);
@@ -94,7 +100,10 @@ GemmPricing gemm_pricing(const graph::Graph& g, const TracedKernels& tk, const c
     const int d = static_cast<int>(q.dtype);
     bool all = true;
     for (size_t gi = 0; gi < gpus.size(); ++gi) all = all && usable[gi * cost::kNumDtypes + d];
-    if (!all) continue;
+    if (!all) {
+      p.node_key[v] = ratio_key(matrix_key);
+      continue;
+    }
     const auto tup = std::make_tuple(q.m, q.n, q.k, q.batch, d);
     auto kit = key_of.find(tup);
     if (kit == key_of.end()) {

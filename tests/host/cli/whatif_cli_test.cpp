@@ -126,6 +126,34 @@ TEST(WhatifCli, GeneratedTraceOnAnotherGpuFollowsTheModelOfThatGpu) {
   EXPECT_NEAR(u[1], u[0] / 2, 0.01 * u[0]);  // the step is GPU-bound: all of it halves
 }
 
+// A variant's result does not depend on the other GPUs of the grid: FP8 GEMMs stay priced when a
+// GPU without FP8 (an A100, which runs them as BF16) joins. A graph file (no kernel shapes) moved
+// to another GPU warns that only class ratios apply.
+TEST(WhatifCli, AVariantIsPricedAloneAndAGraphFileWarns) {
+  lumos::testing::TempDir tmp;
+  ASSERT_EQ(run_lumos("generate --model llama3-8b --layers 2 --tp 1 --pp 1 --dp 1 --gbs 2 --mbs 1 "
+                      "--dtype fp8 -o " +
+                      tmp.file("g"))
+                .exit_code,
+            0);
+  const std::string trace = tmp.file("g") + "/stage0.rank0.json";
+  auto first_us = [](const std::string& out) {
+    simdjson::dom::parser p;
+    return p.parse(out)["variants"].at(0)["replayed_us"].get_double().value();
+  };
+  const auto alone = run_lumos("whatif " + trace + " --gpus h100-96gb-500w --json");
+  const auto mixed = run_lumos("whatif " + trace + " --gpus h100-96gb-500w,a100 --json");
+  ASSERT_EQ(alone.exit_code, 0) << alone.out;
+  ASSERT_EQ(mixed.exit_code, 0) << mixed.out;
+  EXPECT_DOUBLE_EQ(first_us(alone.out), first_us(mixed.out));
+  ASSERT_EQ(run_lumos("ingest " + trace + " -o " + tmp.file("g.lgraph")).exit_code, 0);
+  const auto w = run_lumos("whatif " + tmp.file("g.lgraph") + " --gpus a100");
+  ASSERT_EQ(w.exit_code, 0) << w.out;
+  EXPECT_NE(w.out.find("warning: "), std::string::npos) << w.out;
+  const auto same = run_lumos("whatif " + tmp.file("g.lgraph") + " --gpus h100");
+  EXPECT_EQ(same.out.find("warning: "), std::string::npos) << same.out;
+}
+
 TEST(WhatifCli, GeneratedUnfusedAttentionRepricesItsBatchedGemms) {
   lumos::testing::TempDir flash, unfused;
   ASSERT_EQ(

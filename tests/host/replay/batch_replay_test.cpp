@@ -271,4 +271,26 @@ TEST(BatchReplay, GemmPricingWithIndicesOutOfRangeIsRefused) {
   p.variant_gpu = {0, 0};
   p.dtype = {200};
   EXPECT_THROW(batch_replay_cpu(g, b, 64, 0, &p), lumos::InputError);
+  // A priced node whose GEMM has no parameters on its GPU, on every backend and the reference.
+  p.dtype = {static_cast<uint8_t>(lumos::cost::Dtype::kBf16)};
+  EXPECT_THROW(batch_replay_cpu(g, b, 64, 0, &p), lumos::InputError);
+  EXPECT_THROW(batch_replay_reference(g, b, &p), lumos::InputError);
+  // Ratio keys: their table sized keys x GPUs, every ratio and speed-up positive.
+  p.dtype = {lumos::replay::kRatioKey};
+  EXPECT_THROW(batch_replay_cpu(g, b, 64, 0, &p), lumos::InputError);  // no ratio table
+  p.ratio = {2.0};
+  EXPECT_NO_THROW(batch_replay_cpu(g, b, 64, 0, &p));
+  p.ratio = {0.0};
+  EXPECT_THROW(batch_replay_cpu(g, b, 64, 0, &p), lumos::InputError);
+  p.ratio = {std::nan("")};
+  EXPECT_THROW(batch_replay_reference(g, b, &p), lumos::InputError);
+  p.ratio = {2.0};
+  p.gpu_speed = {1.0, 2.0};  // one column only
+  EXPECT_THROW(batch_replay_cpu(g, b, 64, 0, &p), lumos::InputError);
+  p.gpu_speed = {-1.0};
+  EXPECT_THROW(batch_replay_cpu(g, b, 64, 0, &p), lumos::InputError);
+  p.gpu_speed = {2.0};
+  const BatchResult same = batch_replay_cpu(g, b, 64, 0, &p);  // the node's factor 2 / 2 = 1
+  p.node_key[1] = -1;
+  EXPECT_DOUBLE_EQ(same.makespan_us[0], batch_replay_cpu(g, b, 64, 0, &p).makespan_us[0]);
 }
