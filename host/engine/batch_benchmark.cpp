@@ -58,10 +58,18 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
   const replay::ReplayProgram program = replay::compile_program(g);
   r.compile_s = seconds_since(t0);
   r.max_live = program.max_live;
+  r.hot_registers = replay::hot_registers(program, g);
   r.projection = project_device_replay(g, program, cost::embedded_db().gpu(req.project_gpu));
+  // The CPU backend's tile, chosen once, as a caller replaying one graph many times would.
+  const unsigned threads = worker_threads(0);
+  const uint32_t tile = std::min(
+      req.tile ? req.tile
+               : replay::batch_cpu_tile(r.hot_registers, static_cast<uint32_t>(g.steps.size()),
+                                        req.variants, threads, req.critical_path),
+      req.variants);
   auto launch = [&]() {
     if (backend == Backend::kCpu)
-      replay::batch_replay_cpu(g, b, req.tile, 0, nullptr, &program, req.critical_path);
+      replay::batch_replay_cpu(g, b, tile, threads, nullptr, &program, req.critical_path);
     else
       batch_replay(g, b, backend);
   };
@@ -76,12 +84,6 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
   r.seconds_per_launch = seconds_since(t0) / runs;
   if (backend == Backend::kCpu) {
     // In flight: one tile per working thread, 16 B per register and variant.
-    const unsigned threads = worker_threads(0);
-    const uint32_t tile = std::min(
-        req.tile ? req.tile
-                 : replay::batch_cpu_tile(program.max_live, static_cast<uint32_t>(g.steps.size()),
-                                          req.variants, threads, req.critical_path),
-        req.variants);
     r.tile = tile;
     r.critical_path = req.critical_path;
     const uint64_t tiles = (uint64_t{req.variants} + tile - 1) / tile;

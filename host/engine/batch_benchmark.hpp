@@ -36,7 +36,8 @@ struct BatchBenchmark {
   // The replay program's registers, and the state a launch keeps in flight (one tile per working
   // thread) against a [node][variant] state of 8-byte finish times (CPU backend).
   uint32_t max_live = 0;
-  double compile_s = 0;  // compiling the graph into its program, once (not in the launches)
+  uint32_t hot_registers = 0;  // the program's working set (replay_program.hpp)
+  double compile_s = 0;        // compiling the graph into its program, once (not in the launches)
   double state_bytes = 0;
   double state_fraction = 0;  // state_bytes / (nodes x variants x 8)
   uint32_t tile = 0;          // CPU backend: variants per tile

@@ -30,10 +30,14 @@ struct BatchResult {
 // are tiled so each thread's state is `tile` variants wide ([register][tile] planes). Throws
 // InputError on an invalid batch.
 // With `pricing`, GEMM nodes take the cost model's ratio for each variant's GPU.
-// The CPU backend's tile (variants per thread) for a program of `max_live` registers.
-// Without the critical path a register is 8 bytes of state instead of 16.
-uint32_t batch_cpu_tile(uint32_t max_live, uint32_t steps, uint32_t variants, unsigned threads,
+// The CPU backend's tile (variants per thread) for a program whose working set is
+// `hot_registers` (replay_program.hpp). Without the critical path a register is 8 bytes of state
+// instead of 16.
+uint32_t batch_cpu_tile(uint32_t hot_registers, uint32_t steps, uint32_t variants, unsigned threads,
                         bool critical_path = true);
+// The same for graph `g`'s program, measuring its working set only when it can matter.
+uint32_t batch_cpu_tile(const ReplayProgram& p, const graph::Graph& g, uint32_t variants,
+                        unsigned threads, bool critical_path = true);
 
 // `tile` 0 picks one from the program's size (state within a core's L2). `program`: the graph's
 // compiled program when the caller keeps one for several launches, else compiled here.

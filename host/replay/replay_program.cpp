@@ -122,6 +122,47 @@ ReplayProgram compile_program(const graph::Graph& g) {
   return p;
 }
 
+// Register accesses in program order (each instruction reads its operands, then writes its
+// destination); the LRU stack distance of a read is the number of distinct registers accessed
+// since that register's last access. A Fenwick tree over access times marks each register's
+// latest access, so a distance is a count of marks after a time.
+uint32_t hot_registers(const ReplayProgram& p, const graph::Graph& g) {
+  const uint64_t accesses = g.pred_index.size() + p.nodes;
+  if (p.nodes == 0) return 0;
+  std::vector<uint32_t> tree(accesses + 1, 0);
+  auto add = [&](uint64_t t, int32_t d) {
+    for (++t; t <= accesses; t += t & (~t + 1)) tree[t] += d;
+  };
+  auto prefix = [&](uint64_t t) {  // marks at times < t
+    uint32_t s = 0;
+    for (; t > 0; t -= t & (~t + 1)) s += tree[t];
+    return s;
+  };
+  constexpr uint64_t kNever = UINT64_MAX;
+  std::vector<uint64_t> last(p.max_live, kNever);
+  std::vector<uint64_t> histogram(p.max_live + 1, 0);  // reads by distance
+  uint64_t now = 0, marks = 0, reads = 0;
+  auto touch = [&](uint32_t reg) {
+    if (last[reg] != kNever) add(last[reg], -1), --marks;
+    add(now, 1), ++marks;
+    last[reg] = now++;
+  };
+  for (const uint32_t v : p.order) {
+    for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e) {
+      const uint32_t reg = p.op_reg[e];
+      ++histogram[marks - prefix(last[reg] + 1)];  // distinct registers touched since
+      ++reads;
+      touch(reg);
+    }
+    touch(p.dst[v]);
+  }
+  const uint64_t served = reads - reads / 100;  // 99%
+  uint64_t sum = 0;
+  for (uint32_t d = 0; d <= p.max_live; ++d)
+    if ((sum += histogram[d]) >= served) return std::max(1u, d + 1);
+  return p.max_live;
+}
+
 ProgramView program_view(const ReplayProgram& p, const graph::Graph& g) {
   ProgramView v;
   v.nodes = p.nodes;

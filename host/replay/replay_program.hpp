@@ -33,6 +33,14 @@ struct ReplayProgram {
 // rather than the width of a wavefront. Registers are given lowest-free-first.
 ReplayProgram compile_program(const graph::Graph& g);
 
+// The program's working set: the fewest registers that, kept as the most recently used, serve
+// 99% of its register reads (LRU stack distance). Lowest-free-first allocation reuses few
+// registers for the work in flight; most of the others hold values read once, much later (on a
+// generated GPT-3 175B iteration, parameter all-gathers live through the forward pass), so the
+// CPU backend sizes a tile of variants to this, not to max_live. O(reads log reads); not part of
+// compile_program, whose callers with few variants (a sweep's graphs) have no use for it.
+uint32_t hot_registers(const ReplayProgram& p, const graph::Graph& g);
+
 // The program and the graph's step array as the shared kernel body reads them.
 ProgramView program_view(const ReplayProgram& p, const graph::Graph& g);
 

@@ -22,9 +22,10 @@ void batch_benchmark_text(std::ostream& os, const engine::BatchBenchmark& b) {
         b.machine_copy_bytes_per_s, 100.0 * b.fraction_of_copy_bandwidth);
   if (b.max_live > 0)
     os << strprintf(
-        "replay program: max_live %u registers for %u nodes (compiled once in %.3f s); state "
-        "%.3g B (tiles of %u variants%s), %.3f%% of a [node][variant] state\n",
-        b.max_live, b.nodes, b.compile_s, b.state_bytes, b.tile,
+        "replay program: max_live %u registers (%u serve 99%% of reads) for %u nodes (compiled "
+        "once in %.3f s); state %.3g B (tiles of %u variants%s), %.3f%% of a [node][variant] "
+        "state\n",
+        b.max_live, b.hot_registers, b.nodes, b.compile_s, b.state_bytes, b.tile,
         b.critical_path ? "" : ", finish times only", 100.0 * b.state_fraction);
   const engine::DeviceProjection& p = b.projection;
   if (!p.gpu.empty())
@@ -50,6 +51,7 @@ void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
         .field("fraction_of_copy_bandwidth", b.fraction_of_copy_bandwidth);
   if (b.max_live > 0)
     w.field("max_live", b.max_live)
+        .field("hot_registers", b.hot_registers)
         .field("state_bytes", b.state_bytes)
         .field("state_fraction", b.state_fraction)
         .field("tile", b.tile)

@@ -294,3 +294,15 @@ TEST(BatchReplay, GemmPricingWithIndicesOutOfRangeIsRefused) {
   p.node_key[1] = -1;
   EXPECT_DOUBLE_EQ(same.makespan_us[0], batch_replay_cpu(g, b, 64, 0, &p).makespan_us[0]);
 }
+
+TEST(BatchReplay, TilesAreSizedToTheWorkingSetNotToEveryRegister) {
+  // 25 hot registers of 16 bytes in 512-variant tiles are 200 KiB: the widest tile fits.
+  EXPECT_EQ(batch_cpu_tile(25, 1, 4096, 2), 512u);
+  // 1,000 hot registers: 16 KB per variant, 64 variants in 1 MiB; twice as many without the path.
+  EXPECT_EQ(batch_cpu_tile(1000, 1, 4096, 2), 64u);
+  EXPECT_EQ(batch_cpu_tile(1000, 1, 4096, 2, false), 128u);
+  // Every thread gets a tile: 1,024 variants over 4 threads.
+  EXPECT_EQ(batch_cpu_tile(25, 1, 1024, 4), 256u);
+  // Never below 8 variants, however large the working set.
+  EXPECT_EQ(batch_cpu_tile(1u << 30, 1, 4096, 2), 8u);
+}

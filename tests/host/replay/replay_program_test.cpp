@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "cost/kernels_db.hpp"
@@ -59,14 +60,52 @@ TEST(ReplayProgram, RegistersHoldEveryValueUntilItsLastReaderOnRandomDags) {
   }
 }
 
+// The working set by its definition: a list of registers, most recently used first.
+uint32_t lru_hot_registers(const lumos::graph::Graph& g, const ReplayProgram& p) {
+  std::vector<uint32_t> mru;
+  std::vector<uint64_t> by_distance(p.max_live + 1, 0);
+  uint64_t reads = 0;
+  auto to_front = [&](uint32_t reg) {
+    auto it = std::find(mru.begin(), mru.end(), reg);
+    if (it != mru.end()) mru.erase(it);
+    mru.insert(mru.begin(), reg);
+  };
+  for (uint32_t v : p.order) {
+    for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e) {
+      const auto it = std::find(mru.begin(), mru.end(), p.op_reg[e]);
+      ++by_distance[it - mru.begin()], ++reads;
+      to_front(p.op_reg[e]);
+    }
+    to_front(p.dst[v]);
+  }
+  uint64_t sum = 0;
+  for (uint32_t d = 0; d <= p.max_live; ++d)
+    if ((sum += by_distance[d]) >= reads - reads / 100) return std::max(1u, d + 1);
+  return p.max_live;
+}
+
+TEST(ReplayProgram, HotRegistersAreTheLruWorkingSetOfNinetyNinePercentOfReads) {
+  std::mt19937 rng(11);
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    const auto g = lumos::graph::synthetic_graph(2 + static_cast<uint32_t>(rng() % 600), seed,
+                                                 1 + static_cast<uint32_t>(rng() % 12), 0.3);
+    const ReplayProgram p = compile_program(g);
+    const uint32_t hot = lumos::replay::hot_registers(p, g);
+    ASSERT_EQ(hot, lru_hot_registers(g, p)) << "seed " << seed;
+    ASSERT_GE(hot, 1u);
+    ASSERT_LE(hot, p.max_live);
+  }
+}
+
 TEST(ReplayProgram, StateIsAFewPercentOfTheGraphOnSharedTracesAndGeneratedIterations) {
-  std::printf("%-90s %9s %9s %8s\n", "graph", "nodes", "max_live", "state%");
+  std::printf("%-90s %9s %9s %5s %8s\n", "graph", "nodes", "max_live", "hot", "state%");
   auto check = [](const lumos::graph::Graph& g, const std::string& what, double max_fraction) {
     const ReplayProgram p = compile_program(g);
     expect_valid(g, p, what);
     // State: 16 bytes per register and variant, against 8 per node and variant.
     const double fraction = 16.0 * p.max_live / (8.0 * g.num_nodes());
-    std::printf("%-90s %9u %9u %7.3f%%\n", what.c_str(), g.num_nodes(), p.max_live, 100 * fraction);
+    std::printf("%-90s %9u %9u %5u %7.3f%%\n", what.c_str(), g.num_nodes(), p.max_live,
+                lumos::replay::hot_registers(p, g), 100 * fraction);
     EXPECT_LE(fraction, max_fraction) << what;
   };
   check(generated("gpt3-175b"), "generated gpt3-175b, TP 8 x PP 8 x DP 16, 64 micro-batches", 0.05);
