@@ -152,10 +152,9 @@ LUMOS_CPU_CLONES [[gnu::flatten]] void replay_tile(const BatchGraphView& view,
       double* se = tb.step_end + static_cast<size_t>(step_of[node]) * tile;
       for (uint32_t v = 0; v < w; ++v) se[v] = se[v] > f[v] ? se[v] : f[v];
     }
-    for (uint32_t k = prog.marks_offset[node]; k < prog.marks_offset[node + 1]; ++k) {
-      double* sb = tb.step_begin + static_cast<size_t>(prog.marks_step[k]) * tile;
-      for (uint32_t v = 0; v < w; ++v) sb[v] = f[v];
-    }
+    for (uint32_t k = prog.marks_offset[node]; k < prog.marks_offset[node + 1]; ++k)
+      batch_node_start(view, s, node, 0, w, prog.op_reg.data(),
+                       tb.step_begin + static_cast<size_t>(prog.marks_step[k]) * tile);
   }
 }
 

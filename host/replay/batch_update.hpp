@@ -236,6 +236,25 @@ LUMOS_HD void batch_node_finish(const BatchGraphView& g, const BatchState& s, ui
   for (uint32_t v = v_begin; v < v_end; ++v) fn[v] += base * factor(v);
 }
 
+// The start of node n (the max over its predecessors of finish + lag, 0 without any) for the
+// variants [v_begin, v_end) of a tile, into out[v]: the start of a step is its marker's start.
+// Read right after the node's instruction, while its operands' registers still hold them (a
+// register is reused only by a later instruction).
+LUMOS_HD void batch_node_start(const BatchGraphView& g, const BatchState& s, uint32_t n,
+                               uint32_t v_begin, uint32_t v_end, const uint32_t* operand_row,
+                               double* out) {
+  const uint32_t b = g.pred_offset[n], e = g.pred_offset[n + 1];
+  for (uint32_t v = v_begin; v < v_end; ++v) out[v] = 0.0;
+  for (uint32_t k = b; k < e; ++k) {
+    const double lag = g.pred_lag_us[k];
+    const double* fp = s.finish_us + static_cast<uint64_t>(operand_row[k]) * s.stride;
+    for (uint32_t v = v_begin; v < v_end; ++v) {
+      const double t = fp[v] + lag;
+      out[v] = k == b || t > out[v] ? t : out[v];
+    }
+  }
+}
+
 // ---- Tiles of the GPU backend (host arithmetic; cuda/batch_replay_cuda.cu) ------------------
 
 // Device bytes one variant of a tile takes: its three state planes of `rows` rows (the replay

@@ -68,7 +68,8 @@ struct ProgramThread {
         se = f > se ? f : se;
       }
       for (uint32_t m = program.marks_offset[n]; m < program.marks_offset[n + 1]; ++m)
-        step_begin[static_cast<uint64_t>(program.marks_step[m]) * w + v] = f;
+        batch_node_start(graph, state, n, v, v + 1, program.op_reg,
+                         step_begin + static_cast<uint64_t>(program.marks_step[m]) * w);
     }
     makespan_us[v] = end;
     cp_compute_us[v] = end_compute;

@@ -24,7 +24,7 @@ struct ReplayProgram {
   // finish after that successor, so only the others are compared for the makespan.
   std::vector<uint8_t> may_end;
   std::vector<uint8_t> may_end_step;   // the same within its step (a successor in the same step)
-  std::vector<uint32_t> marks_offset;  // [node + 1]: steps whose start is this node's finish
+  std::vector<uint32_t> marks_offset;  // [node + 1]: steps whose start is this node's start
   std::vector<uint32_t> marks_step;
 };
 

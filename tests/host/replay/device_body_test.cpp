@@ -1,7 +1,7 @@
 // The CUDA backend's kernel body (replay/program_thread.hpp) started by the host launcher
 // (common/launch.hpp), held to the CPU backend: the device code runs here, on machines without
-// a GPU, on random DAGs, every shared trace, generated GPT and Llama iterations, and with GEMM
-// repricing. tests/cuda/ holds the same body on a GPU.
+// a GPU, on random DAGs (half with random model slots), every shared trace, generated GPT and Llama
+// iterations, and with GEMM repricing. tests/cuda/ holds the same body on a GPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -43,7 +43,8 @@ TEST(DeviceBody, EqualsTheCpuBackendOnRandomDags) {
     const uint32_t nodes = 2 + static_cast<uint32_t>(rng() % 300);
     const auto g =
         lumos::graph::synthetic_graph(nodes, seed, 1 + static_cast<uint32_t>(rng() % 8), 0.3);
-    const VariantBatch b = random_variants(1 + static_cast<uint32_t>(rng() % 9), rng);
+    VariantBatch b = random_variants(1 + static_cast<uint32_t>(rng() % 9), rng);
+    if (seed % 2 == 0) lumos::testing::add_random_slots(b, g, rng);
     expect_equal(batch_replay_device_body(g, b), batch_replay_cpu(g, b),
                  "seed " + std::to_string(seed));
     if (HasFatalFailure()) return;
