@@ -1,6 +1,6 @@
-// The device half of common/launch.hpp: `launch_threads_device(count, body, stream)` runs
-// body(i) for i in [0, count) as a CUDA kernel, one GPU thread per index, with the same
-// `__host__ __device__` body that the host launcher runs in ctest without a GPU.
+// The device half of common/launch.hpp: `launch_blocks_device(...)` runs body(block, thread,
+// shared) as a CUDA kernel, with the same `__host__ __device__` body that the host launcher runs
+// in ctest without a GPU.
 #pragma once
 #include <cstdint>
 
@@ -9,16 +9,22 @@
 namespace lumos::cuda {
 
 template <class Body>
-__global__ void launch_threads_kernel(Body body, uint32_t count) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < count) body(i);
+__global__ void launch_blocks_kernel(Body body) {
+  extern __shared__ double lumos_block_shared[];  // 8-byte aligned, as the host launcher's
+  body(blockIdx.x, threadIdx.x, reinterpret_cast<char*>(lumos_block_shared));
 }
 
+// The device half of launch_blocks (common/launch.hpp): `blocks` blocks of `block_threads`
+// threads with `shared_bytes` of dynamic shared memory each (above 48 KiB by opt-in).
 template <class Body>
-void launch_threads_device(uint32_t count, const Body& body, cudaStream_t stream) {
-  constexpr uint32_t kBlock = 128;  // the host launcher's block too
-  if (count == 0) return;
-  launch_threads_kernel<<<ceil_div(count, kBlock), kBlock, 0, stream>>>(body, count);
+void launch_blocks_device(uint32_t blocks, uint32_t block_threads, uint64_t shared_bytes,
+                          const Body& body, cudaStream_t stream) {
+  if (blocks == 0) return;
+  if (shared_bytes > 48 * 1024)
+    LUMOS_CUDA_CHECK(cudaFuncSetAttribute(launch_blocks_kernel<Body>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(shared_bytes)));
+  launch_blocks_kernel<<<blocks, block_threads, shared_bytes, stream>>>(body);
   LUMOS_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One command for a lent GPU (H100/H200), within 8 minutes: builds for sm_90, runs the GPU tests
 # (CUDA batch replay vs the CPU backend, device Pareto vs host), the batch-replay benchmark for
-# V = 1, 64, 1024, 16384 on a 100K-node graph for both backends, and (with --calibrate) the quick
+# V = 1, 1024, 16384 on a 100K-node graph and a generated GPT-3 175B iteration, both kernels
+# (with the critical path and finish times alone), both backends, beside the projected rate,
+# and (with --calibrate) the quick
 # PyTorch calibration sweep; prints a short table and leaves logs in OUTDIR.
 # Without a GPU it builds and runs everything up to the point where a GPU is needed.
 # Exits 1 when a GPU test fails (after the benchmark table), and on a failed build.
@@ -50,17 +52,21 @@ fi
   else
     echo "no CUDA build (nvcc missing): GPU tests not built"
   fi
-  echo "== batch replay benchmark (100K nodes)"
-  printf "%-8s %9s %16s %14s %12s\n" backend variants node_variants/s bytes/s vs_reference
+  echo "== batch replay benchmark (100K-node synthetic graph; generated GPT-3 175B)"
+  printf "%-8s %-10s %9s %-6s %16s %12s %12s\n" backend graph variants path node_variants/s vs_reference projected
   for backend in cpu cuda; do
-    for v in 1 64 1024 16384; do
-      if json=$(timeout 120 build-device/lumos bench batch --nodes 100000 --variants "$v" --backend "$backend" --json 2>&1); then
-        echo "$json" >> "$out/bench_batch.jsonl"
-        python3 -c "import json,sys; d=json.loads(sys.argv[1]); print('%-8s %9d %16.3g %14.3g %12.1f' % (d['backend'], d['variants'], d['node_variants_per_s'], d['bytes_per_s'], d['vs_reference']))" "$json" \
-          || echo "$backend V=$v: unreadable result"
-      else
-        echo "$backend V=$v: $json"
-      fi
+    for graph in "--nodes 100000" "--graph generated:gpt3-175b"; do
+      for v in 1 1024 16384; do
+        for path in "" "--no-path"; do
+          if json=$(timeout 120 build-device/lumos bench batch $graph --variants "$v" --backend "$backend" $path --json 2>&1); then
+            echo "$json" >> "$out/bench_batch.jsonl"
+            python3 -c "import json,sys; d=json.loads(sys.argv[1]); print('%-8s %-10s %9d %-6s %16.3g %12.1f %12.3g' % (d['backend'], sys.argv[2], d['variants'], sys.argv[3], d['node_variants_per_s'], d['vs_reference'], d['cuda_projection']['node_variants_per_s']))" "$json" "${graph##* }" "$([[ -n $path ]] && echo finish || echo full)" \
+              || echo "$backend $graph V=$v $path: unreadable result"
+          else
+            echo "$backend $graph V=$v $path: $json"
+          fi
+        done
+      done
     done
   done
   if ((calibrate)); then

@@ -11,11 +11,16 @@ nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 "$nvcc" --version | tail -2
 "$nvcc" -std=c++17 -arch="$arch" -O3 -fmad=false -ptx -Ihost -Icuda cuda/batch_replay_cuda.cu \
   -o "$out/replay.ptx"
-# One line per block: its label, its instruction count, and its loads, stores and branches.
+# Per kernel (the replay body with the critical path, LanesThread<4, true>, and finish times alone,
+# <4, false>): one line per block, its label, its instruction count, and its loads, stores and
+# branches, and the blocks it may branch to.
 awk '
-  /^\$L__BB/ { if (label != "") printf "%-14s %4d instructions  %2d loads %2d stores %2d branches\n", label, n, ld, st, br
-               label = $1; n = ld = st = br = 0; next }
+  /\.entry/ { if (label != "") printf "%-14s %4d instructions  %2d loads %2d stores %2d branches ->%s\n", label, n, ld, st, br, to
+               label = ""; print "== " $3; next }
+  /^\$L__BB/ { if (label != "") printf "%-14s %4d instructions  %2d loads %2d stores %2d branches ->%s\n", label, n, ld, st, br, to
+               label = $1; n = ld = st = br = 0; to = ""; next }
   /^\s*(\/\/|$|\.|\{|\}|\))/ { next }
-  label != "" { n++; if ($0 ~ /ld\./) ld++; if ($0 ~ /st\./) st++; if ($0 ~ /bra/) br++ }
-  END { if (label != "") printf "%-14s %4d instructions  %2d loads %2d stores %2d branches\n", label, n, ld, st, br }
+  label != "" { n++; if ($0 ~ /ld\./) ld++; if ($0 ~ /st\./) st++
+                if ($0 ~ /bra/) { br++; t = $NF; sub(/;$/, "", t); to = to " " t } }
+  END { if (label != "") printf "%-14s %4d instructions  %2d loads %2d stores %2d branches ->%s\n", label, n, ld, st, br, to }
 ' "$out/replay.ptx"

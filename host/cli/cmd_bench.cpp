@@ -59,11 +59,11 @@ int cmd_bench(int argc, char** argv) {
       cxxopts::value<std::string>())(
       "project-gpu", "GPU of the CUDA backend's projected rate (a roofline, not a measurement)",
       cxxopts::value<std::string>()->default_value("h200"))(
-      "tile", "CPU backend: variants per tile (0: chosen from the program's state size)",
+      "tile", "CPU backend: variants per tile (0: chosen from the program's working set)",
       cxxopts::value<uint32_t>()->default_value("0"))(
       "no-path",
-      "CPU backend: finish times only, without the critical path's composition (what sweeps "
-      "run)")("json", "print JSON")("h,help", "show this help");
+      "finish times only, without the critical path's composition (what sweeps run; CPU and "
+      "CUDA backends, and the CUDA projection)")("json", "print JSON")("h,help", "show this help");
   const auto a = o.parse(argc - 1, argv + 1);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
   engine::BatchBenchmarkRequest req;

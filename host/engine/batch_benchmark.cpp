@@ -59,7 +59,8 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
   r.compile_s = seconds_since(t0);
   r.max_live = program.max_live;
   r.hot_registers = replay::hot_registers(program, g);
-  r.projection = project_device_replay(g, program, cost::embedded_db().gpu(req.project_gpu));
+  r.projection = project_device_replay(g, program, cost::embedded_db().gpu(req.project_gpu),
+                                       req.critical_path);
   // The CPU backend's tile, chosen once, as a caller replaying one graph many times would.
   const unsigned threads = worker_threads(0);
   const uint32_t tile = std::min(
@@ -71,7 +72,7 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
     if (backend == Backend::kCpu)
       replay::batch_replay_cpu(g, b, tile, threads, nullptr, &program, req.critical_path);
     else
-      batch_replay(g, b, backend);
+      batch_replay(g, b, backend, nullptr, req.critical_path);
   };
   // The batch, warm once, then timed.
   launch();

@@ -49,7 +49,8 @@ bool cuda_available() {
 }
 
 replay::BatchResult batch_replay(const graph::Graph& g, const replay::VariantBatch& b,
-                                 Backend backend, const replay::GemmPricing* pricing) {
+                                 Backend backend, const replay::GemmPricing* pricing,
+                                 bool critical_path) {
   if (backend == Backend::kAuto) backend = cuda_available() ? Backend::kCuda : Backend::kCpu;
   switch (backend) {
     case Backend::kReference:
@@ -57,7 +58,7 @@ replay::BatchResult batch_replay(const graph::Graph& g, const replay::VariantBat
     case Backend::kCuda:
 #ifdef LUMOS_HAS_CUDA
       LUMOS_EXPECT(cuda::gpu_present(), "backend cuda: no GPU is visible to the CUDA runtime");
-      return cuda::batch_replay_cuda(g, b, pricing);
+      return cuda::batch_replay_cuda(g, b, pricing, 0, critical_path);
 #else
       throw InputError("backend cuda: this lumos was built without CUDA (nvcc was not found)");
 #endif
@@ -65,7 +66,7 @@ replay::BatchResult batch_replay(const graph::Graph& g, const replay::VariantBat
     case Backend::kAuto:
       break;
   }
-  return replay::batch_replay_cpu(g, b, 0, 0, pricing);
+  return replay::batch_replay_cpu(g, b, 0, 0, pricing, nullptr, critical_path);
 }
 
 std::vector<std::string> device_report() {

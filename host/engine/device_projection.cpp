@@ -1,35 +1,42 @@
 #include "engine/device_projection.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "common/error.hpp"
+#include "replay/lanes_thread.hpp"
 
 namespace lumos::engine {
 
 namespace {
 
 // Instructions of one thread of the replay kernel (cuda/batch_replay_cuda.cu, the body in
-// host/replay/program_thread.hpp), counted in its PTX: `scripts/ptx-counts.sh` prints the size of
-// every basic block (nvcc 13.0, -arch=sm_90 -O3 -fmad=false, 2026-11-30). A node on the common
-// path (one predecessor, a class factor, no step mark) runs the node loop's blocks on that path,
-// 156 instructions (12 + 5 + 63 + 9 + 4 + 28 + 19 + 12 + 4); every further predecessor 22 (a
-// block of the unrolled predecessor loop, the winner's two path sums loaded). PTX is not SASS: the
-// count is a guide to within a few tens of percent, to be replaced by a GPU measurement.
-constexpr double kPtxPerNode = 156, kPtxPerExtraPred = 22;
-// State bytes per node-variant: each predecessor's finish (8) and, for the one that wins, its two
-// path sums (8); the node's finish and sums written (16) and its finish read back for the ends
-// (8); its slot factor (8).
-constexpr double kBytesPerPred = 16, kBytesPerNode = 32;
-// Threads resident per SM on sm_80/sm_90 (CUDA programming guide, compute capabilities table).
-constexpr double kResidentThreadsPerSm = 2048;
-// L2 bandwidth, the low end of the "~5-10 TB/s" published for H100 (calibration.md §2.2, quack's
-// memory hierarchy table); used for GPUs of that table's size class too.
-constexpr double kL2BytesPerS = 5e12;
+// host/replay/lanes_thread.hpp, kLanesPerThread = 4 lanes), counted in its PTX:
+// `scripts/ptx-counts.sh` prints the size of every basic block (nvcc 13.0, -arch=sm_90 -O3
+// -fmad=false, 2026-12-01). A node on the common path (one predecessor and the destination in
+// shared memory, a row slot, none of the rare flags) runs the node loop's blocks on that path;
+// every further predecessor one turn of the operand loop. Finish times alone: 84 per node
+// (19 + 8 + 11 + 2 + 10 + 14 + 8 + 7 + 5), 34 per further predecessor (6 + 8 + 20). With the path's
+// composition: 148 and 51. Divided over the lanes. PTX is not SASS: the count is a guide to
+// within a few tens of percent, to be replaced by a GPU measurement.
+constexpr double kPtxPerNode[2] = {84, 148}, kPtxPerExtraPred[2] = {34, 51};
+// Threads resident per SM on sm_80/sm_90 and shared memory per SM (CUDA programming guide,
+// compute capabilities table; calibration.md §2.2: 228 KB max shared on H100), with the 1 KB
+// the runtime reserves per block.
+constexpr double kResidentThreadsPerSm = 2048, kSharedBytesPerSm = 228 * 1024,
+                 kReservedSharedPerBlock = 1024;
+// Shared memory and L2 bandwidth of the whole GPU, the low ends of the "~20-30 TB/s" and
+// "~5-10 TB/s" published for H100 (calibration.md §2.2, quack's memory hierarchy table); used
+// for GPUs of that table's size class too.
+constexpr double kSharedBytesPerS = 20e12, kL2BytesPerS = 5e12;
+// A slot factor read per node-variant (8 B), through the same L1 / shared-memory path.
+constexpr double kFactorBytes = 8;
 
 }  // namespace
 
 DeviceProjection project_device_replay(const graph::Graph& g, const replay::ReplayProgram& program,
-                                       const cost::GpuSpec& gpu) {
+                                       const cost::GpuSpec& gpu, bool critical_path) {
   const auto& fp32 = gpu.peak_tflops[static_cast<int>(cost::Dtype::kFp32)];
   LUMOS_EXPECT(fp32.has_value() && gpu.sms > 0 && gpu.hbm_gbps > 0,
                "device projection: kernels_db/gpus.json gives no FP32 peak, SM count or HBM "
@@ -37,23 +44,52 @@ DeviceProjection project_device_replay(const graph::Graph& g, const replay::Repl
                    gpu.name);
   DeviceProjection p;
   p.gpu = gpu.name;
+  p.critical_path = critical_path;
+  const int k = critical_path ? 1 : 0;
   const double nodes = std::max<double>(1, g.num_nodes());
   p.preds_per_node = g.num_edges() / nodes;
   // A node has at least one predecessor on the common path; sources cost about as much.
   p.instructions_per_node_variant =
-      kPtxPerNode + kPtxPerExtraPred * std::max(0.0, p.preds_per_node - 1);
+      (kPtxPerNode[k] + kPtxPerExtraPred[k] * std::max(0.0, p.preds_per_node - 1)) /
+      replay::kLanesPerThread;
   // One warp instruction per SM partition per clock: the FP32 lanes' rate, FP32 peak / 2 (a
   // fused multiply-add counts two FLOPs), in thread instructions.
   p.thread_instructions_per_s = *fp32 * 1e12 / 2;
   p.issue_bound = p.thread_instructions_per_s / p.instructions_per_node_variant;
-  p.state_bytes_per_node_variant = kBytesPerNode + kBytesPerPred * p.preds_per_node;
-  p.resident_state_bytes = 16.0 * program.max_live * kResidentThreadsPerSm * gpu.sms;
+
+  // Where the operands are: the registers below shared_registers are in shared memory.
+  p.shared_registers = replay::lanes_shared_regs(program.short_regs, critical_path);
+  double shared_reads = 0, global_reads = 0, shared_writes = 0, global_writes = 0;
+  for (const uint32_t r : program.op_reg)
+    (r < p.shared_registers ? shared_reads : global_reads) += 1;
+  for (const uint32_t r : program.dst)
+    (r < p.shared_registers ? shared_writes : global_writes) += 1;
+  const double bytes = replay::lanes_register_bytes(critical_path);
+  const double block_shared = replay::lanes_shared_bytes(p.shared_registers, critical_path);
+  const double blocks_per_sm =
+      std::min(kResidentThreadsPerSm / replay::kLanesBlockThreads,
+               std::floor(kSharedBytesPerSm / (block_shared + kReservedSharedPerBlock)));
+  p.warps_per_sm = blocks_per_sm * replay::kLanesBlockThreads / 32;
+  p.shared_bytes_per_node_variant = (shared_reads + shared_writes) / nodes * bytes + kFactorBytes;
+  p.shared_bytes_per_s = kSharedBytesPerS;
+  p.shared_bound = p.shared_bytes_per_s / p.shared_bytes_per_node_variant;
+
+  p.state_bytes_per_node_variant = (global_reads + global_writes) / nodes * bytes;
+  const double lanes =
+      blocks_per_sm * replay::kLanesBlockThreads * replay::kLanesPerThread * gpu.sms;
+  p.resident_state_bytes =
+      bytes * std::max(0.0, static_cast<double>(program.max_live) - p.shared_registers) * lanes;
   const bool in_l2 = gpu.l2_mib && p.resident_state_bytes <= *gpu.l2_mib * 1024 * 1024;
   p.state_level = in_l2 ? "L2" : "HBM";
   p.state_bytes_per_s = in_l2 ? kL2BytesPerS : gpu.hbm_gbps * 1e9;
-  p.state_bound = p.state_bytes_per_s / p.state_bytes_per_node_variant;
-  p.projected = std::min(p.issue_bound, p.state_bound);
-  p.limit = p.issue_bound <= p.state_bound ? "issue" : "state";
+  p.state_bound = p.state_bytes_per_node_variant > 0
+                      ? p.state_bytes_per_s / p.state_bytes_per_node_variant
+                      : std::numeric_limits<double>::infinity();
+
+  p.projected = std::min({p.issue_bound, p.shared_bound, p.state_bound});
+  p.limit = p.projected == p.issue_bound    ? "issue"
+            : p.projected == p.shared_bound ? "shared"
+                                            : "state";
   return p;
 }
 

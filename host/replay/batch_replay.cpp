@@ -13,6 +13,8 @@
 #include "cost/dtype.hpp"
 #include "replay/batch_update.hpp"
 #include "replay/critical_path.hpp"
+#include "replay/lanes_thread.hpp"
+#include "replay/packed_program.hpp"
 #include "replay/reference_replay.hpp"
 #include "replay/replay_program.hpp"
 #include "replay/slot_table.hpp"
@@ -256,35 +258,59 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
   return r;
 }
 
+namespace {
+
+// The device kernel's body over the whole batch as one tile, started by the host launcher.
+template <bool Path>
+void run_lanes_on_host(const graph::Graph& g, const VariantBatch& b, const GemmPricing* pricing,
+                       uint32_t max_shared_regs, BatchResult* r) {
+  const ReplayProgram prog = compile_program(g);
+  r->max_live = prog.max_live;
+  const SlotTable slots = slot_table(g, b, pricing);
+  const PackedProgram packed = pack_program(prog, g, slots);
+  const LanesGeometry geo =
+      lanes_geometry(prog.max_live, std::min(prog.short_regs, max_shared_regs), b.count, Path);
+  const uint64_t plane = geo.global_regs * geo.stride, steps = g.steps.size();
+  std::vector<double> finish(plane), step_us(steps * geo.stride), step_begin(steps * geo.stride),
+      makespan(geo.stride);
+  std::vector<float> path_compute(Path ? plane : 0), path_comm(Path ? plane : 0),
+      cp_compute(geo.stride), cp_comm(geo.stride);
+  LanesThread<kLanesPerThread, Path> body;
+  body.program = {packed.instr.data(),      packed.edge.data(), packed.marks_offset.data(),
+                  packed.marks_step.data(), packed.nodes,       packed.steps};
+  const std::vector<double> rows = lanes_row_factors(slots);
+  body.slots = lanes_slot_view(slots, rows.data());
+  body.width = b.count;
+  body.shared_regs = geo.shared_regs;
+  body.stride = geo.stride;
+  body.global_finish = finish.data();
+  body.global_compute = path_compute.data();
+  body.global_comm = path_comm.data();
+  body.step_us = step_us.data();
+  body.step_begin = step_begin.data();
+  body.makespan_us = makespan.data();
+  body.cp_compute_us = cp_compute.data();
+  body.cp_comm_us = cp_comm.data();
+  launch_blocks(geo.blocks, kLanesBlockThreads, geo.shared_bytes, body);
+  for (uint32_t v = 0; v < b.count; ++v) {
+    r->makespan_us[v] = makespan[v];
+    r->cp_compute_us[v] = cp_compute[v];
+    r->cp_comm_us[v] = cp_comm[v];
+    for (uint64_t k = 0; k < steps; ++k) r->step_us[k][v] = step_us[k * geo.stride + v];
+  }
+}
+
+}  // namespace
+
 BatchResult batch_replay_device_body(const graph::Graph& g, const VariantBatch& b,
-                                     const GemmPricing* pricing) {
+                                     const GemmPricing* pricing, bool critical_path,
+                                     uint32_t max_shared_regs) {
   BatchResult r = batch_replay_cpu_busy(g, b, pricing);
   r.backend = "device body on the cpu";
-  const ReplayProgram prog = compile_program(g);
-  r.max_live = prog.max_live;
-  const SlotTable slots = slot_table(g, b, pricing);
-  const uint32_t w = b.count, steps = static_cast<uint32_t>(g.steps.size());
-  const size_t plane = static_cast<size_t>(prog.max_live) * w;
-  std::vector<double> finish(plane), step_us(static_cast<size_t>(steps) * w),
-      step_begin(static_cast<size_t>(steps) * w), makespan(w);
-  std::vector<float> path_compute(plane), path_comm(plane), cp_compute(w), cp_comm(w);
-  ProgramThread body{graph_view(g, slots),
-                     program_view(prog, g),
-                     slots.view(),
-                     0,
-                     BatchState{w, finish.data(), path_compute.data(), path_comm.data()},
-                     step_us.data(),
-                     step_begin.data(),
-                     makespan.data(),
-                     cp_compute.data(),
-                     cp_comm.data()};
-  launch_threads(w, body);
-  for (uint32_t v = 0; v < w; ++v) {
-    r.makespan_us[v] = makespan[v];
-    r.cp_compute_us[v] = cp_compute[v];
-    r.cp_comm_us[v] = cp_comm[v];
-    for (uint32_t k = 0; k < steps; ++k) r.step_us[k][v] = step_us[static_cast<size_t>(k) * w + v];
-  }
+  if (critical_path)
+    run_lanes_on_host<true>(g, b, pricing, max_shared_regs, &r);
+  else
+    run_lanes_on_host<false>(g, b, pricing, max_shared_regs, &r);
   return r;
 }
 

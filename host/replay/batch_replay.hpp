@@ -47,11 +47,16 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
                              unsigned threads = 0, const GemmPricing* pricing = nullptr,
                              const ReplayProgram* program = nullptr, bool critical_path = true);
 
-// The CUDA backend's kernel body (program_thread.hpp), one "thread" per variant, started by the
-// host launcher (common/launch.hpp): the device code as the GPU runs it, on the CPU, so that
-// ctest holds it to the CPU backend on machines without a GPU.
+// The CUDA backend's kernel body (lanes_thread.hpp) over blocks of threads of a few variants
+// each, started by the host launcher (common/launch.hpp): the device code as the GPU runs it, on
+// the CPU, so that ctest holds it to the CPU backend on machines without a GPU.
+// `critical_path` false: the finish-times-only kernel (cp_compute_us, cp_comm_us left 0).
+// `max_shared_regs` caps the registers kept in shared memory (tests send the others to the
+// global plane).
 BatchResult batch_replay_device_body(const graph::Graph& g, const VariantBatch& b,
-                                     const GemmPricing* pricing = nullptr);
+                                     const GemmPricing* pricing = nullptr,
+                                     bool critical_path = true,
+                                     uint32_t max_shared_regs = UINT32_MAX);
 
 // Only the per-variant busy time per class (no replay): what every backend reports.
 BatchResult batch_replay_cpu_busy(const graph::Graph& g, const VariantBatch& b,

@@ -1,8 +1,8 @@
-// The per-node update of the batch replay, shared by the CPU backend (host/replay/) and the CUDA
-// backend (cuda/): one arithmetic, in the loop order each runs best (a GPU thread per variant, a
-// CPU tile of variants innermost), held equal by the device-body tests. Plain C++ for a host
-// compiler; __host__ __device__ when nvcc compiles it. Also the GPU backend's tile choice, plain
-// host arithmetic so that it is tested without a GPU (tests/host/replay/tile_choice_test.cpp).
+// The per-node update of the batch replay's CPU backend (the device kernel's, lanes_thread.hpp,
+// does the same arithmetic in a GPU thread's loop order, held equal by the device-body tests).
+// Plain C++ for a host compiler; __host__ __device__ when nvcc compiles it. Also the GPU backend's
+// tile choice, plain host arithmetic so that it is tested without a GPU
+// (tests/host/replay/tile_choice_test.cpp).
 #pragma once
 #include <cstdint>
 
@@ -87,73 +87,16 @@ LUMOS_HD double batch_node_duration(const BatchGraphView& g, const BatchGemmView
   return batch_duration(g.base_dur_us[n], speed[v]);
 }
 
-// One instruction of a replay program for W consecutive variants v .. v + W - 1 of a tile, as a
-// GPU thread runs it (W = 1): start = max over predecessors (finish + lag), read from the
-// registers `operand_row` lists (in pred_index order); finish = start + traced duration x
-// factor(v), where `factor` gives the node's slot factor (slot_table.hpp) of row variant v;
-// written to register `dst_row`. The path bookkeeping follows the first predecessor reaching the
-// maximum. The lanes are accumulated in locals over all predecessors and stored once, so a GPU
-// thread keeps them in registers (one state load per predecessor, three stores per node) instead
-// of rewriting its state row after every predecessor. batch_node_update below is the same
-// arithmetic in the same order, with the variant loop innermost, for the CPU backend's tiles.
-template <uint32_t W, class Factor>
-LUMOS_HD void batch_node_lanes(const BatchGraphView& g, const BatchState& s, uint32_t n, uint32_t v,
-                               const Factor& factor, const uint32_t* operand_row,
-                               uint32_t dst_row) {
-  const uint32_t b = g.pred_offset[n], e = g.pred_offset[n + 1];
-  double f[W];
-  float c[W], m[W];
-  if (b == e) {
-    for (uint32_t w = 0; w < W; ++w) f[w] = 0.0, c[w] = 0.0f, m[w] = 0.0f;
-  } else {
-    {
-      const uint64_t row = static_cast<uint64_t>(operand_row[b]) * s.stride + v;
-      const double lag = g.pred_lag_us[b];
-      const double* fp = s.finish_us + row;
-      const float* cp = s.cp_compute_us + row;
-      const float* mp = s.cp_comm_us + row;
-      for (uint32_t w = 0; w < W; ++w) f[w] = fp[w] + lag, c[w] = cp[w], m[w] = mp[w];
-    }
-    for (uint32_t k = b + 1; k < e; ++k) {
-      const uint64_t row = static_cast<uint64_t>(operand_row[k]) * s.stride + v;
-      const double lag = g.pred_lag_us[k];
-      const double* fp = s.finish_us + row;
-      const float* cp = s.cp_compute_us + row;
-      const float* mp = s.cp_comm_us + row;
-      for (uint32_t w = 0; w < W; ++w) {
-        const double t = fp[w] + lag;
-        const bool later = t > f[w];
-        f[w] = later ? t : f[w];
-        c[w] = later ? cp[w] : c[w];
-        m[w] = later ? mp[w] : m[w];
-      }
-    }
-  }
-  const double base = g.base_dur_us[n];
-  const uint8_t cls = g.cls[n];
-  if (cls == kClassCompute || cls == kClassMemory) {
-    for (uint32_t w = 0; w < W; ++w) {
-      const double dur = base * factor(v + w);
-      f[w] += dur, c[w] += static_cast<float>(dur);
-    }
-  } else if (cls == kClassComm) {
-    for (uint32_t w = 0; w < W; ++w) {
-      const double dur = base * factor(v + w);
-      f[w] += dur, m[w] += static_cast<float>(dur);
-    }
-  } else {
-    for (uint32_t w = 0; w < W; ++w) f[w] += base * factor(v + w);
-  }
-  const uint64_t out = static_cast<uint64_t>(dst_row) * s.stride + v;
-  for (uint32_t w = 0; w < W; ++w)
-    s.finish_us[out + w] = f[w], s.cp_compute_us[out + w] = c[w], s.cp_comm_us[out + w] = m[w];
-}
-
-// The instruction for the variants [v_begin, v_end) of a tile, as the CPU backend runs it: the
-// arithmetic of batch_node_lanes, with the loop over variants innermost, so that every access is
-// a contiguous row and the loops vectorize (keeping the lanes in locals, as batch_node_lanes
-// does, measured 2-4x slower on the CPU: the compilers do not keep such arrays in vector
-// registers). Held to batch_node_lanes by the device-body tests.
+// One instruction of a replay program for the variants [v_begin, v_end) of a tile, as the CPU
+// backend runs it: start = max over predecessors (finish + lag), read from the registers
+// `operand_row` lists (in pred_index order); finish = start + traced duration x factor(v), where
+// `factor` gives the node's slot factor (slot_table.hpp) of row variant v; written to register
+// `dst_row`. The path bookkeeping follows the first predecessor reaching the maximum. The loop over
+// variants is innermost, so that every access is a contiguous row and the loops vectorize
+// (keeping a few lanes in locals over the predecessors, as the device kernel does, measured 2-4x
+// slower on the CPU: the compilers do not keep such arrays in vector registers). The device
+// kernel (lanes_thread.hpp) does the same arithmetic in the same order, held equal by the
+// device-body tests.
 template <class Factor>
 LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, uint32_t n,
                                 uint32_t v_begin, uint32_t v_end, const Factor& factor,

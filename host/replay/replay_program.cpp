@@ -13,6 +13,12 @@
 namespace lumos::replay {
 
 ReplayProgram compile_program(const graph::Graph& g) {
+  // Values read within this many instructions of being computed take the low registers, which
+  // the device kernel keeps in shared memory (device_program.hpp). Measured with 8-4,096: at 256
+  // the short pool is 18 registers serving 97.9% of the reads on the generated GPT-3 175B
+  // iteration, 48 serving 97.5% on Llama 3 405B, 7 serving 99.7% on the largest shared trace
+  // (max_live 581, 1,304, 18 against 565, 1,258, 13 with one pool).
+  constexpr uint32_t kShortLifetime = 256;
   const uint32_t n = g.num_nodes();
   ReplayProgram p;
   p.nodes = n;
@@ -86,24 +92,35 @@ ReplayProgram compile_program(const graph::Graph& g) {
   }
   p.dst.resize(n);
   p.op_reg.resize(g.pred_index.size());
-  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>> free_regs;
-  uint32_t next_reg = 0;
+  // Two pools, each given lowest-free-first: values read within kShortLifetime instructions of
+  // being computed, and the others (numbered after the first pool once its size is known).
+  std::vector<uint8_t> long_lived(n, 0);
   for (uint32_t i = 0; i < n; ++i) {
     const graph::NodeId v = p.order[i];
-    for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e)
-      p.op_reg[e] = p.dst[g.pred_index[e]];
+    long_lived[v] = last_read[v] != kUnread && last_read[v] - i > kShortLifetime;
+  }
+  using FreeRegs = std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>>;
+  FreeRegs free_regs[2];
+  uint32_t next_reg[2] = {0, 0};
+  for (uint32_t i = 0; i < n; ++i) {
+    const graph::NodeId v = p.order[i];
     // The destination never aliases an operand: operands are released after the instruction.
-    if (free_regs.empty()) {
-      p.dst[v] = next_reg++;
+    const uint8_t pool = long_lived[v];
+    if (free_regs[pool].empty()) {
+      p.dst[v] = next_reg[pool]++;
     } else {
-      p.dst[v] = free_regs.top();
-      free_regs.pop();
+      p.dst[v] = free_regs[pool].top();
+      free_regs[pool].pop();
     }
     for (uint32_t k = free_offset[i]; k < free_offset[i + 1]; ++k)
-      free_regs.push(p.dst[free_node[k]]);
-    if (last_read[v] == kUnread) free_regs.push(p.dst[v]);  // a sink: read at once, then free
+      free_regs[long_lived[free_node[k]]].push(p.dst[free_node[k]]);
+    if (last_read[v] == kUnread) free_regs[pool].push(p.dst[v]);  // a sink: read at once, then free
   }
-  p.max_live = next_reg;
+  p.short_regs = next_reg[0];
+  p.max_live = next_reg[0] + next_reg[1];
+  for (graph::NodeId v = 0; v < n; ++v)
+    if (long_lived[v]) p.dst[v] += p.short_regs;
+  for (uint32_t e = 0; e < g.pred_index.size(); ++e) p.op_reg[e] = p.dst[g.pred_index[e]];
   p.may_end.assign(n, 1);
   p.may_end_step.assign(n, 1);
   for (graph::NodeId v = 0; v < n; ++v)
@@ -161,21 +178,6 @@ uint32_t hot_registers(const ReplayProgram& p, const graph::Graph& g) {
   for (uint32_t d = 0; d <= p.max_live; ++d)
     if ((sum += histogram[d]) >= served) return std::max(1u, d + 1);
   return p.max_live;
-}
-
-ProgramView program_view(const ReplayProgram& p, const graph::Graph& g) {
-  ProgramView v;
-  v.nodes = p.nodes;
-  v.order = p.order.data();
-  v.dst = p.dst.data();
-  v.op_reg = p.op_reg.data();
-  v.may_end = p.may_end.data();
-  v.may_end_step = p.may_end_step.data();
-  v.marks_offset = p.marks_offset.data();
-  v.marks_step = p.marks_step.data();
-  v.step_of = g.step.data();
-  v.steps = static_cast<uint32_t>(g.steps.size());
-  return v;
 }
 
 }  // namespace lumos::replay

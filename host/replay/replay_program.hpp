@@ -10,13 +10,15 @@
 #include <vector>
 
 #include "graph/graph.hpp"
-#include "replay/program_thread.hpp"
 
 namespace lumos::replay {
 
 struct ReplayProgram {
   uint32_t nodes = 0;
-  uint32_t max_live = 0;         // registers the program needs
+  uint32_t max_live = 0;  // registers the program needs
+  // Registers [0, short_regs) hold values read soon after they are computed, the others values
+  // that wait long for a reader (allocated from two pools, each lowest-free-first).
+  uint32_t short_regs = 0;
   std::vector<uint32_t> order;   // [instruction]: the node it computes (a topological order)
   std::vector<uint32_t> dst;     // [node]: register its finish time goes to
   std::vector<uint32_t> op_reg;  // [edge, as pred_index]: register of that predecessor
@@ -30,7 +32,8 @@ struct ReplayProgram {
 
 // The order follows each chain of work as far as it goes before another (depth first), which
 // keeps few values waiting for a reader: on pipeline graphs an order of a few stages' frontiers
-// rather than the width of a wavefront. Registers are given lowest-free-first.
+// rather than the width of a wavefront. Registers are given lowest-free-first from two pools:
+// short-lived values first, then long-lived ones (short_regs).
 ReplayProgram compile_program(const graph::Graph& g);
 
 // The program's working set: the fewest registers that, kept as the most recently used, serve
@@ -40,8 +43,5 @@ ReplayProgram compile_program(const graph::Graph& g);
 // CPU backend sizes a tile of variants to this, not to max_live. O(reads log reads); not part of
 // compile_program, whose callers with few variants (a sweep's graphs) have no use for it.
 uint32_t hot_registers(const ReplayProgram& p, const graph::Graph& g);
-
-// The program and the graph's step array as the shared kernel body reads them.
-ProgramView program_view(const ReplayProgram& p, const graph::Graph& g);
 
 }  // namespace lumos::replay

@@ -30,12 +30,15 @@ void batch_benchmark_text(std::ostream& os, const engine::BatchBenchmark& b) {
   const engine::DeviceProjection& p = b.projection;
   if (!p.gpu.empty())
     os << strprintf(
-        "projection for the cuda backend on %s (not measured): %.3g node-variants/s, bound by %s "
-        "(issue: %.0f PTX instructions per node-variant at %.3g/s -> %.3g; state: %.0f B per "
-        "node-variant from %s at %.3g B/s -> %.3g)\n",
-        p.gpu.c_str(), p.projected, p.limit.c_str(), p.instructions_per_node_variant,
-        p.thread_instructions_per_s, p.issue_bound, p.state_bytes_per_node_variant,
-        p.state_level.c_str(), p.state_bytes_per_s, p.state_bound);
+        "projection for the cuda backend on %s (not measured, %s): %.3g node-variants/s, bound "
+        "by %s (issue: %.1f PTX instructions per node-variant at %.3g/s -> %.3g; shared memory: "
+        "%u registers, %.0f warps per SM, %.1f B per node-variant at %.3g B/s -> %.3g; global: "
+        "%.2f B per node-variant from %s at %.3g B/s -> %.3g)\n",
+        p.gpu.c_str(), p.critical_path ? "with the critical path" : "finish times alone",
+        p.projected, p.limit.c_str(), p.instructions_per_node_variant, p.thread_instructions_per_s,
+        p.issue_bound, p.shared_registers, p.warps_per_sm, p.shared_bytes_per_node_variant,
+        p.shared_bytes_per_s, p.shared_bound, p.state_bytes_per_node_variant, p.state_level.c_str(),
+        p.state_bytes_per_s, p.state_bound);
 }
 
 void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
@@ -66,6 +69,12 @@ void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
         .field("instructions_per_node_variant", p.instructions_per_node_variant)
         .field("thread_instructions_per_s", p.thread_instructions_per_s)
         .field("issue_bound", p.issue_bound);
+    w.field("critical_path", p.critical_path)
+        .field("shared_registers", p.shared_registers)
+        .field("warps_per_sm", p.warps_per_sm)
+        .field("shared_bytes_per_node_variant", p.shared_bytes_per_node_variant)
+        .field("shared_bytes_per_s", p.shared_bytes_per_s)
+        .field("shared_bound", p.shared_bound);
     w.field("state_bytes_per_node_variant", p.state_bytes_per_node_variant)
         .field("resident_state_bytes", p.resident_state_bytes)
         .field("state_level", p.state_level)

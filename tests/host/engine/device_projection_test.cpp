@@ -1,33 +1,59 @@
 // The CUDA backend's projected rate: the issue bound follows the graph's predecessors per node,
-// the state bound the memory level that holds a full GPU's in-flight state, and the projection
-// is the lower of the two.
+// the shared-memory bound the operands kept there, the state bound the memory level that holds
+// a full GPU's long-lived registers, and the projection is the lowest of the three.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
 #include "engine/device_projection.hpp"
 #include "graph/synthetic_graph.hpp"
+#include "replay/lanes_thread.hpp"
 #include "replay/replay_program.hpp"
 
 namespace {
 
 using lumos::engine::project_device_replay;
 
-TEST(DeviceProjection, IsTheLowerOfTheIssueAndStateBounds) {
+TEST(DeviceProjection, IsTheLowestOfTheIssueSharedAndStateBounds) {
   const auto& db = lumos::cost::embedded_db();
   const auto g = lumos::graph::synthetic_graph(20000, 7);
   const auto prog = lumos::replay::compile_program(g);
+  for (const bool path : {true, false}) {
+    const auto p = project_device_replay(g, prog, db.gpu("h200"), path);
+    EXPECT_EQ(p.gpu, "h200");
+    EXPECT_EQ(p.critical_path, path);
+    EXPECT_NEAR(p.preds_per_node, static_cast<double>(g.num_edges()) / g.num_nodes(), 1e-12);
+    // One warp instruction per SM partition and clock: half the FP32 FLOP rate.
+    EXPECT_NEAR(p.thread_instructions_per_s, 67e12 / 2, 1e9);
+    EXPECT_NEAR(p.issue_bound * p.instructions_per_node_variant, p.thread_instructions_per_s, 1.0);
+    EXPECT_NEAR(p.shared_bound * p.shared_bytes_per_node_variant, p.shared_bytes_per_s, 1.0);
+    EXPECT_DOUBLE_EQ(p.projected, std::min({p.issue_bound, p.shared_bound, p.state_bound}));
+    // The short-lived registers are in shared memory, the long-lived ones global state.
+    EXPECT_EQ(p.shared_registers, lumos::replay::lanes_shared_regs(prog.short_regs, path));
+    EXPECT_GT(p.state_bytes_per_node_variant, 0.0);
+    EXPECT_NEAR(p.state_bound * p.state_bytes_per_node_variant, p.state_bytes_per_s, 1.0);
+    EXPECT_GT(p.warps_per_sm, 0.0);
+    EXPECT_LE(p.warps_per_sm, 64.0);
+  }
+  // Finish times alone: fewer instructions and half the bytes per operand.
+  const auto full = project_device_replay(g, prog, db.gpu("h200"), true);
+  const auto finish = project_device_replay(g, prog, db.gpu("h200"), false);
+  EXPECT_LT(finish.instructions_per_node_variant, full.instructions_per_node_variant);
+  EXPECT_LT(finish.shared_bytes_per_node_variant, full.shared_bytes_per_node_variant);
+}
+
+TEST(DeviceProjection, WithoutLongLivedRegistersThereIsNoGlobalTraffic) {
+  const auto& db = lumos::cost::embedded_db();
+  const auto g = lumos::graph::synthetic_graph(200, 7);
+  const auto prog = lumos::replay::compile_program(g);
+  ASSERT_EQ(prog.short_regs, prog.max_live);  // 200 nodes: every value is read soon
   const auto p = project_device_replay(g, prog, db.gpu("h200"));
-  EXPECT_EQ(p.gpu, "h200");
-  EXPECT_NEAR(p.preds_per_node, static_cast<double>(g.num_edges()) / g.num_nodes(), 1e-12);
-  // One warp instruction per SM partition and clock: half the FP32 FLOP rate.
-  EXPECT_NEAR(p.thread_instructions_per_s, 67e12 / 2, 1e9);
-  EXPECT_NEAR(p.issue_bound * p.instructions_per_node_variant, p.thread_instructions_per_s, 1.0);
-  EXPECT_NEAR(p.state_bound * p.state_bytes_per_node_variant, p.state_bytes_per_s, 1.0);
-  EXPECT_DOUBLE_EQ(p.projected, std::min(p.issue_bound, p.state_bound));
-  EXPECT_EQ(p.limit, p.issue_bound <= p.state_bound ? "issue" : "state");
-  // A full H200 holds 2048 threads on each of its 132 SMs, 16 B per register.
-  EXPECT_DOUBLE_EQ(p.resident_state_bytes, 16.0 * prog.max_live * 2048 * 132);
+  EXPECT_EQ(p.shared_registers, prog.max_live);
+  EXPECT_EQ(p.state_bytes_per_node_variant, 0.0);
+  EXPECT_TRUE(std::isinf(p.state_bound));
+  EXPECT_NE(p.limit, "state");
 }
 
 TEST(DeviceProjection, MorePredecessorsCostMoreInstructionsAndBytes) {
@@ -52,21 +78,44 @@ TEST(DeviceProjection, MorePredecessorsCostMoreInstructionsAndBytes) {
   const auto b =
       project_device_replay(dense, lumos::replay::compile_program(dense), db.gpu("h100"));
   EXPECT_GT(b.instructions_per_node_variant, a.instructions_per_node_variant);
-  EXPECT_GT(b.state_bytes_per_node_variant, a.state_bytes_per_node_variant);
+  EXPECT_GT(b.shared_bytes_per_node_variant, a.shared_bytes_per_node_variant);
   EXPECT_LT(b.projected, a.projected);
 }
 
-TEST(DeviceProjection, StateBeyondTheL2IsReadFromHbm) {
+TEST(DeviceProjection, LongLivedRegistersAreReadFromTheL2OrHbm) {
   const auto& db = lumos::cost::embedded_db();
   const auto g = lumos::graph::synthetic_graph(5000, 3);
   auto prog = lumos::replay::compile_program(g);
-  prog.max_live = 1;  // 4.3 MB resident: in the 50 MiB L2
+  // No register in shared memory: every operand is global state.
+  prog.short_regs = 0;
+  prog.max_live = 2;  // 2 x 16 B for each of a full H200's lanes: in the 50 MiB L2
   const auto small = project_device_replay(g, prog, db.gpu("h200"));
+  EXPECT_EQ(small.shared_registers, 0u);
   EXPECT_EQ(small.state_level, "L2");
-  prog.max_live = 1000;  // 4.3 GB resident
+  EXPECT_NEAR(small.state_bytes_per_node_variant,
+              16.0 * (g.num_edges() + g.num_nodes()) / g.num_nodes(), 1e-9);
+  prog.max_live = 1000;  // gigabytes resident
   const auto large = project_device_replay(g, prog, db.gpu("h200"));
   EXPECT_EQ(large.state_level, "HBM");
   EXPECT_DOUBLE_EQ(large.state_bytes_per_s, 4.8e12);
+  EXPECT_LT(large.projected, small.projected);
+}
+
+TEST(DeviceProjection, SharedMemoryLimitsTheWarpsAnSmHoldsAndTheRegistersKeptThere) {
+  const auto& db = lumos::cost::embedded_db();
+  const auto g = lumos::graph::synthetic_graph(5000, 3);
+  auto prog = lumos::replay::compile_program(g);
+  prog.short_regs = prog.max_live = 1;  // 4 KiB per block of 64 threads
+  const auto few = project_device_replay(g, prog, db.gpu("h200"));
+  prog.short_regs = prog.max_live = 40;
+  const auto many = project_device_replay(g, prog, db.gpu("h200"));
+  EXPECT_EQ(few.warps_per_sm, 64.0);  // 2,048 threads
+  EXPECT_LT(many.warps_per_sm, few.warps_per_sm);
+  // A block keeps at most 48 KiB: 12 registers of 16 B x 4 lanes x 64 threads; four such blocks
+  // (8 warps) fit an SM's 228 KB. The other 28 registers are global state.
+  EXPECT_EQ(many.shared_registers, 12u);
+  EXPECT_EQ(many.warps_per_sm, 8.0);
+  EXPECT_GT(many.state_bytes_per_node_variant, 0.0);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "graph/graph_builder.hpp"
 #include "graph/synthetic_graph.hpp"
 #include "replay/batch_replay.hpp"
+#include "replay/replay_program.hpp"
 #include "support/random_variants.hpp"
 #include "support/test_util.hpp"
 #include "trace/kineto_loader.hpp"
@@ -36,6 +37,33 @@ void expect_equal(const BatchResult& a, const BatchResult& b, const std::string&
 }
 
 }  // namespace
+
+// Registers in shared memory, in the global plane or split between them; finish times alone;
+// several blocks of threads, the last one partly past the batch.
+TEST(DeviceBody, EveryRegisterPlacementAndBothKernelsEqualTheCpuBackend) {
+  std::mt19937 rng(77);
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const uint32_t nodes = 50 + static_cast<uint32_t>(rng() % 400);
+    const auto g = lumos::graph::synthetic_graph(nodes, seed, 1 + static_cast<uint32_t>(rng() % 8));
+    VariantBatch b = random_variants(1 + static_cast<uint32_t>(rng() % 700), rng);
+    if (seed % 2) lumos::testing::add_random_slots(b, g, rng);
+    const uint32_t max_live = compile_program(g).max_live;
+    const BatchResult cpu = batch_replay_cpu(g, b);
+    for (uint32_t shared : {0u, 1u, max_live / 2, UINT32_MAX}) {
+      const std::string what = "seed " + std::to_string(seed) + ", " + std::to_string(shared) +
+                               " of " + std::to_string(max_live) + " registers shared, " +
+                               std::to_string(b.count) + " variants";
+      expect_equal(batch_replay_device_body(g, b, nullptr, true, shared), cpu, what);
+      BatchResult finish = batch_replay_device_body(g, b, nullptr, false, shared);
+      for (uint32_t v = 0; v < b.count; ++v) {
+        ASSERT_EQ(finish.cp_compute_us[v], 0.0) << what;
+        finish.cp_compute_us[v] = cpu.cp_compute_us[v], finish.cp_comm_us[v] = cpu.cp_comm_us[v];
+      }
+      expect_equal(finish, cpu, what + ", finish times alone");
+      if (HasFatalFailure()) return;
+    }
+  }
+}
 
 TEST(DeviceBody, EqualsTheCpuBackendOnRandomDags) {
   std::mt19937 rng(314);
