@@ -6,6 +6,7 @@
 
 #include "common/error.hpp"
 #include "replay/lanes_thread.hpp"
+#include "replay/packed_program.hpp"
 
 namespace lumos::engine {
 
@@ -14,13 +15,19 @@ namespace {
 // Instructions of one thread of the replay kernel (cuda/batch_replay_cuda.cu, the body in
 // host/replay/lanes_thread.hpp, kLanesPerThread = 4 lanes), counted in its PTX:
 // `scripts/ptx-counts.sh` prints the size of every basic block (nvcc 13.0, -arch=sm_90 -O3
-// -fmad=false, 2026-12-01). A node on the common path (one predecessor and the destination in
-// shared memory, a row slot, none of the rare flags) runs the node loop's blocks on that path;
-// every further predecessor one turn of the operand loop. Finish times alone: 84 per node
-// (19 + 8 + 11 + 2 + 10 + 14 + 8 + 7 + 5), 34 per further predecessor (6 + 8 + 20). With the path's
-// composition: 148 and 51. Divided over the lanes. PTX is not SASS: the count is a guide to
-// within a few tens of percent, to be replaced by a GPU measurement.
-constexpr double kPtxPerNode[2] = {84, 148}, kPtxPerExtraPred[2] = {34, 51};
+// -fmad=false, 2026-12-01). Per node, for the four lanes, [finish times alone, with the path]:
+// - kPtxNode: the node loop's blocks for a node whose one operand is forwarded from the previous
+//   instruction, with a row slot, whose finish is not stored, none of the rare flags
+//   (finish: 25 + 7 + 2 + 9 + 15 + 3 + 4; path: 45 + 7 + 3 + 9 + 39 + 3 + 5);
+// - kPtxFirstFromMemory: its first operand read from the register file instead (2 + 8 + 4;
+//   4 + 8 + 12), kPtxStore: its finish stored (2 + 8 + 4; 3 + 8 + 12);
+// - each further operand, forwarded (10 + 14 + 4; 14 + 22 + 3) or read (10 + 3 + 9 + 17 + 4;
+//   14 + 4 + 11 + 28 + 3).
+// Divided over the lanes. PTX is not SASS: the count is a guide to within a few tens of percent,
+// to be replaced by a GPU measurement.
+constexpr double kPtxNode[2] = {65, 111}, kPtxFirstFromMemory[2] = {14, 24},
+                 kPtxStore[2] = {14, 23}, kPtxExtraForwarded[2] = {28, 39},
+                 kPtxExtraFromMemory[2] = {43, 60};
 // Threads resident per SM on sm_80/sm_90 and shared memory per SM (CUDA programming guide,
 // compute capabilities table; calibration.md §2.2: 228 KB max shared on H100), with the 1 KB
 // the runtime reserves per block.
@@ -48,33 +55,42 @@ DeviceProjection project_device_replay(const graph::Graph& g, const replay::Repl
   const int k = critical_path ? 1 : 0;
   const double nodes = std::max<double>(1, g.num_nodes());
   p.preds_per_node = g.num_edges() / nodes;
-  // A node has at least one predecessor on the common path; sources cost about as much.
-  p.instructions_per_node_variant =
-      (kPtxPerNode[k] + kPtxPerExtraPred[k] * std::max(0.0, p.preds_per_node - 1)) /
-      replay::kLanesPerThread;
+  // Which operands are forwarded and which finishes are stored (replay/packed_program.hpp).
+  const replay::Forwarding fw = replay::forwarding(program, g);
+  p.shared_registers = replay::lanes_shared_regs(program.short_regs, critical_path);
+  double ptx = 0, shared_accesses = 0, global_accesses = 0;
+  for (graph::NodeId v = 0; v < g.num_nodes(); ++v) {
+    ptx += kPtxNode[k];  // sources cost about as much as a node with one forwarded operand
+    for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e) {
+      const bool first = e == g.pred_offset[v];
+      if (fw.forward[e]) {
+        if (!first) ptx += kPtxExtraForwarded[k];
+        continue;
+      }
+      ptx += first ? kPtxFirstFromMemory[k] : kPtxExtraFromMemory[k];
+      (program.op_reg[e] < p.shared_registers ? shared_accesses : global_accesses) += 1;
+    }
+    if (fw.no_store[v]) continue;
+    ptx += kPtxStore[k];
+    (program.dst[v] < p.shared_registers ? shared_accesses : global_accesses) += 1;
+  }
+  p.instructions_per_node_variant = ptx / nodes / replay::kLanesPerThread;
   // One warp instruction per SM partition per clock: the FP32 lanes' rate, FP32 peak / 2 (a
   // fused multiply-add counts two FLOPs), in thread instructions.
   p.thread_instructions_per_s = *fp32 * 1e12 / 2;
   p.issue_bound = p.thread_instructions_per_s / p.instructions_per_node_variant;
 
-  // Where the operands are: the registers below shared_registers are in shared memory.
-  p.shared_registers = replay::lanes_shared_regs(program.short_regs, critical_path);
-  double shared_reads = 0, global_reads = 0, shared_writes = 0, global_writes = 0;
-  for (const uint32_t r : program.op_reg)
-    (r < p.shared_registers ? shared_reads : global_reads) += 1;
-  for (const uint32_t r : program.dst)
-    (r < p.shared_registers ? shared_writes : global_writes) += 1;
   const double bytes = replay::lanes_register_bytes(critical_path);
   const double block_shared = replay::lanes_shared_bytes(p.shared_registers, critical_path);
   const double blocks_per_sm =
       std::min(kResidentThreadsPerSm / replay::kLanesBlockThreads,
                std::floor(kSharedBytesPerSm / (block_shared + kReservedSharedPerBlock)));
   p.warps_per_sm = blocks_per_sm * replay::kLanesBlockThreads / 32;
-  p.shared_bytes_per_node_variant = (shared_reads + shared_writes) / nodes * bytes + kFactorBytes;
+  p.shared_bytes_per_node_variant = shared_accesses / nodes * bytes + kFactorBytes;
   p.shared_bytes_per_s = kSharedBytesPerS;
   p.shared_bound = p.shared_bytes_per_s / p.shared_bytes_per_node_variant;
 
-  p.state_bytes_per_node_variant = (global_reads + global_writes) / nodes * bytes;
+  p.state_bytes_per_node_variant = global_accesses / nodes * bytes;
   const double lanes =
       blocks_per_sm * replay::kLanesBlockThreads * replay::kLanesPerThread * gpu.sms;
   p.resident_state_bytes =

@@ -149,6 +149,10 @@ struct LanesThread {
     for (uint32_t k = 0; k < program.steps; ++k)
       for (uint32_t w = 0; w < W; ++w) step_us[k * stride + col0 + w * T] = kNoFinish;
     uint32_t e = 0;
+    // The previous instruction's finish and path sums: its readers among the next instruction's
+    // operands take them from here (kEdgeForward), not from the register file.
+    double prev_f[W] = {};
+    float prev_c[W] = {}, prev_m[W] = {};
     for (uint32_t i = 0; i < program.nodes; ++i) {
       const PackedInstr in = program.instr[i];
       double start[W];
@@ -158,20 +162,37 @@ struct LanesThread {
       } else {
         // The first predecessor reaching the maximum sets the path, as on the CPU.
         const PackedEdge first = program.edge[e];
-        const Slot a = slot(first.reg, mine, mine_sums, col0);
-        for (uint32_t w = 0; w < W; ++w) {
-          start[w] = a.f[w * T] + first.lag_us;
-          if constexpr (Path) c[w] = a.c[w * T], m[w] = a.m[w * T];
+        if (first.flags & kEdgeForward) {
+          for (uint32_t w = 0; w < W; ++w) {
+            start[w] = prev_f[w] + first.lag_us;
+            if constexpr (Path) c[w] = prev_c[w], m[w] = prev_m[w];
+          }
+        } else {
+          const Slot a = slot(first.reg, mine, mine_sums, col0);
+          for (uint32_t w = 0; w < W; ++w) {
+            start[w] = a.f[w * T] + first.lag_us;
+            if constexpr (Path) c[w] = a.c[w * T], m[w] = a.m[w * T];
+          }
         }
         LUMOS_NO_UNROLL
         for (++e; e < in.edge_end; ++e) {
           const PackedEdge op = program.edge[e];
-          const Slot o = slot(op.reg, mine, mine_sums, col0);
-          for (uint32_t w = 0; w < W; ++w) {
-            const double x = o.f[w * T] + op.lag_us;
-            if (x > start[w]) {
-              start[w] = x;
-              if constexpr (Path) c[w] = o.c[w * T], m[w] = o.m[w * T];
+          if (op.flags & kEdgeForward) {
+            for (uint32_t w = 0; w < W; ++w) {
+              const double x = prev_f[w] + op.lag_us;
+              if (x > start[w]) {
+                start[w] = x;
+                if constexpr (Path) c[w] = prev_c[w], m[w] = prev_m[w];
+              }
+            }
+          } else {
+            const Slot o = slot(op.reg, mine, mine_sums, col0);
+            for (uint32_t w = 0; w < W; ++w) {
+              const double x = o.f[w * T] + op.lag_us;
+              if (x > start[w]) {
+                start[w] = x;
+                if constexpr (Path) c[w] = o.c[w * T], m[w] = o.m[w * T];
+              }
             }
           }
         }
@@ -192,10 +213,16 @@ struct LanesThread {
           if (in.flags & kInstrComm) m[w] += static_cast<float>(dur[w]);
         }
       }
-      const Slot d = slot(in.dst, mine, mine_sums, col0);
+      if (!(in.flags & kInstrNoStore)) {
+        const Slot d = slot(in.dst, mine, mine_sums, col0);
+        for (uint32_t w = 0; w < W; ++w) {
+          d.f[w * T] = f[w];
+          if constexpr (Path) d.c[w * T] = c[w], d.m[w * T] = m[w];
+        }
+      }
       for (uint32_t w = 0; w < W; ++w) {
-        d.f[w * T] = f[w];
-        if constexpr (Path) d.c[w * T] = c[w], d.m[w * T] = m[w];
+        prev_f[w] = f[w];
+        if constexpr (Path) prev_c[w] = c[w], prev_m[w] = m[w];
       }
       if (in.flags & (kInstrMarks | kInstrMayEnd | kInstrMayEndStep)) {  // few nodes
         if (in.flags & kInstrMarks)  // a step starts at this node's start

@@ -2,6 +2,7 @@
 // needs its value, and the state stays small (max_live printed for every shared trace and for
 // generated GPT-3 175B and Llama 3 405B iterations).
 #include "replay/replay_program.hpp"
+#include "replay/packed_program.hpp"
 
 #include <gtest/gtest.h>
 
@@ -119,5 +120,28 @@ TEST(ReplayProgram, StateIsAFewPercentOfTheGraphOnSharedTracesAndGeneratedIterat
   for (const auto& path : lumos::testing::shared_traces()) {
     // Small traces have few nodes, so only their validity is held, not a fraction.
     check(lumos::graph::build_graph(lumos::trace::load_trace(path)).graph, path, 2.0);
+  }
+}
+
+// An operand is forwarded exactly when the previous instruction computed it; a finish is stored
+// unless every reader is the next instruction.
+TEST(ReplayProgram, ForwardedOperandsComeFromThePreviousInstructionAndOnlyTheyAreUnstored) {
+  std::mt19937 rng(23);
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    const auto g = lumos::graph::synthetic_graph(2 + static_cast<uint32_t>(rng() % 500), seed,
+                                                 1 + static_cast<uint32_t>(rng() % 8), 0.3);
+    const ReplayProgram p = compile_program(g);
+    const lumos::replay::Forwarding f = lumos::replay::forwarding(p, g);
+    std::vector<uint32_t> at(g.num_nodes());
+    for (uint32_t i = 0; i < p.nodes; ++i) at[p.order[i]] = i;
+    std::vector<bool> read_later(g.num_nodes(), false);
+    for (uint32_t v = 0; v < g.num_nodes(); ++v)
+      for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e) {
+        const uint32_t u = g.pred_index[e];
+        ASSERT_EQ(f.forward[e] != 0, at[u] + 1 == at[v]) << "seed " << seed;
+        if (at[u] + 1 != at[v]) read_later[u] = true;
+      }
+    for (uint32_t u = 0; u < g.num_nodes(); ++u)
+      ASSERT_EQ(f.no_store[u] != 0, !read_later[u]) << "seed " << seed << " node " << u;
   }
 }
