@@ -7,7 +7,7 @@
 // `lumos bench batch --backend cuda`.
 //
 // Three parts: DeviceProblem uploads the packed program and the slot table (slot_table.hpp,
-// computed on the host) once; replay::batch_tile_variants (host arithmetic, tested without a GPU)
+// computed on the host) once; replay::lanes_tile_variants (host arithmetic, tested without a GPU)
 // chooses how many variants a tile holds; run_tile launches one tile and downloads its results.
 #include <algorithm>
 #include <string>
@@ -136,12 +136,16 @@ void launch_batch_replay(const DeviceProblem& p, const DeviceTile& t, uint32_t v
 template <bool Path>
 void run_tile(const DeviceProblem& p, const DeviceTile& t, HostTile& h, uint32_t v0, uint32_t count,
               cudaStream_t stream, replay::BatchResult* r) {
+  EventTimer kernel;
+  kernel.start(stream);
   launch_batch_replay<Path>(p, t, v0, count, stream);
+  kernel.stop(stream);
   t.makespan_us.download(r->makespan_us.data() + v0, count, stream);
   t.cp_compute_us.download(h.cp_compute_us.data(), count, stream);
   t.cp_comm_us.download(h.cp_comm_us.data(), count, stream);
   t.step_us.download(h.step_us.data(), h.step_us.size(), stream);
   LUMOS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  r->kernel_s += kernel.elapsed_s();
   for (uint32_t v = 0; v < count; ++v) {
     r->cp_compute_us[v0 + v] = h.cp_compute_us[v];
     r->cp_comm_us[v0 + v] = h.cp_comm_us[v];
@@ -175,11 +179,15 @@ replay::BatchResult batch_replay_cuda(const graph::Graph& g, const replay::Varia
       replay::lanes_geometry(program.max_live, program.short_regs, 1, critical_path).global_regs;
   size_t free_bytes = 0, total_bytes = 0;
   LUMOS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  uint32_t width = replay::batch_tile_variants(free_bytes, global_regs, steps, b.count);
+  uint32_t width =
+      replay::lanes_tile_variants(free_bytes, global_regs, steps, b.count, critical_path);
   if (width == 0)
     throw std::runtime_error(
-        "CUDA batch replay: one variant of this " + std::to_string(nodes) + "-node graph needs " +
-        std::to_string(replay::batch_tile_bytes_per_variant(global_regs, steps)) +
+        "CUDA batch replay: one block of " +
+        std::to_string(replay::kLanesPerThread * replay::kLanesBlockThreads) +
+        " variants of this " + std::to_string(nodes) + "-node graph needs " +
+        std::to_string(replay::lanes_column_bytes(global_regs, steps, critical_path) *
+                       replay::kLanesPerThread * replay::kLanesBlockThreads) +
         " bytes of device memory; " + std::to_string(free_bytes) + " are free");
   if (max_tile_variants > 0) width = std::min(width, max_tile_variants);
   const replay::LanesGeometry geo =

@@ -9,7 +9,7 @@ namespace lumos::cuda {
 
 // Same results as replay::batch_replay_cpu (relative 1e-9). Variants are tiled when the state of
 // the registers not kept in shared memory would not fit in device memory
-// (replay::batch_tile_variants);
+// (replay::lanes_tile_variants);
 // `max_tile_variants` > 0 caps a tile's width (tests use it to run many tiles). Throws
 // InputError on an invalid batch and std::runtime_error on CUDA errors or when not even one
 // variant fits. With `pricing`, GEMM nodes take the cost model's ratio for each variant's GPU

@@ -68,6 +68,33 @@ class NvtxRange {
 // A non-blocking stream, destroyed with its owner. The destructor first waits for the work
 // queued on it (errors ignored: it may run while an exception unwinds), so nothing queued
 // outlives the buffers it reads or writes.
+// A pair of CUDA events around work on one stream: elapsed_s() waits for the second.
+class EventTimer {
+ public:
+  EventTimer() {
+    LUMOS_CUDA_CHECK(cudaEventCreate(&start_));
+    LUMOS_CUDA_CHECK(cudaEventCreate(&stop_));
+  }
+  ~EventTimer() {
+    (void)cudaEventDestroy(start_);
+    (void)cudaEventDestroy(stop_);
+  }
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+
+  void start(cudaStream_t s) { LUMOS_CUDA_CHECK(cudaEventRecord(start_, s)); }
+  void stop(cudaStream_t s) { LUMOS_CUDA_CHECK(cudaEventRecord(stop_, s)); }
+  double elapsed_s() const {
+    LUMOS_CUDA_CHECK(cudaEventSynchronize(stop_));
+    float ms = 0;
+    LUMOS_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms * 1e-3;
+  }
+
+ private:
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
 class Stream {
  public:
   Stream() { LUMOS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }

@@ -53,14 +53,14 @@ fi
     echo "no CUDA build (nvcc missing): GPU tests not built"
   fi
   echo "== batch replay benchmark (100K-node synthetic graph; generated GPT-3 175B)"
-  printf "%-8s %-10s %9s %-6s %16s %12s %12s\n" backend graph variants path node_variants/s vs_reference projected
+  printf "%-8s %-10s %9s %-6s %16s %16s %12s %12s\n" backend graph variants path node_variants/s kernel_nv/s vs_reference projected
   for backend in cpu cuda; do
     for graph in "--nodes 100000" "--graph generated:gpt3-175b"; do
       for v in 1 1024 16384; do
         for path in "" "--no-path"; do
           if json=$(timeout 120 build-device/lumos bench batch $graph --variants "$v" --backend "$backend" $path --json 2>&1); then
             echo "$json" >> "$out/bench_batch.jsonl"
-            python3 -c "import json,sys; d=json.loads(sys.argv[1]); print('%-8s %-10s %9d %-6s %16.3g %12.1f %12.3g' % (d['backend'], sys.argv[2], d['variants'], sys.argv[3], d['node_variants_per_s'], d['vs_reference'], d['cuda_projection']['node_variants_per_s']))" "$json" "${graph##* }" "$([[ -n $path ]] && echo finish || echo full)" \
+            python3 -c "import json,sys; d=json.loads(sys.argv[1]); print('%-8s %-10s %9d %-6s %16.3g %16.3g %12.1f %12.3g' % (d['backend'], sys.argv[2], d['variants'], sys.argv[3], d['node_variants_per_s'], d.get('kernel_node_variants_per_s', 0), d['vs_reference'], d['cuda_projection']['node_variants_per_s']))" "$json" "${graph##* }" "$([[ -n $path ]] && echo finish || echo full)" \
               || echo "$backend $graph V=$v $path: unreadable result"
           else
             echo "$backend $graph V=$v $path: $json"

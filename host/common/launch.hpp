@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 
 #include "common/thread_pool.hpp"
@@ -22,10 +23,16 @@ void launch_blocks(uint32_t blocks, uint32_t block_threads, uint64_t shared_byte
   std::atomic<uint32_t> next{0};
   run_workers(std::min<unsigned>(worker_threads(static_cast<int>(threads)), std::max(1u, blocks)),
               [&]() {
-                std::unique_ptr<double[]> shared(new double[(shared_bytes + 7) / 8]);
-                for (uint32_t b; (b = next.fetch_add(1)) < blocks;)
+                const size_t words = (shared_bytes + 7) / 8;
+                std::unique_ptr<double[]> shared(new double[words]);
+                for (uint32_t b; (b = next.fetch_add(1)) < blocks;) {
+                  // A block's shared memory starts undefined on a GPU: all bits set here (NaN
+                  // for doubles and floats), so that a read of a word no thread of the block
+                  // wrote shows in tests instead of an earlier block's value.
+                  std::memset(shared.get(), 0xff, words * sizeof(double));
                   for (uint32_t t = 0; t < block_threads; ++t)
                     body(b, t, reinterpret_cast<char*>(shared.get()));
+                }
               });
 }
 

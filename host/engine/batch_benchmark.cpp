@@ -68,21 +68,28 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
                : replay::batch_cpu_tile(r.hot_registers, static_cast<uint32_t>(g.steps.size()),
                                         req.variants, threads, req.critical_path),
       req.variants);
+  double kernel_s = 0;
   auto launch = [&]() {
     if (backend == Backend::kCpu)
       replay::batch_replay_cpu(g, b, tile, threads, nullptr, &program, req.critical_path);
     else
-      batch_replay(g, b, backend, nullptr, req.critical_path);
+      kernel_s += batch_replay(g, b, backend, nullptr, req.critical_path).kernel_s;
   };
   // The batch, warm once, then timed.
   launch();
   int runs = 0;
+  kernel_s = 0;
   t0 = std::chrono::steady_clock::now();
   do {
     launch();
     ++runs;
   } while (seconds_since(t0) < 1.0);
   r.seconds_per_launch = seconds_since(t0) / runs;
+  if (kernel_s > 0) {
+    r.kernel_seconds_per_launch = kernel_s / runs;
+    r.kernel_node_variants_per_s =
+        static_cast<double>(g.num_nodes()) * req.variants / r.kernel_seconds_per_launch;
+  }
   if (backend == Backend::kCpu) {
     // In flight: one tile per working thread, 16 B per register and variant.
     r.tile = tile;

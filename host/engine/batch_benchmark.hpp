@@ -26,6 +26,10 @@ struct BatchBenchmark {
   uint32_t nodes = 0, edges = 0, variants = 0;
   double seconds_per_launch = 0;
   double node_variants_per_s = 0;
+  // CUDA backend: the replay kernels alone (CUDA events), without the host's compiling of the
+  // program and the tables and the transfers that every launch of `lumos whatif` also pays.
+  double kernel_seconds_per_launch = 0;
+  double kernel_node_variants_per_s = 0;
   double bytes_per_s = 0;  // state traffic of the replay
   double reference_nodes_per_s = 0;
   double vs_reference = 0;  // node-variants/s over the reference's nodes/s

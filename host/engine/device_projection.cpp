@@ -28,6 +28,14 @@ namespace {
 constexpr double kPtxNode[2] = {65, 111}, kPtxFirstFromMemory[2] = {14, 24},
                  kPtxStore[2] = {14, 23}, kPtxExtraForwarded[2] = {28, 39},
                  kPtxExtraFromMemory[2] = {43, 60};
+// Instructions that issue at less than one warp instruction per partition and clock, counted per
+// lane, weighted by the issue slots they take: FP64 add, multiply and compare at half the FP32
+// rate (the H100 SXM datasheet: 34 FP64 against 67 FP32 TFLOP/s, published figures; the H200 has
+// the H100's rates), 2 slots; the path kernel's conversion of a duration to float, 8 slots
+// (16 per clock per SM, the CUDA programming guide's throughput table for conversions from
+// 64-bit types, a published figure not checked on a GPU). Per lane: the node's multiply and add,
+// an add per operand and a compare per further operand, one conversion with the path.
+constexpr double kFp64Slots = 2, kConversionSlots = 8;
 // Threads resident per SM on sm_80/sm_90 and shared memory per SM (CUDA programming guide,
 // compute capabilities table; calibration.md §2.2: 228 KB max shared on H100), with the 1 KB
 // the runtime reserves per block.
@@ -75,10 +83,14 @@ DeviceProjection project_device_replay(const graph::Graph& g, const replay::Repl
     (program.dst[v] < p.shared_registers ? shared_accesses : global_accesses) += 1;
   }
   p.instructions_per_node_variant = ptx / nodes / replay::kLanesPerThread;
+  const double fp64_per_node = 2 + std::max(0.0, 2 * p.preds_per_node - 1);
+  p.issue_slots_per_node_variant = p.instructions_per_node_variant +
+                                   (kFp64Slots - 1) * fp64_per_node +
+                                   (critical_path ? kConversionSlots - 1 : 0.0);
   // One warp instruction per SM partition per clock: the FP32 lanes' rate, FP32 peak / 2 (a
   // fused multiply-add counts two FLOPs), in thread instructions.
   p.thread_instructions_per_s = *fp32 * 1e12 / 2;
-  p.issue_bound = p.thread_instructions_per_s / p.instructions_per_node_variant;
+  p.issue_bound = p.thread_instructions_per_s / p.issue_slots_per_node_variant;
 
   const double bytes = replay::lanes_register_bytes(critical_path);
   const double block_shared = replay::lanes_shared_bytes(p.shared_registers, critical_path);

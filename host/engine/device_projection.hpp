@@ -20,8 +20,10 @@ struct DeviceProjection {
   bool critical_path = true;  // the kernel with the path's composition, or finish times alone
   double preds_per_node = 0;
   double instructions_per_node_variant = 0;  // PTX instructions of one lane per node
-  double thread_instructions_per_s = 0;      // the GPU's issue rate, all SMs
-  double issue_bound = 0;                    // node-variants/s
+  // Those instructions in issue slots: FP64 arithmetic and conversions take more than one.
+  double issue_slots_per_node_variant = 0;
+  double thread_instructions_per_s = 0;  // the GPU's issue rate, all SMs
+  double issue_bound = 0;                // node-variants/s
   // Occupancy: the registers a block keeps in shared memory, and the warps an SM then holds.
   uint32_t shared_registers = 0;
   double warps_per_sm = 0;

@@ -168,8 +168,8 @@ uint32_t batch_cpu_tile(uint32_t hot_registers, uint32_t steps, uint32_t variant
   // variants; small enough that the working set (the hot registers, 16 bytes per register and
   // variant, 8 without the path, and 16 per step for its end and start) stays in a core's L2
   // (1 MiB or more on current server cores); and leaving every thread a tile. Sized to max_live
-  // instead, the generated GPT-3 175B iteration (565 registers, 25 hot) took tiles of 128 and ran
-  // at 2.3e9 node-variants/s, against 4.3e9 at 512 (BENCHMARKS.md, "Tiles sized to the working
+  // instead, the generated GPT-3 175B iteration (then 565 registers, 25 hot) took tiles of 128 and
+  // ran at 2.3e9 node-variants/s, against 4.3e9 at 512 (BENCHMARKS.md, "Tiles sized to the working
   // set"); wider than 512 gained nothing on the full replay.
   constexpr uint64_t kHotBytes = 1024 * 1024;
   constexpr uint32_t kMaxTile = 512, kMinTile = 8;
@@ -263,24 +263,28 @@ namespace {
 // The device kernel's body over the whole batch as one tile, started by the host launcher.
 template <bool Path>
 void run_lanes_on_host(const graph::Graph& g, const VariantBatch& b, const GemmPricing* pricing,
-                       uint32_t max_shared_regs, BatchResult* r) {
+                       uint32_t max_shared_regs, uint32_t max_tile, BatchResult* r) {
   const ReplayProgram prog = compile_program(g);
   r->max_live = prog.max_live;
   const SlotTable slots = slot_table(g, b, pricing);
   const PackedProgram packed = pack_program(prog, g, slots);
+  // Tiles as the CUDA backend runs them (cuda/batch_replay_cuda.cu): one geometry for the widest,
+  // the last one partial.
+  const uint32_t width = max_tile > 0 ? std::min(max_tile, b.count) : b.count;
   const LanesGeometry geo =
-      lanes_geometry(prog.max_live, std::min(prog.short_regs, max_shared_regs), b.count, Path);
+      lanes_geometry(prog.max_live, std::min(prog.short_regs, max_shared_regs), width, Path);
+  // A GPU's memory starts undefined: NaN here, so that a read of a word no thread wrote shows.
+  constexpr double kUnset = std::numeric_limits<double>::quiet_NaN();
   const uint64_t plane = geo.global_regs * geo.stride, steps = g.steps.size();
-  std::vector<double> finish(plane), step_us(steps * geo.stride), step_begin(steps * geo.stride),
-      makespan(geo.stride);
-  std::vector<float> path_compute(Path ? plane : 0), path_comm(Path ? plane : 0),
-      cp_compute(geo.stride), cp_comm(geo.stride);
+  std::vector<double> finish(plane, kUnset), step_us(steps * geo.stride, kUnset),
+      step_begin(steps * geo.stride, kUnset), makespan(geo.stride, kUnset);
+  std::vector<float> path_compute(Path ? plane : 0, kUnset), path_comm(Path ? plane : 0, kUnset),
+      cp_compute(geo.stride, kUnset), cp_comm(geo.stride, kUnset);
   LanesThread<kLanesPerThread, Path> body;
   body.program = {packed.instr.data(),      packed.edge.data(), packed.marks_offset.data(),
                   packed.marks_step.data(), packed.nodes,       packed.steps};
   const std::vector<double> rows = lanes_row_factors(slots);
   body.slots = lanes_slot_view(slots, rows.data());
-  body.width = b.count;
   body.shared_regs = geo.shared_regs;
   body.stride = geo.stride;
   body.global_finish = finish.data();
@@ -291,12 +295,18 @@ void run_lanes_on_host(const graph::Graph& g, const VariantBatch& b, const GemmP
   body.makespan_us = makespan.data();
   body.cp_compute_us = cp_compute.data();
   body.cp_comm_us = cp_comm.data();
-  launch_blocks(geo.blocks, kLanesBlockThreads, geo.shared_bytes, body);
-  for (uint32_t v = 0; v < b.count; ++v) {
-    r->makespan_us[v] = makespan[v];
-    r->cp_compute_us[v] = cp_compute[v];
-    r->cp_comm_us[v] = cp_comm[v];
-    for (uint64_t k = 0; k < steps; ++k) r->step_us[k][v] = step_us[k * geo.stride + v];
+  for (uint32_t v0 = 0; v0 < b.count; v0 += width) {
+    const uint32_t count = std::min(width, b.count - v0);
+    body.v0 = v0;
+    body.width = count;
+    launch_blocks(lanes_geometry(0, 0, count, Path).blocks, kLanesBlockThreads, geo.shared_bytes,
+                  body);
+    for (uint32_t v = 0; v < count; ++v) {
+      r->makespan_us[v0 + v] = makespan[v];
+      r->cp_compute_us[v0 + v] = cp_compute[v];
+      r->cp_comm_us[v0 + v] = cp_comm[v];
+      for (uint64_t k = 0; k < steps; ++k) r->step_us[k][v0 + v] = step_us[k * geo.stride + v];
+    }
   }
 }
 
@@ -304,13 +314,13 @@ void run_lanes_on_host(const graph::Graph& g, const VariantBatch& b, const GemmP
 
 BatchResult batch_replay_device_body(const graph::Graph& g, const VariantBatch& b,
                                      const GemmPricing* pricing, bool critical_path,
-                                     uint32_t max_shared_regs) {
+                                     uint32_t max_shared_regs, uint32_t max_tile_variants) {
   BatchResult r = batch_replay_cpu_busy(g, b, pricing);
   r.backend = "device body on the cpu";
   if (critical_path)
-    run_lanes_on_host<true>(g, b, pricing, max_shared_regs, &r);
+    run_lanes_on_host<true>(g, b, pricing, max_shared_regs, max_tile_variants, &r);
   else
-    run_lanes_on_host<false>(g, b, pricing, max_shared_regs, &r);
+    run_lanes_on_host<false>(g, b, pricing, max_shared_regs, max_tile_variants, &r);
   return r;
 }
 

@@ -24,6 +24,9 @@ struct BatchResult {
   std::vector<double> cp_compute_us;  // [variant]: compute + memory on the critical path
   std::vector<double> cp_comm_us;     // [variant]: communication on it
   uint32_t max_live = 0;  // registers of the replay program (CPU backend), 0 when not compiled
+  // CUDA backend: seconds its replay kernels took (CUDA events around each tile's launch), apart
+  // from compiling, uploading and downloading; 0 on the other backends.
+  double kernel_s = 0;
 };
 
 // Runs on the CPU with all cores over the graph's replay program (replay_program.hpp); variants
@@ -52,11 +55,13 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
 // the CPU, so that ctest holds it to the CPU backend on machines without a GPU.
 // `critical_path` false: the finish-times-only kernel (cp_compute_us, cp_comm_us left 0).
 // `max_shared_regs` caps the registers kept in shared memory (tests send the others to the
-// global plane).
+// global plane); `max_tile_variants` > 0 runs the batch in tiles of that width, as the CUDA
+// backend does when device memory is short.
 BatchResult batch_replay_device_body(const graph::Graph& g, const VariantBatch& b,
                                      const GemmPricing* pricing = nullptr,
                                      bool critical_path = true,
-                                     uint32_t max_shared_regs = UINT32_MAX);
+                                     uint32_t max_shared_regs = UINT32_MAX,
+                                     uint32_t max_tile_variants = 0);
 
 // Only the per-variant busy time per class (no replay): what every backend reports.
 BatchResult batch_replay_cpu_busy(const graph::Graph& g, const VariantBatch& b,

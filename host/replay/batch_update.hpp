@@ -198,28 +198,4 @@ LUMOS_HD void batch_node_start(const BatchGraphView& g, const BatchState& s, uin
   }
 }
 
-// ---- Tiles of the GPU backend (host arithmetic; cuda/batch_replay_cuda.cu) ------------------
-
-// Device bytes one variant of a tile takes: its three state planes of `rows` rows (the replay
-// program's registers: finish, compute and communication time on the path), the end and the
-// start of each step (at least one row) and its outputs (makespan and the path's composition).
-constexpr uint64_t batch_tile_bytes_per_variant(uint32_t rows, uint32_t steps) {
-  return static_cast<uint64_t>(rows) * (sizeof(double) + 2 * sizeof(float)) +
-         static_cast<uint64_t>(steps > 0 ? steps : 1) * 2 * sizeof(double) + sizeof(double) +
-         2 * sizeof(float);
-}
-
-// Variants per tile, given the device memory still free once the graph and the tables are
-// uploaded: as many as fit in 80% of it (the rest is headroom for the runtime and the allocator's
-// rounding), never more than the batch, and whole warps (multiples of 32, so state rows stay
-// aligned) when the batch needs several tiles and one holds a warp. 0 when no variant fits.
-constexpr uint32_t batch_tile_variants(uint64_t free_bytes, uint32_t rows, uint32_t steps,
-                                       uint32_t variants) {
-  constexpr uint32_t kWarp = 32;
-  const uint64_t fit = free_bytes / 10 * 8 / batch_tile_bytes_per_variant(rows, steps);
-  if (fit >= variants) return variants;
-  const uint32_t tile = static_cast<uint32_t>(fit);  // below `variants`, so it fits
-  return tile >= kWarp ? tile - tile % kWarp : tile;
-}
-
 }  // namespace lumos::replay

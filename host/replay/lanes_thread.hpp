@@ -75,11 +75,34 @@ constexpr LanesGeometry lanes_geometry(uint32_t max_live, uint32_t short_regs, u
   LanesGeometry g;
   g.shared_regs = lanes_shared_regs(short_regs, path);
   g.global_regs = max_live > g.shared_regs ? max_live - g.shared_regs : 1;
-  constexpr uint32_t per_block = kLanesPerThread * kLanesBlockThreads;
-  g.blocks = (width + per_block - 1) / per_block;
-  g.stride = static_cast<uint64_t>(g.blocks) * per_block;
+  constexpr uint64_t per_block = kLanesPerThread * kLanesBlockThreads;
+  g.blocks = static_cast<uint32_t>((static_cast<uint64_t>(width) + per_block - 1) / per_block);
+  g.stride = g.blocks * per_block;
   g.shared_bytes = lanes_shared_bytes(g.shared_regs, path);
   return g;
+}
+
+// Device bytes one column of a tile takes: its global registers (8 bytes each, 16 with the
+// path), its step's end and start (16 per step, at least one row) and its outputs (the makespan
+// and the path's two sums).
+constexpr uint64_t lanes_column_bytes(uint32_t global_regs, uint32_t steps, bool path) {
+  return static_cast<uint64_t>(global_regs) * lanes_register_bytes(path) +
+         static_cast<uint64_t>(steps > 0 ? steps : 1) * 2 * sizeof(double) + sizeof(double) +
+         2 * sizeof(float);
+}
+
+// Variants per tile, given the device memory still free once the program and the tables are
+// uploaded: a tile is whole blocks of columns (the kernel's stride), and they fit in 80% of it
+// (the rest is headroom for the runtime and the allocator's rounding). The whole batch when its
+// blocks fit; otherwise whole blocks, below the batch; 0 when not one block fits.
+constexpr uint32_t lanes_tile_variants(uint64_t free_bytes, uint32_t global_regs, uint32_t steps,
+                                       uint32_t variants, bool path) {
+  constexpr uint64_t per_block = kLanesPerThread * kLanesBlockThreads;
+  const uint64_t blocks_fit =
+      free_bytes / 10 * 8 / (lanes_column_bytes(global_regs, steps, path) * per_block);
+  const uint64_t blocks_needed = (static_cast<uint64_t>(variants) + per_block - 1) / per_block;
+  if (blocks_fit >= blocks_needed) return variants;
+  return static_cast<uint32_t>(blocks_fit * per_block);  // below `variants`, so it fits
 }
 
 template <uint32_t W, bool Path>
@@ -126,12 +149,14 @@ struct LanesThread {
 
   LUMOS_HD void operator()(uint32_t block, uint32_t t, char* shared) const {
     const uint64_t col0 = static_cast<uint64_t>(block) * W * T + t;  // lane w: col0 + w x T
-    double* mine = reinterpret_cast<double*>(shared) + t;
-    // The path's sums follow the finish plane: [register][lane][thread] floats, twice.
-    float* mine_sums = Path ? reinterpret_cast<float*>(reinterpret_cast<double*>(shared) +
-                                                       static_cast<uint64_t>(shared_regs) * W * T) +
-                                  t
-                            : nullptr;
+    // The thread's first words in shared memory (none when no register is kept there); the
+    // path's sums follow the finish plane: [register][lane][thread] floats, twice.
+    double* mine = shared_regs > 0 ? reinterpret_cast<double*>(shared) + t : nullptr;
+    float* mine_sums = Path && shared_regs > 0
+                           ? reinterpret_cast<float*>(reinterpret_cast<double*>(shared) +
+                                                      static_cast<uint64_t>(shared_regs) * W * T) +
+                                 t
+                           : nullptr;
     // Each lane's slot factors (SlotView::factor with the lane's part taken out of the loop):
     // rows are read at the lane's column, `slots.variants` (the row stride) leaving room for
     // every lane of the last block (lanes_row_factors), and shapes at the lane's GPU column.

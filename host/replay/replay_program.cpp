@@ -14,7 +14,7 @@ namespace lumos::replay {
 
 ReplayProgram compile_program(const graph::Graph& g) {
   // Values read within this many instructions of being computed take the low registers, which
-  // the device kernel keeps in shared memory (device_program.hpp). Measured with 8-4,096: at 256
+  // the device kernel keeps in shared memory (lanes_thread.hpp). Measured with 8-4,096: at 256
   // the short pool is 18 registers serving 97.9% of the reads on the generated GPT-3 175B
   // iteration, 48 serving 97.5% on Llama 3 405B, 7 serving 99.7% on the largest shared trace
   // (max_live 581, 1,304, 18 against 565, 1,258, 13 with one pool).

@@ -15,6 +15,10 @@ void batch_benchmark_text(std::ostream& os, const engine::BatchBenchmark& b) {
       "%.3g nodes/s; %.1fx the reference per variant\n",
       b.backend.c_str(), b.nodes, b.variants, b.seconds_per_launch, b.node_variants_per_s,
       b.bytes_per_s, b.reference_nodes_per_s, b.vs_reference);
+  if (b.kernel_seconds_per_launch > 0)
+    os << strprintf(
+        "the replay kernels alone (CUDA events): %.3g s per launch, %.3g node-variants/s\n",
+        b.kernel_seconds_per_launch, b.kernel_node_variants_per_s);
   if (b.machine_copy_bytes_per_s > 0)
     os << strprintf(
         "machine memcpy %.3g B/s; the replay touches %.0f%% of that in state "
@@ -31,14 +35,16 @@ void batch_benchmark_text(std::ostream& os, const engine::BatchBenchmark& b) {
   if (!p.gpu.empty())
     os << strprintf(
         "projection for the cuda backend on %s (not measured, %s): %.3g node-variants/s, bound "
-        "by %s (issue: %.1f PTX instructions per node-variant at %.3g/s -> %.3g; shared memory: "
+        "by %s (issue: %.1f PTX instructions, %.1f issue slots per node-variant at %.3g/s -> %.3g; "
+        "shared memory: "
         "%u registers, %.0f warps per SM, %.1f B per node-variant at %.3g B/s -> %.3g; global: "
         "%.2f B per node-variant from %s at %.3g B/s -> %.3g)\n",
         p.gpu.c_str(), p.critical_path ? "with the critical path" : "finish times alone",
-        p.projected, p.limit.c_str(), p.instructions_per_node_variant, p.thread_instructions_per_s,
-        p.issue_bound, p.shared_registers, p.warps_per_sm, p.shared_bytes_per_node_variant,
-        p.shared_bytes_per_s, p.shared_bound, p.state_bytes_per_node_variant, p.state_level.c_str(),
-        p.state_bytes_per_s, p.state_bound);
+        p.projected, p.limit.c_str(), p.instructions_per_node_variant,
+        p.issue_slots_per_node_variant, p.thread_instructions_per_s, p.issue_bound,
+        p.shared_registers, p.warps_per_sm, p.shared_bytes_per_node_variant, p.shared_bytes_per_s,
+        p.shared_bound, p.state_bytes_per_node_variant, p.state_level.c_str(), p.state_bytes_per_s,
+        p.state_bound);
 }
 
 void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
@@ -49,6 +55,9 @@ void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
       .field("node_variants_per_s", b.node_variants_per_s);
   w.field("bytes_per_s", b.bytes_per_s).field("reference_nodes_per_s", b.reference_nodes_per_s);
   w.field("vs_reference", b.vs_reference);
+  if (b.kernel_seconds_per_launch > 0)
+    w.field("kernel_seconds_per_launch", b.kernel_seconds_per_launch)
+        .field("kernel_node_variants_per_s", b.kernel_node_variants_per_s);
   if (b.machine_copy_bytes_per_s > 0)
     w.field("machine_copy_bytes_per_s", b.machine_copy_bytes_per_s)
         .field("fraction_of_copy_bandwidth", b.fraction_of_copy_bandwidth);
@@ -67,6 +76,7 @@ void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
         .field("node_variants_per_s", p.projected)
         .field("limit", p.limit)
         .field("instructions_per_node_variant", p.instructions_per_node_variant)
+        .field("issue_slots_per_node_variant", p.issue_slots_per_node_variant)
         .field("thread_instructions_per_s", p.thread_instructions_per_s)
         .field("issue_bound", p.issue_bound);
     w.field("critical_path", p.critical_path)

@@ -1,4 +1,4 @@
-// The CUDA backend's kernel body (replay/program_thread.hpp) started by the host launcher
+// The CUDA backend's kernel body (replay/lanes_thread.hpp) started by the host launcher
 // (common/launch.hpp), held to the CPU backend: the device code runs here, on machines without
 // a GPU, on random DAGs (half with random model slots), every shared trace, generated GPT and Llama
 // iterations, and with GEMM repricing. tests/cuda/ holds the same body on a GPU.
@@ -38,8 +38,9 @@ void expect_equal(const BatchResult& a, const BatchResult& b, const std::string&
 
 }  // namespace
 
-// Registers in shared memory, in the global plane or split between them; finish times alone;
-// several blocks of threads, the last one partly past the batch.
+// Registers in shared memory (as many as a block keeps), in the global plane or split between
+// them; finish times alone; several blocks of threads, the last one partly past the batch; several
+// tiles, the last one partial.
 TEST(DeviceBody, EveryRegisterPlacementAndBothKernelsEqualTheCpuBackend) {
   std::mt19937 rng(77);
   for (uint64_t seed = 1; seed <= 60; ++seed) {
@@ -53,8 +54,11 @@ TEST(DeviceBody, EveryRegisterPlacementAndBothKernelsEqualTheCpuBackend) {
       const std::string what = "seed " + std::to_string(seed) + ", " + std::to_string(shared) +
                                " of " + std::to_string(max_live) + " registers shared, " +
                                std::to_string(b.count) + " variants";
-      expect_equal(batch_replay_device_body(g, b, nullptr, true, shared), cpu, what);
-      BatchResult finish = batch_replay_device_body(g, b, nullptr, false, shared);
+      // A tile width that splits the batch into several, the last one partial (0: one tile).
+      const uint32_t tile = seed % 3 == 0 ? 0 : 1 + static_cast<uint32_t>(rng() % b.count);
+      expect_equal(batch_replay_device_body(g, b, nullptr, true, shared, tile), cpu,
+                   what + ", tiles of " + std::to_string(tile));
+      BatchResult finish = batch_replay_device_body(g, b, nullptr, false, shared, tile);
       for (uint32_t v = 0; v < b.count; ++v) {
         ASSERT_EQ(finish.cp_compute_us[v], 0.0) << what;
         finish.cp_compute_us[v] = cpu.cp_compute_us[v], finish.cp_comm_us[v] = cpu.cp_comm_us[v];
