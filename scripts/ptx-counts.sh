@@ -24,3 +24,7 @@ awk '
                 if ($0 ~ /bra/) { br++; t = $NF; sub(/;$/, "", t); to = to " " t } }
   END { if (label != "") printf "%-14s %4d instructions  %2d loads %2d stores %2d branches ->%s\n", label, n, ld, st, br, to }
 ' "$out/replay.ptx"
+# Registers per thread and spills of each kernel (the projection's occupancy).
+"$nvcc" -std=c++17 -arch="$arch" -O3 -fmad=false -Xptxas -v -c -Ihost -Icuda \
+  cuda/batch_replay_cuda.cu -o "$out/replay.o" 2>&1 | grep -A3 "entry function.*LanesThread" |
+  grep -E "entry|registers|spill"

@@ -41,6 +41,10 @@ constexpr double kFp64Slots = 2, kConversionSlots = 8;
 // the runtime reserves per block.
 constexpr double kResidentThreadsPerSm = 2048, kSharedBytesPerSm = 228 * 1024,
                  kReservedSharedPerBlock = 1024;
+// Registers per thread of the two kernels ([finish times alone, with the path]; `ptxas -v`
+// through scripts/ptx-counts.sh, nvcc 13.0, sm_90, no spills) and the register file of an SM
+// (64K 32-bit registers on sm_80/sm_90, allocated per warp in units of 256).
+constexpr double kRegistersPerThread[2] = {70, 96}, kRegistersPerSm = 65536;
 // Shared memory and L2 bandwidth of the whole GPU, the low ends of the "~20-30 TB/s" and
 // "~5-10 TB/s" published for H100 (calibration.md §2.2, quack's memory hierarchy table); used
 // for GPUs of that table's size class too.
@@ -94,9 +98,12 @@ DeviceProjection project_device_replay(const graph::Graph& g, const replay::Repl
 
   const double bytes = replay::lanes_register_bytes(critical_path);
   const double block_shared = replay::lanes_shared_bytes(p.shared_registers, critical_path);
+  const double warp_registers = std::ceil(kRegistersPerThread[k] * 32 / 256) * 256;
+  const double warps_per_block = replay::kLanesBlockThreads / 32.0;
   const double blocks_per_sm =
-      std::min(kResidentThreadsPerSm / replay::kLanesBlockThreads,
-               std::floor(kSharedBytesPerSm / (block_shared + kReservedSharedPerBlock)));
+      std::min({kResidentThreadsPerSm / replay::kLanesBlockThreads,
+                std::floor(kSharedBytesPerSm / (block_shared + kReservedSharedPerBlock)),
+                std::floor(kRegistersPerSm / (warp_registers * warps_per_block))});
   p.warps_per_sm = blocks_per_sm * replay::kLanesBlockThreads / 32;
   p.shared_bytes_per_node_variant = shared_accesses / nodes * bytes + kFactorBytes;
   p.shared_bytes_per_s = kSharedBytesPerS;
