@@ -99,15 +99,17 @@ TEST(ReplayProgram, HotRegistersAreTheLruWorkingSetOfNinetyNinePercentOfReads) {
 }
 
 TEST(ReplayProgram, StateIsAFewPercentOfTheGraphOnSharedTracesAndGeneratedIterations) {
-  std::printf("%-90s %9s %9s %5s %8s\n", "graph", "nodes", "max_live", "hot", "state%");
+  std::printf("%-90s %9s %9s %6s %5s %8s\n", "graph", "nodes", "max_live", "short", "hot",
+              "state%");
   auto check = [](const lumos::graph::Graph& g, const std::string& what, double max_fraction) {
     const ReplayProgram p = compile_program(g);
     expect_valid(g, p, what);
     // State: 16 bytes per register and variant, against 8 per node and variant.
     const double fraction = 16.0 * p.max_live / (8.0 * g.num_nodes());
-    std::printf("%-90s %9u %9u %5u %7.3f%%\n", what.c_str(), g.num_nodes(), p.max_live,
-                lumos::replay::hot_registers(p, g), 100 * fraction);
+    std::printf("%-90s %9u %9u %6u %5u %7.3f%%\n", what.c_str(), g.num_nodes(), p.max_live,
+                p.short_regs, lumos::replay::hot_registers(p, g), 100 * fraction);
     EXPECT_LE(fraction, max_fraction) << what;
+    EXPECT_LE(p.short_regs, p.max_live) << what;
   };
   check(generated("gpt3-175b"), "generated gpt3-175b, TP 8 x PP 8 x DP 16, 64 micro-batches", 0.05);
   check(generated("llama3-405b"), "generated llama3-405b, TP 8 x PP 8 x DP 16, 64 micro-batches",
