@@ -15,19 +15,21 @@ namespace {
 // Instructions of one thread of the replay kernel (cuda/batch_replay_cuda.cu, the body in
 // host/replay/lanes_thread.hpp, kLanesPerThread = 4 lanes), counted in its PTX:
 // `scripts/ptx-counts.sh` prints the size of every basic block (nvcc 13.0, -arch=sm_90 -O3
-// -fmad=false, 2026-12-01). Per node, for the four lanes, [finish times alone, with the path]:
+// -fmad=false, 2026-12-01, recounted on the final kernel). Per node, for the four lanes,
+// [finish times alone, with the path]:
 // - kPtxNode: the node loop's blocks for a node whose one operand is forwarded from the previous
-//   instruction, with a row slot, whose finish is not stored, none of the rare flags
-//   (finish: 25 + 7 + 2 + 9 + 15 + 3 + 4; path: 45 + 7 + 3 + 9 + 39 + 3 + 5);
-// - kPtxFirstFromMemory: its first operand read from the register file instead (2 + 8 + 4;
-//   4 + 8 + 12), kPtxStore: its finish stored (2 + 8 + 4; 3 + 8 + 12);
-// - each further operand, forwarded (10 + 14 + 4; 14 + 22 + 3) or read (10 + 3 + 9 + 17 + 4;
-//   14 + 4 + 11 + 28 + 3).
+//   instruction, with a row slot, whose finish is not stored, none of the rare flags, a compute
+//   kernel (finish: 29 + 7 + 3 + 9 + 15 + 3 + 6; path: 45 + 7 + 3 + 9 + 17 + 17 + 6 + 3 + 6);
+// - kPtxFirstFromMemory: its first operand read from the register file instead (3 + 4 + 4;
+//   4 + 8 + 12), kPtxStore: its finish stored (3 + 4 + 4; 4 + 8 + 12);
+// - each further operand, forwarded (11 + 16; 19 + 24) or read (14 + 4 + 4 + 16;
+//   19 + 3 + 10 + 12 + 24).
+// The loop reloads kernel parameters (ld.param), which SASS mostly folds into constant operands.
 // Divided over the lanes. PTX is not SASS: the count is a guide to within a few tens of percent,
 // to be replaced by a GPU measurement.
-constexpr double kPtxNode[2] = {65, 111}, kPtxFirstFromMemory[2] = {14, 24},
-                 kPtxStore[2] = {14, 23}, kPtxExtraForwarded[2] = {28, 39},
-                 kPtxExtraFromMemory[2] = {43, 60};
+constexpr double kPtxNode[2] = {72, 113}, kPtxFirstFromMemory[2] = {11, 24},
+                 kPtxStore[2] = {11, 24}, kPtxExtraForwarded[2] = {27, 43},
+                 kPtxExtraFromMemory[2] = {38, 68};
 // Instructions that issue at less than one warp instruction per partition and clock, counted per
 // lane, weighted by the issue slots they take: FP64 add, multiply and compare at half the FP32
 // rate (the H100 SXM datasheet: 34 FP64 against 67 FP32 TFLOP/s, published figures; the H200 has
@@ -44,7 +46,7 @@ constexpr double kResidentThreadsPerSm = 2048, kSharedBytesPerSm = 228 * 1024,
 // Registers per thread of the two kernels ([finish times alone, with the path]; `ptxas -v`
 // through scripts/ptx-counts.sh, nvcc 13.0, sm_90, no spills) and the register file of an SM
 // (64K 32-bit registers on sm_80/sm_90, allocated per warp in units of 256).
-constexpr double kRegistersPerThread[2] = {70, 96}, kRegistersPerSm = 65536;
+constexpr double kRegistersPerThread[2] = {64, 96}, kRegistersPerSm = 65536;
 // Shared memory and L2 bandwidth of the whole GPU, the low ends of the "~20-30 TB/s" and
 // "~5-10 TB/s" published for H100 (calibration.md §2.2, quack's memory hierarchy table); used
 // for GPUs of that table's size class too.

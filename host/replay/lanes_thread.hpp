@@ -147,6 +147,31 @@ struct LanesThread {
     return {global_finish + at, nullptr, nullptr};
   }
 
+  // An operand's lanes: the previous instruction's finish and sums, still in the thread's
+  // registers (kEdgeForward), or its register's, from shared or global memory.
+  struct Operand {
+    double f[W];
+    float c[W], m[W];
+  };
+  LUMOS_HD Operand operand(const PackedEdge& op, const double* prev_f, const float* prev_c,
+                           const float* prev_m, double* mine, float* mine_sums,
+                           uint64_t col0) const {
+    Operand o{};
+    if (op.flags & kEdgeForward) {
+      for (uint32_t w = 0; w < W; ++w) {
+        o.f[w] = prev_f[w];
+        if constexpr (Path) o.c[w] = prev_c[w], o.m[w] = prev_m[w];
+      }
+    } else {
+      const Slot s = slot(op.reg, mine, mine_sums, col0);
+      for (uint32_t w = 0; w < W; ++w) {
+        o.f[w] = s.f[w * T];
+        if constexpr (Path) o.c[w] = s.c[w * T], o.m[w] = s.m[w * T];
+      }
+    }
+    return o;
+  }
+
   LUMOS_HD void operator()(uint32_t block, uint32_t t, char* shared) const {
     const uint64_t col0 = static_cast<uint64_t>(block) * W * T + t;  // lane w: col0 + w x T
     // The thread's first words in shared memory (none when no register is kept there); the
@@ -187,37 +212,20 @@ struct LanesThread {
       } else {
         // The first predecessor reaching the maximum sets the path, as on the CPU.
         const PackedEdge first = program.edge[e];
-        if (first.flags & kEdgeForward) {
-          for (uint32_t w = 0; w < W; ++w) {
-            start[w] = prev_f[w] + first.lag_us;
-            if constexpr (Path) c[w] = prev_c[w], m[w] = prev_m[w];
-          }
-        } else {
-          const Slot a = slot(first.reg, mine, mine_sums, col0);
-          for (uint32_t w = 0; w < W; ++w) {
-            start[w] = a.f[w * T] + first.lag_us;
-            if constexpr (Path) c[w] = a.c[w * T], m[w] = a.m[w * T];
-          }
+        const Operand a = operand(first, prev_f, prev_c, prev_m, mine, mine_sums, col0);
+        for (uint32_t w = 0; w < W; ++w) {
+          start[w] = a.f[w] + first.lag_us;
+          if constexpr (Path) c[w] = a.c[w], m[w] = a.m[w];
         }
         LUMOS_NO_UNROLL
         for (++e; e < in.edge_end; ++e) {
           const PackedEdge op = program.edge[e];
-          if (op.flags & kEdgeForward) {
-            for (uint32_t w = 0; w < W; ++w) {
-              const double x = prev_f[w] + op.lag_us;
-              if (x > start[w]) {
-                start[w] = x;
-                if constexpr (Path) c[w] = prev_c[w], m[w] = prev_m[w];
-              }
-            }
-          } else {
-            const Slot o = slot(op.reg, mine, mine_sums, col0);
-            for (uint32_t w = 0; w < W; ++w) {
-              const double x = o.f[w * T] + op.lag_us;
-              if (x > start[w]) {
-                start[w] = x;
-                if constexpr (Path) c[w] = o.c[w * T], m[w] = o.m[w * T];
-              }
+          const Operand o = operand(op, prev_f, prev_c, prev_m, mine, mine_sums, col0);
+          for (uint32_t w = 0; w < W; ++w) {
+            const double x = o.f[w] + op.lag_us;
+            if (x > start[w]) {
+              start[w] = x;
+              if constexpr (Path) c[w] = o.c[w], m[w] = o.m[w];
             }
           }
         }
