@@ -260,7 +260,8 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
 
 namespace {
 
-// The device kernel's body over the whole batch as one tile, started by the host launcher.
+// The device kernel's body over the batch in tiles of `max_tile` variants (0: one tile), started by
+// the host launcher.
 template <bool Path>
 void run_lanes_on_host(const graph::Graph& g, const VariantBatch& b, const GemmPricing* pricing,
                        uint32_t max_shared_regs, uint32_t max_tile, BatchResult* r) {
