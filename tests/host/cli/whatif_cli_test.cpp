@@ -308,7 +308,21 @@ TEST(BatchCli, BenchOnATraceAndAGeneratedIterationReportsTheProgram) {
     EXPECT_GT(d["max_live"].get_uint64().value(), 0u) << spec;
     EXPECT_LT(d["max_live"].get_uint64().value(), d["nodes"].get_uint64().value()) << spec;
     EXPECT_GT(d["node_variants_per_s"].get_double().value(), 0) << spec;
+    // The working set that sized the CPU tile, within the program's registers.
+    EXPECT_GE(d["hot_registers"].get_uint64().value(), 1u) << spec;
+    EXPECT_LE(d["hot_registers"].get_uint64().value(), d["max_live"].get_uint64().value()) << spec;
+    EXPECT_TRUE(d["cuda_projection"]["critical_path"].get_bool().value()) << spec;
   }
+  // Finish times alone: the CPU run and the projected kernel both drop the path's composition.
+  const auto f = run_lumos(
+      "bench batch --backend cpu --variants 16 --json --no-path --graph generated:gpt3-15b");
+  ASSERT_EQ(f.exit_code, 0) << f.out;
+  simdjson::dom::parser parser;
+  const simdjson::dom::element d = parser.parse(f.out);
+  EXPECT_FALSE(d["critical_path"].get_bool().value());
+  EXPECT_FALSE(d["cuda_projection"]["critical_path"].get_bool().value());
+  EXPECT_GT(d["cuda_projection"]["issue_slots_per_node_variant"].get_double().value(),
+            d["cuda_projection"]["instructions_per_node_variant"].get_double().value());
   lumos::testing::expect_one_line_exit_1(
       run_lumos("bench batch --backend cpu --graph generated:nomodel"), "nomodel");
 }
