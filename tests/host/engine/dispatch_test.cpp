@@ -39,9 +39,16 @@ TEST(EngineDispatch, GemmRepricingAppliesOnEveryBackend) {
   expect_close(cpu.makespan_us, reference.makespan_us, "cpu vs reference");
   expect_close(automatic.makespan_us, reference.makespan_us, "auto vs reference");
   expect_close(cpu.cp_compute_us, reference.cp_compute_us, "critical-path compute");
+  // Finish times alone: the same step times, no path composition.
+  const auto finish = lumos::engine::batch_replay(g, b, Backend::kCpu, &p, false);
+  expect_close(finish.makespan_us, reference.makespan_us, "finish times alone vs reference");
+  for (const double c : finish.cp_compute_us) EXPECT_EQ(c, 0.0);
   if (lumos::engine::cuda_available()) {
     const auto gpu = lumos::engine::batch_replay(g, b, Backend::kCuda, &p);
     expect_close(gpu.makespan_us, reference.makespan_us, "cuda vs reference");
+    const auto gpu_finish = lumos::engine::batch_replay(g, b, Backend::kCuda, &p, false);
+    expect_close(gpu_finish.makespan_us, reference.makespan_us, "cuda finish times alone");
+    EXPECT_GT(gpu.kernel_s, 0.0);
   }
   // Repricing changed the answer: the A100 runs the traced GEMMs by the model, not by peak.
   const auto unpriced = lumos::engine::batch_replay(g, b, Backend::kCpu);
