@@ -101,11 +101,10 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
   }
   r.node_variants_per_s = static_cast<double>(g.num_nodes()) * req.variants / r.seconds_per_launch;
   r.vs_reference = r.node_variants_per_s / r.reference_nodes_per_s;
-  // State traffic per node-variant: predecessor finishes read, the winner's two path sums, the
-  // node's finish and sums written, its speed factor read.
+  // Least state traffic per node-variant: predecessor finishes read, the winner's two path sums,
+  // the node's finish and sums written, its slot factor read (a double).
   const double bytes_per_update =
-      8.0 * g.num_edges() / g.num_nodes() +
-      (backend == Backend::kCpu && !req.critical_path ? 8 + 4 : 8 + 16 + 4);
+      8.0 * g.num_edges() / g.num_nodes() + (req.critical_path ? 8 + 16 : 8) + 8;
   r.bytes_per_s = r.node_variants_per_s * bytes_per_update;
   // The machine's own copy bandwidth in the same run (256 MiB, read + write counted), for the
   // CPU backend's fraction of what memory allows.

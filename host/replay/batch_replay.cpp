@@ -126,17 +126,17 @@ LUMOS_CPU_CLONES [[gnu::flatten]] void replay_tile(const BatchGraphView& view,
     if (slot < slots.rows) {  // a contiguous row: a class's factors or a model slot's durations
       const RowFactor factor{slots.row_factor.data() + static_cast<size_t>(slot) * count + v0};
       if (path)
-        batch_node_update(view, s, node, 0, w, factor, prog.op_reg.data(), reg);
+        batch_node_update<true>(view, s, node, 0, w, factor, prog.op_reg.data(), reg);
       else
-        batch_node_finish(view, s, node, 0, w, factor, prog.op_reg.data(), reg);
+        batch_node_update<false>(view, s, node, 0, w, factor, prog.op_reg.data(), reg);
     } else {  // a GEMM shape: its factor on each variant's GPU
       const GemmFactor factor{
           slots.gemm_factor.data() + static_cast<size_t>(slot - slots.rows) * slots.gpus,
           slots.variant_gpu.data() + v0};
       if (path)
-        batch_node_update(view, s, node, 0, w, factor, prog.op_reg.data(), reg);
+        batch_node_update<true>(view, s, node, 0, w, factor, prog.op_reg.data(), reg);
       else
-        batch_node_finish(view, s, node, 0, w, factor, prog.op_reg.data(), reg);
+        batch_node_update<false>(view, s, node, 0, w, factor, prog.op_reg.data(), reg);
     }
     const size_t row = static_cast<size_t>(reg) * tile;
     const double* f = s.finish_us + row;

@@ -87,96 +87,133 @@ LUMOS_HD double batch_node_duration(const BatchGraphView& g, const BatchGemmView
   return batch_duration(g.base_dur_us[n], speed[v]);
 }
 
+// How an instruction's pass over a tile finds each variant's start: the node has no
+// predecessor (0), reads its only one, or merges one more into the maximum so far (kept in the
+// destination row by the passes before). Which path sum the node's duration adds to.
+enum class StartFrom { kZero, kOnly, kMergeLast };
+enum class PathSum { kNone, kCompute, kComm };
+
+// The pass that ends an instruction: each variant's start, from `from`, plus its duration, into
+// the destination row, the duration added to the path sum `sum` chose (with_path). One pass over
+// the row, not a pass that copies the start and one that adds the duration: every node writes
+// its row once (a single-predecessor node, most of them, reads 24 bytes and writes 16 per
+// variant instead of 36 and 28). The destination is never an operand (a register is freed only
+// after its reader's instruction), hence the restrict.
+template <bool with_path, StartFrom from, PathSum sum, class Factor>
+LUMOS_HD void batch_finish_pass(double* __restrict__ fn, float* __restrict__ cn,
+                                float* __restrict__ mn, const double* __restrict__ fp,
+                                const float* __restrict__ cp, const float* __restrict__ mp,
+                                double lag, double base, const Factor& factor, uint32_t v_begin,
+                                uint32_t v_end) {
+  for (uint32_t v = v_begin; v < v_end; ++v) {
+    double start;
+    float c = 0.0f, m = 0.0f;
+    if constexpr (from == StartFrom::kZero) {
+      start = 0.0;
+    } else if constexpr (from == StartFrom::kOnly) {
+      start = fp[v] + lag;
+      if constexpr (with_path) c = cp[v], m = mp[v];
+    } else {
+      const double t = fp[v] + lag;
+      const bool later = t > fn[v];
+      start = later ? t : fn[v];
+      if constexpr (with_path) c = later ? cp[v] : cn[v], m = later ? mp[v] : mn[v];
+    }
+    const double dur = base * factor(v);
+    fn[v] = start + dur;
+    if constexpr (with_path) {
+      if constexpr (sum == PathSum::kCompute) c += static_cast<float>(dur);
+      if constexpr (sum == PathSum::kComm) m += static_cast<float>(dur);
+      cn[v] = c, mn[v] = m;
+    }
+  }
+}
+
+template <bool with_path, StartFrom from, class Factor>
+LUMOS_HD void batch_finish_pass(PathSum sum, double* fn, float* cn, float* mn, const double* fp,
+                                const float* cp, const float* mp, double lag, double base,
+                                const Factor& factor, uint32_t v_begin, uint32_t v_end) {
+  if (!with_path || sum == PathSum::kNone)
+    batch_finish_pass<with_path, from, PathSum::kNone>(fn, cn, mn, fp, cp, mp, lag, base, factor,
+                                                       v_begin, v_end);
+  else if (sum == PathSum::kCompute)
+    batch_finish_pass<with_path, from, PathSum::kCompute>(fn, cn, mn, fp, cp, mp, lag, base, factor,
+                                                          v_begin, v_end);
+  else
+    batch_finish_pass<with_path, from, PathSum::kComm>(fn, cn, mn, fp, cp, mp, lag, base, factor,
+                                                       v_begin, v_end);
+}
+
 // One instruction of a replay program for the variants [v_begin, v_end) of a tile, as the CPU
 // backend runs it: start = max over predecessors (finish + lag), read from the registers
 // `operand_row` lists (in pred_index order); finish = start + traced duration x factor(v), where
 // `factor` gives the node's slot factor (slot_table.hpp) of row variant v; written to register
-// `dst_row`. The path bookkeeping follows the first predecessor reaching the maximum. The loop over
-// variants is innermost, so that every access is a contiguous row and the loops vectorize
-// (keeping a few lanes in locals over the predecessors, as the device kernel does, measured 2-4x
-// slower on the CPU: the compilers do not keep such arrays in vector registers). The device
-// kernel (lanes_thread.hpp) does the same arithmetic in the same order, held equal by the
-// device-body tests.
-template <class Factor>
+// `dst_row`. With the path (`with_path`), its compute and communication sums follow the first
+// predecessor reaching the maximum; without it, only the finish plane is touched (a sweep's
+// makespans and steps: the same bits, a third of the state traffic). The loop over variants is
+// innermost, so that every access is a contiguous row and the loops vectorize (keeping a few
+// lanes in locals over the predecessors, as the device kernel does, measured 2-4x slower on the
+// CPU: the compilers do not keep such arrays in vector registers). The device kernel
+// (lanes_thread.hpp) does the same arithmetic in the same order, held equal by the device-body
+// tests.
+template <bool with_path, class Factor>
 LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, uint32_t n,
                                 uint32_t v_begin, uint32_t v_end, const Factor& factor,
                                 const uint32_t* operand_row, uint32_t dst_row) {
   const uint32_t b = g.pred_offset[n], e = g.pred_offset[n + 1];
-  const uint64_t out = dst_row;
-  double* fn = s.finish_us + out * s.stride;
-  float* cn = s.cp_compute_us + out * s.stride;
-  float* mn = s.cp_comm_us + out * s.stride;
-  if (b == e) {
-    for (uint32_t v = v_begin; v < v_end; ++v) fn[v] = 0.0, cn[v] = 0.0f, mn[v] = 0.0f;
-  } else {
-    {
-      const uint64_t row = static_cast<uint64_t>(operand_row[b]) * s.stride;
-      const double lag = g.pred_lag_us[b];
-      const double* fp = s.finish_us + row;
-      const float* cp = s.cp_compute_us + row;
-      const float* mp = s.cp_comm_us + row;
-      for (uint32_t v = v_begin; v < v_end; ++v) fn[v] = fp[v] + lag, cn[v] = cp[v], mn[v] = mp[v];
-    }
-    for (uint32_t k = b + 1; k < e; ++k) {
-      const uint64_t row = static_cast<uint64_t>(operand_row[k]) * s.stride;
-      const double lag = g.pred_lag_us[k];
-      const double* fp = s.finish_us + row;
-      const float* cp = s.cp_compute_us + row;
-      const float* mp = s.cp_comm_us + row;
-      for (uint32_t v = v_begin; v < v_end; ++v) {
-        const double t = fp[v] + lag;
-        const bool later = t > fn[v];
-        fn[v] = later ? t : fn[v];
-        cn[v] = later ? cp[v] : cn[v];
-        mn[v] = later ? mp[v] : mn[v];
-      }
-    }
-  }
+  const uint64_t out = static_cast<uint64_t>(dst_row) * s.stride;
+  double* fn = s.finish_us + out;
+  float* cn = with_path ? s.cp_compute_us + out : nullptr;
+  float* mn = with_path ? s.cp_comm_us + out : nullptr;
+  const uint8_t cls = g.cls[n];
+  const PathSum sum = cls == kClassCompute || cls == kClassMemory ? PathSum::kCompute
+                      : cls == kClassComm                         ? PathSum::kComm
+                                                                  : PathSum::kNone;
   const double base = g.base_dur_us[n];
-  const uint8_t c = g.cls[n];
-  if (c == kClassCompute || c == kClassMemory) {
-    for (uint32_t v = v_begin; v < v_end; ++v) {
-      const double dur = base * factor(v);
-      fn[v] += dur, cn[v] += static_cast<float>(dur);
-    }
-  } else if (c == kClassComm) {
-    for (uint32_t v = v_begin; v < v_end; ++v) {
-      const double dur = base * factor(v);
-      fn[v] += dur, mn[v] += static_cast<float>(dur);
-    }
-  } else {
-    for (uint32_t v = v_begin; v < v_end; ++v) fn[v] += base * factor(v);
-  }
-}
-
-// batch_node_update's finish times alone, for callers that need the makespan and the steps but
-// not the critical path's composition (a sweep): the same arithmetic on the finish plane, so the
-// same bits, a third of the state traffic.
-template <class Factor>
-LUMOS_HD void batch_node_finish(const BatchGraphView& g, const BatchState& s, uint32_t n,
-                                uint32_t v_begin, uint32_t v_end, const Factor& factor,
-                                const uint32_t* operand_row, uint32_t dst_row) {
-  const uint32_t b = g.pred_offset[n], e = g.pred_offset[n + 1];
-  double* fn = s.finish_us + static_cast<uint64_t>(dst_row) * s.stride;
+  // Operand k's rows.
+  const auto fp = [&](uint32_t k) {
+    return s.finish_us + static_cast<uint64_t>(operand_row[k]) * s.stride;
+  };
+  const auto cp = [&](uint32_t k) {
+    return with_path ? s.cp_compute_us + static_cast<uint64_t>(operand_row[k]) * s.stride : nullptr;
+  };
+  const auto mp = [&](uint32_t k) {
+    return with_path ? s.cp_comm_us + static_cast<uint64_t>(operand_row[k]) * s.stride : nullptr;
+  };
   if (b == e) {
-    for (uint32_t v = v_begin; v < v_end; ++v) fn[v] = 0.0;
-  } else {
-    {
-      const double lag = g.pred_lag_us[b];
-      const double* fp = s.finish_us + static_cast<uint64_t>(operand_row[b]) * s.stride;
-      for (uint32_t v = v_begin; v < v_end; ++v) fn[v] = fp[v] + lag;
-    }
-    for (uint32_t k = b + 1; k < e; ++k) {
-      const double lag = g.pred_lag_us[k];
-      const double* fp = s.finish_us + static_cast<uint64_t>(operand_row[k]) * s.stride;
-      for (uint32_t v = v_begin; v < v_end; ++v) {
-        const double t = fp[v] + lag;
-        fn[v] = t > fn[v] ? t : fn[v];
-      }
+    batch_finish_pass<with_path, StartFrom::kZero>(sum, fn, cn, mn, nullptr, nullptr, nullptr, 0.0,
+                                                   base, factor, v_begin, v_end);
+    return;
+  }
+  if (b + 1 == e) {
+    batch_finish_pass<with_path, StartFrom::kOnly>(sum, fn, cn, mn, fp(b), cp(b), mp(b),
+                                                   g.pred_lag_us[b], base, factor, v_begin, v_end);
+    return;
+  }
+  {  // the first predecessor's start, then the maximum with all but the last
+    const double lag = g.pred_lag_us[b];
+    const double* f0 = fp(b);
+    for (uint32_t v = v_begin; v < v_end; ++v) fn[v] = f0[v] + lag;
+    if constexpr (with_path) {
+      const float *c0 = cp(b), *m0 = mp(b);
+      for (uint32_t v = v_begin; v < v_end; ++v) cn[v] = c0[v], mn[v] = m0[v];
     }
   }
-  const double base = g.base_dur_us[n];
-  for (uint32_t v = v_begin; v < v_end; ++v) fn[v] += base * factor(v);
+  for (uint32_t k = b + 1; k + 1 < e; ++k) {
+    const double lag = g.pred_lag_us[k];
+    const double* __restrict__ fk = fp(k);
+    const float* __restrict__ ck = cp(k);
+    const float* __restrict__ mk = mp(k);
+    for (uint32_t v = v_begin; v < v_end; ++v) {
+      const double t = fk[v] + lag;
+      const bool later = t > fn[v];
+      fn[v] = later ? t : fn[v];
+      if constexpr (with_path) cn[v] = later ? ck[v] : cn[v], mn[v] = later ? mk[v] : mn[v];
+    }
+  }
+  batch_finish_pass<with_path, StartFrom::kMergeLast>(sum, fn, cn, mn, fp(e - 1), cp(e - 1),
+                                                      mp(e - 1), g.pred_lag_us[e - 1], base, factor,
+                                                      v_begin, v_end);
 }
 
 // The start of node n (the max over its predecessors of finish + lag, 0 without any) for the
