@@ -88,23 +88,39 @@ LUMOS_HD double batch_node_duration(const BatchGraphView& g, const BatchGemmView
 }
 
 // How an instruction's pass over a tile finds each variant's start: the node has no
-// predecessor (0), reads its only one, or merges one more into the maximum so far (kept in the
-// destination row by the passes before). Which path sum the node's duration adds to.
-enum class StartFrom { kZero, kOnly, kMergeLast };
+// predecessor, reads its only one, takes the later of its two, or merges its last into the
+// maximum so far (kept in the destination row by the passes before). Which path sum the node's
+// duration adds to.
+enum class StartFrom { kZero, kOnly, kLaterOfTwo, kMergeLast };
 enum class PathSum { kNone, kCompute, kComm };
+
+// An operand's register rows (the path's two only with it) and its edge's lag.
+struct OperandRows {
+  const double* f = nullptr;
+  const float* c = nullptr;
+  const float* m = nullptr;
+  double lag_us = 0;
+};
 
 // The pass that ends an instruction: each variant's start, from `from`, plus its duration, into
 // the destination row, the duration added to the path sum `sum` chose (with_path). One pass over
 // the row, not a pass that copies the start and one that adds the duration: every node writes
-// its row once (a single-predecessor node, most of them, reads 24 bytes and writes 16 per
-// variant instead of 36 and 28). The destination is never an operand (a register is freed only
-// after its reader's instruction), hence the restrict.
+// its row once (a single-predecessor node reads 24 bytes and writes 16 per variant instead of 36
+// and 28; with two predecessors, 40 and 16 instead of 60 and 32). The destination is never an
+// operand (a register is freed only after its reader's instruction), hence the restrict.
+// Operands: `p` (the only one, the last, or the first of two) and `q` (the second of two).
 template <bool with_path, StartFrom from, PathSum sum, class Factor>
 LUMOS_HD void batch_finish_pass(double* __restrict__ fn, float* __restrict__ cn,
-                                float* __restrict__ mn, const double* __restrict__ fp,
-                                const float* __restrict__ cp, const float* __restrict__ mp,
-                                double lag, double base, const Factor& factor, uint32_t v_begin,
+                                float* __restrict__ mn, const OperandRows& p, const OperandRows& q,
+                                double base, const Factor& factor, uint32_t v_begin,
                                 uint32_t v_end) {
+  const double* __restrict__ fp = p.f;
+  const float* __restrict__ cp = p.c;
+  const float* __restrict__ mp = p.m;
+  const double* __restrict__ fq = q.f;
+  const float* __restrict__ cq = q.c;
+  const float* __restrict__ mq = q.m;
+  const double lag = p.lag_us, lag_q = q.lag_us;
   for (uint32_t v = v_begin; v < v_end; ++v) {
     double start;
     float c = 0.0f, m = 0.0f;
@@ -113,6 +129,11 @@ LUMOS_HD void batch_finish_pass(double* __restrict__ fn, float* __restrict__ cn,
     } else if constexpr (from == StartFrom::kOnly) {
       start = fp[v] + lag;
       if constexpr (with_path) c = cp[v], m = mp[v];
+    } else if constexpr (from == StartFrom::kLaterOfTwo) {
+      const double t0 = fp[v] + lag, t1 = fq[v] + lag_q;
+      const bool later = t1 > t0;  // ties keep the first, as the other passes do
+      start = later ? t1 : t0;
+      if constexpr (with_path) c = later ? cq[v] : cp[v], m = later ? mq[v] : mp[v];
     } else {
       const double t = fp[v] + lag;
       const bool later = t > fn[v];
@@ -130,18 +151,18 @@ LUMOS_HD void batch_finish_pass(double* __restrict__ fn, float* __restrict__ cn,
 }
 
 template <bool with_path, StartFrom from, class Factor>
-LUMOS_HD void batch_finish_pass(PathSum sum, double* fn, float* cn, float* mn, const double* fp,
-                                const float* cp, const float* mp, double lag, double base,
-                                const Factor& factor, uint32_t v_begin, uint32_t v_end) {
+LUMOS_HD void batch_finish_pass(PathSum sum, double* fn, float* cn, float* mn, const OperandRows& p,
+                                const OperandRows& q, double base, const Factor& factor,
+                                uint32_t v_begin, uint32_t v_end) {
   if (!with_path || sum == PathSum::kNone)
-    batch_finish_pass<with_path, from, PathSum::kNone>(fn, cn, mn, fp, cp, mp, lag, base, factor,
-                                                       v_begin, v_end);
+    batch_finish_pass<with_path, from, PathSum::kNone>(fn, cn, mn, p, q, base, factor, v_begin,
+                                                       v_end);
   else if (sum == PathSum::kCompute)
-    batch_finish_pass<with_path, from, PathSum::kCompute>(fn, cn, mn, fp, cp, mp, lag, base, factor,
-                                                          v_begin, v_end);
+    batch_finish_pass<with_path, from, PathSum::kCompute>(fn, cn, mn, p, q, base, factor, v_begin,
+                                                          v_end);
   else
-    batch_finish_pass<with_path, from, PathSum::kComm>(fn, cn, mn, fp, cp, mp, lag, base, factor,
-                                                       v_begin, v_end);
+    batch_finish_pass<with_path, from, PathSum::kComm>(fn, cn, mn, p, q, base, factor, v_begin,
+                                                       v_end);
 }
 
 // One instruction of a replay program for the variants [v_begin, v_end) of a tile, as the CPU
@@ -170,50 +191,45 @@ LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, ui
                       : cls == kClassComm                         ? PathSum::kComm
                                                                   : PathSum::kNone;
   const double base = g.base_dur_us[n];
-  // Operand k's rows.
-  const auto fp = [&](uint32_t k) {
-    return s.finish_us + static_cast<uint64_t>(operand_row[k]) * s.stride;
-  };
-  const auto cp = [&](uint32_t k) {
-    return with_path ? s.cp_compute_us + static_cast<uint64_t>(operand_row[k]) * s.stride : nullptr;
-  };
-  const auto mp = [&](uint32_t k) {
-    return with_path ? s.cp_comm_us + static_cast<uint64_t>(operand_row[k]) * s.stride : nullptr;
+  const auto rows = [&](uint32_t k) {  // operand k's
+    const uint64_t at = static_cast<uint64_t>(operand_row[k]) * s.stride;
+    OperandRows r;
+    r.f = s.finish_us + at;
+    if constexpr (with_path) r.c = s.cp_compute_us + at, r.m = s.cp_comm_us + at;
+    r.lag_us = g.pred_lag_us[k];
+    return r;
   };
   if (b == e) {
-    batch_finish_pass<with_path, StartFrom::kZero>(sum, fn, cn, mn, nullptr, nullptr, nullptr, 0.0,
-                                                   base, factor, v_begin, v_end);
-    return;
-  }
-  if (b + 1 == e) {
-    batch_finish_pass<with_path, StartFrom::kOnly>(sum, fn, cn, mn, fp(b), cp(b), mp(b),
-                                                   g.pred_lag_us[b], base, factor, v_begin, v_end);
-    return;
-  }
-  {  // the first predecessor's start, then the maximum with all but the last
-    const double lag = g.pred_lag_us[b];
-    const double* f0 = fp(b);
-    for (uint32_t v = v_begin; v < v_end; ++v) fn[v] = f0[v] + lag;
-    if constexpr (with_path) {
-      const float *c0 = cp(b), *m0 = mp(b);
-      for (uint32_t v = v_begin; v < v_end; ++v) cn[v] = c0[v], mn[v] = m0[v];
+    batch_finish_pass<with_path, StartFrom::kZero>(sum, fn, cn, mn, {}, {}, base, factor, v_begin,
+                                                   v_end);
+  } else if (b + 1 == e) {
+    batch_finish_pass<with_path, StartFrom::kOnly>(sum, fn, cn, mn, rows(b), {}, base, factor,
+                                                   v_begin, v_end);
+  } else if (b + 2 == e) {
+    batch_finish_pass<with_path, StartFrom::kLaterOfTwo>(sum, fn, cn, mn, rows(b), rows(b + 1),
+                                                         base, factor, v_begin, v_end);
+  } else {
+    {  // the first predecessor's start, then the maximum with all but the last
+      const OperandRows r = rows(b);
+      for (uint32_t v = v_begin; v < v_end; ++v) fn[v] = r.f[v] + r.lag_us;
+      if constexpr (with_path)
+        for (uint32_t v = v_begin; v < v_end; ++v) cn[v] = r.c[v], mn[v] = r.m[v];
     }
-  }
-  for (uint32_t k = b + 1; k + 1 < e; ++k) {
-    const double lag = g.pred_lag_us[k];
-    const double* __restrict__ fk = fp(k);
-    const float* __restrict__ ck = cp(k);
-    const float* __restrict__ mk = mp(k);
-    for (uint32_t v = v_begin; v < v_end; ++v) {
-      const double t = fk[v] + lag;
-      const bool later = t > fn[v];
-      fn[v] = later ? t : fn[v];
-      if constexpr (with_path) cn[v] = later ? ck[v] : cn[v], mn[v] = later ? mk[v] : mn[v];
+    for (uint32_t k = b + 1; k + 1 < e; ++k) {
+      const OperandRows r = rows(k);
+      const double* __restrict__ fk = r.f;
+      const float* __restrict__ ck = r.c;
+      const float* __restrict__ mk = r.m;
+      for (uint32_t v = v_begin; v < v_end; ++v) {
+        const double t = fk[v] + r.lag_us;
+        const bool later = t > fn[v];
+        fn[v] = later ? t : fn[v];
+        if constexpr (with_path) cn[v] = later ? ck[v] : cn[v], mn[v] = later ? mk[v] : mn[v];
+      }
     }
+    batch_finish_pass<with_path, StartFrom::kMergeLast>(sum, fn, cn, mn, rows(e - 1), {}, base,
+                                                        factor, v_begin, v_end);
   }
-  batch_finish_pass<with_path, StartFrom::kMergeLast>(sum, fn, cn, mn, fp(e - 1), cp(e - 1),
-                                                      mp(e - 1), g.pred_lag_us[e - 1], base, factor,
-                                                      v_begin, v_end);
 }
 
 // The start of node n (the max over its predecessors of finish + lag, 0 without any) for the

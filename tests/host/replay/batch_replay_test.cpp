@@ -11,6 +11,7 @@
 #include "cost/gemm_model.hpp"
 #include "cost/kernels_db.hpp"
 #include "estimate/estimate.hpp"
+#include "graph/flatten.hpp"
 #include "graph/graph_builder.hpp"
 #include "graph/synthetic_graph.hpp"
 #include "replay/batch_replay.hpp"
@@ -326,4 +327,83 @@ TEST(BatchReplay, StepsStartWhereTheirMarkersStartOnAGeneratedIteration) {
   const VariantBatch b = random_variants(12, rng);
   expect_same(batch_replay_cpu(g, b, 4, 2), batch_replay_reference(g, b), "cpu");
   expect_same(batch_replay_device_body(g, b), batch_replay_reference(g, b), "device body");
+}
+
+// Every fan-in width takes its own pass on the CPU (none, one, two, more predecessors), and each
+// follows the first predecessor (in the graph's predecessor order) reaching the latest start on
+// exact ties, as the reference and the device kernel do. The sources start at 0; a 10 µs compute
+// node, the last to finish, reads them all.
+TEST(BatchReplay, EveryFanInFollowsTheFirstPredecessorReachingTheLatestStart) {
+  using lumos::graph::NodeClass;
+  constexpr NodeClass kCompute = NodeClass::kCompute, kComm = NodeClass::kComm,
+                      kCpu = NodeClass::kCpu;
+  struct Source {
+    NodeClass cls;
+    double dur_us, lag_us;  // lag: of its edge to the fan-in node
+  };
+  struct Case {
+    std::vector<Source> sources;  // in the order the fan-in node reads them
+    float compute_us, comm_us;    // the path's sums, the fan-in node's 10 µs included
+  };
+  const Case cases[] = {
+      {{}, 10, 0},                                   // none
+      {{{kCompute, 4, 0}}, 14, 0},                   // one
+      {{{kCompute, 4, 0}, {kComm, 4, 0}}, 14, 0},    // two, tied: the first
+      {{{kComm, 4, 0}, {kCompute, 4, 0}}, 10, 4},    // the other way round
+      {{{kComm, 4, 0}, {kCompute, 4, 0.5}}, 14, 0},  // the second, by its lag (in neither sum)
+      {{{kCpu, 4, 0}, {kCompute, 4, 0}, {kComm, 4, 0}}, 10, 0},  // three, tied: neither sum
+      {{{kComm, 4, 0}, {kCpu, 4, 0}, {kCompute, 4, 0}}, 10, 4},  // three, tied
+      {{{kCompute, 4, 0}, {kComm, 5, 0}, {kComm, 4, 0}, {kCpu, 4, 0}}, 10, 5},  // in the middle
+      {{{kCompute, 4, 0}, {kComm, 4, 0}, {kCpu, 4, 0}, {kComm, 5, 0}}, 10, 5},  // the last
+      {{{kComm, 5, 0}, {kCompute, 4, 0}, {kCpu, 4, 0}, {kCompute, 5, 0}},
+       10,
+       5},  // tied first, last
+  };
+  for (const Case& c : cases) {
+    lumos::graph::Draft d;
+    d.nodes.push_back({});  // origin
+    const auto add = [&](NodeClass cls, double dur_us) {
+      lumos::graph::DraftNode n;
+      n.kind = lumos::graph::NodeKind::kKernel;
+      n.cls = cls;
+      n.resource = static_cast<uint32_t>(d.nodes.size() - 1);
+      n.step = 0;
+      n.dur_us = dur_us;
+      d.nodes.push_back(n);
+      return static_cast<uint32_t>(d.nodes.size() - 1);
+    };
+    std::vector<uint32_t> source;
+    for (const Source& s : c.sources) {
+      source.push_back(add(s.cls, s.dur_us));
+      d.edges.push_back({0, source.back(), lumos::graph::EdgeKind::kIntraStream, 0.0});
+    }
+    const uint32_t x = add(kCompute, 10);
+    if (c.sources.empty()) d.edges.push_back({0, x, lumos::graph::EdgeKind::kIntraStream, 0.0});
+    for (size_t k = 0; k < c.sources.size(); ++k)
+      d.edges.push_back({source[k], x, lumos::graph::EdgeKind::kLaunch, c.sources[k].lag_us});
+    std::vector<lumos::graph::NodeId> id;
+    lumos::graph::Graph g = lumos::graph::flatten(
+        d, &id, [](uint32_t n) { return "node " + std::to_string(n); }, "fan-in");
+    g.resources.resize(d.nodes.size() - 1);
+    g.names = {"fan-in"};
+    g.steps.push_back({"fan-in", 0, lumos::graph::kOrigin, 0.0});
+    const uint32_t fan_in = g.pred_offset[id[x] + 1] - g.pred_offset[id[x]];
+    ASSERT_EQ(fan_in, std::max<size_t>(1, c.sources.size()));
+    for (size_t k = 0; k < c.sources.size(); ++k)  // the order the case means
+      ASSERT_EQ(g.pred_index[g.pred_offset[id[x]] + k], id[source[k]]);
+    // Every class twice as fast in the second variant: the ties stay ties (and the one lag, 0.5
+    // µs, still decides).
+    VariantBatch b = VariantBatch::identity(2);
+    for (auto& s : b.speed) s[1] = 2.0f;
+    const std::string what = "a fan-in of " + std::to_string(c.sources.size());
+    for (const BatchResult& r :
+         {batch_replay_cpu(g, b, 0, 1), batch_replay_cpu(g, b, 0, 1, nullptr, nullptr, true),
+          batch_replay_device_body(g, b), batch_replay_reference(g, b)}) {
+      for (uint32_t v = 0; v < 2; ++v) {
+        const float scale = v == 0 ? 1.0f : 0.5f;
+        EXPECT_EQ(r.cp_compute_us[v], c.compute_us * scale) << what << ", " << r.backend;
+        EXPECT_EQ(r.cp_comm_us[v], c.comm_us * scale) << what << ", " << r.backend;
+      }
+    }
+  }
 }
