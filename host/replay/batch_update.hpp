@@ -210,6 +210,8 @@ LUMOS_HD void batch_node_update(const BatchGraphView& g, const BatchState& s, ui
                                                          base, factor, v_begin, v_end);
   } else {
     {  // the first predecessor's start, then the maximum with all but the last
+      // Two loops, not one: a plain copy of the sums vectorizes better apart (one loop measured
+      // 12% slower on the generated 175B iteration).
       const OperandRows r = rows(b);
       for (uint32_t v = v_begin; v < v_end; ++v) fn[v] = r.f[v] + r.lag_us;
       if constexpr (with_path)
