@@ -16,9 +16,11 @@ void JsonWriter::comma() {
 }
 
 JsonWriter& JsonWriter::begin_object() {
+  const bool top_level = first_.size() == 1;
   comma();
   os_ << '{';
   first_.push_back(true);
+  if (top_level && report_) field("schema_version", kReportSchemaVersion);
   return *this;
 }
 JsonWriter& JsonWriter::end_object() {

@@ -1,5 +1,8 @@
 // A small streaming JSON writer: enough for reports and Chrome-trace timelines, with correct
-// string escaping and finite numbers only.
+// string escaping and finite numbers only. A report document (the default) opens its top-level
+// object with "schema_version" (docs/reference/outputs.md), so every --json output says which
+// version of its fields it follows; trace formats of other tools (Kineto, Chrome trace) ask for a
+// plain document.
 #pragma once
 #include <ostream>
 #include <string>
@@ -8,9 +11,15 @@
 
 namespace lumos::common {
 
+// The version of lumos's report documents: raise it when a field is removed or changes meaning
+// (adding a field keeps it), and say so in docs/reference/outputs.md.
+inline constexpr int kReportSchemaVersion = 1;
+
 class JsonWriter {
  public:
-  explicit JsonWriter(std::ostream& os) : os_(os) {}
+  enum class Document { report, plain };
+  explicit JsonWriter(std::ostream& os, Document kind = Document::report)
+      : os_(os), report_(kind == Document::report) {}
   JsonWriter& begin_object();
   JsonWriter& end_object();
   JsonWriter& begin_array();
@@ -36,6 +45,7 @@ class JsonWriter {
   std::ostream& os_;
   std::vector<bool> first_{true};
   bool after_key_ = false;
+  bool report_;
 };
 
 }  // namespace lumos::common

@@ -186,7 +186,7 @@ void residuals_json(std::ostream& os, const estimate::CalibrationCheck& c) {
   for (size_t i = 0; i < c.rows.size(); ++i) {
     const estimate::CalibrationRow& r = c.rows[i];
     os << "    ";
-    common::JsonWriter w(os);
+    common::JsonWriter w(os, common::JsonWriter::Document::plain);  // a row of the document above
     w.begin_object()
         .field("label", r.run->label)
         .field("gpu", r.run->request.gpu)

@@ -13,7 +13,7 @@ using graph::ResourceKind;
 
 void write_timeline(const Graph& g, const replay::ReplayResult& r, const std::string& path) {
   write_output(path, [&](std::ostream& os) {
-    common::JsonWriter w(os);
+    common::JsonWriter w(os, common::JsonWriter::Document::plain);
     w.begin_object();
     w.field("displayTimeUnit", "ms");
     w.key("traceEvents").begin_array();

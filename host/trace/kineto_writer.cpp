@@ -54,7 +54,7 @@ void KinetoWriter::sync(const std::string& kind, int64_t corr, int64_t device, i
 
 std::string KinetoWriter::json() const {
   std::ostringstream os;
-  common::JsonWriter w(os);
+  common::JsonWriter w(os, common::JsonWriter::Document::plain);
   w.begin_object();
   w.field("schemaVersion", 1);
   if (rank_ >= 0) {
