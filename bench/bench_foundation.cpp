@@ -13,7 +13,7 @@
 #include "graph/multi_rank.hpp"
 #include "replay/reference_replay.hpp"
 #include "trace/demo_trace.hpp"
-#include "trace/file_bytes.hpp"
+#include "common/file_bytes.hpp"
 #include "trace/kineto_loader.hpp"
 
 namespace {
@@ -23,9 +23,9 @@ std::string bench_trace() {
   return std::string(LUMOS_TRACE_DIR) + "/hta/negative_queue_length_values_check/rank0.json.gz";
 }
 
-const lumos::trace::FileBytes& inflated() {
-  static const lumos::trace::FileBytes fb =
-      lumos::trace::read_file_bytes(bench_trace(), simdjson::SIMDJSON_PADDING);
+const lumos::common::FileBytes& inflated() {
+  static const lumos::common::FileBytes fb =
+      lumos::common::read_file_bytes(bench_trace(), simdjson::SIMDJSON_PADDING);
   return fb;
 }
 
@@ -45,7 +45,7 @@ void BM_Inflate(benchmark::State& state) {
   }
   size_t out = 0;
   for (auto _ : state) {
-    auto fb = lumos::trace::gunzip_bytes(raw.data(), raw.size(), 64, path);
+    auto fb = lumos::common::gunzip_bytes(raw.data(), raw.size(), 64, path);
     out = fb.size;
     benchmark::DoNotOptimize(fb.data.data());
   }

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "common/error.hpp"
-#include "trace/file_bytes.hpp"
+#include "common/file_bytes.hpp"
 
 namespace lumos::carbon {
 namespace {
@@ -373,7 +373,7 @@ class WindowIntegral {
 GridSeries load_grid_series(const std::string& path, IntensityBasis basis) {
   // One byte of padding keeps the buffer non-null for an empty file (memset of a null pointer
   // is undefined even for zero bytes, and the sanitizer build reports it).
-  const trace::FileBytes bytes = trace::read_file_bytes(path, 1, kMaxGridFileBytes);
+  const common::FileBytes bytes = common::read_file_bytes(path, 1, kMaxGridFileBytes);
   std::string_view text(bytes.data.data(), bytes.size);
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
 

@@ -1,6 +1,6 @@
 // Hourly (or any constant-step) grid carbon-intensity series, and when to start a job on it.
 //
-// Accepted files, plain or gzip (inflated by trace::read_file_bytes):
+// Accepted files, plain or gzip (inflated by common::read_file_bytes):
 //  (a) the Electricity Maps export: a header row with the columns `Datetime (UTC)` and
 //      `Carbon Intensity gCO₂eq/kWh (LCA)` and/or `Carbon Intensity gCO₂eq/kWh (direct)` (also
 //      spelled `gCO2eq`); the basis picks the column; `Zone Id`, when present, names the zone.

@@ -14,9 +14,9 @@
 #include "cost/collective_topology.hpp"
 #include "cost/memory_model.hpp"
 #include "cost/size_units.hpp"
-#include "cost/trace_classification.hpp"
 #include "report/cost_report.hpp"
 #include "trace/kineto_loader.hpp"
+#include "trace/trace_classification.hpp"
 
 namespace lumos::cli {
 namespace {
@@ -138,7 +138,8 @@ int cost_classify(int argc, char** argv) {
   if (!c.parse(argc, argv)) return 0;
   apply_input_options(c.a);
   LUMOS_EXPECT(c.has("input"), "lumos cost classify: missing TRACE");
-  const TraceClassification r = classify_trace(*c.db, trace::load_trace(c.str("input")));
+  const trace::TraceClassification r =
+      trace::classify_trace(*c.db, trace::load_trace(c.str("input")));
   if (c.has("json")) return report::classification_json(std::cout, r), 0;
   return report::classification_text(std::cout, r, c.has("verbose")), 0;
 }

@@ -6,7 +6,7 @@
 
 #include "common/error.hpp"
 #include "cost/size_units.hpp"
-#include "trace/file_bytes.hpp"
+#include "common/file_bytes.hpp"
 
 namespace lumos::cli {
 
@@ -22,7 +22,7 @@ inline void apply_input_options(const cxxopts::ParseResult& a) {
   const double v = cost::parse_bytes(text, "--max-trace-bytes");
   LUMOS_EXPECT(v >= 1 && v < 0x1p64,
                "--max-trace-bytes: expected a size from 1 byte to 8 PiB, got '" + text + "'");
-  trace::set_max_trace_bytes(static_cast<uint64_t>(v));
+  common::set_max_trace_bytes(static_cast<uint64_t>(v));
 }
 
 }  // namespace lumos::cli

@@ -9,7 +9,7 @@
 #include <initializer_list>
 
 #include "common/error.hpp"
-#include "trace/file_bytes.hpp"
+#include "common/file_bytes.hpp"
 
 namespace lumos::cost {
 
@@ -688,8 +688,8 @@ KernelsDb load_db(const std::string& dir) {
     const std::string path = dir + "/" + f;
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) continue;  // reported by parse_db as missing
-    const trace::FileBytes b =
-        trace::read_regular_file(path, 0, trace::max_trace_bytes(), "a kernels_db JSON file");
+    const common::FileBytes b =
+        common::read_regular_file(path, 0, common::max_trace_bytes(), "a kernels_db JSON file");
     files[f].assign(b.data.data(), b.size);
   }
   return parse_db(files, dir);

@@ -9,7 +9,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
-#include "trace/file_bytes.hpp"
+#include "common/file_bytes.hpp"
 
 namespace lumos::graph {
 namespace {
@@ -239,9 +239,9 @@ void reseal_graph_bytes(std::string* bytes) {
 }
 
 Graph read_graph_file(const std::string& path) {
-  // A regular file only, within the input limit (trace/file_bytes.hpp).
-  const trace::FileBytes file =
-      trace::read_regular_file(path, 0, trace::max_trace_bytes(), "a .lgraph file");
+  // A regular file only, within the input limit (common/file_bytes.hpp).
+  const common::FileBytes file =
+      common::read_regular_file(path, 0, common::max_trace_bytes(), "a .lgraph file");
   return read_graph_bytes(std::string_view(file.data.data(), file.size), path);
 }
 

@@ -9,6 +9,10 @@
 namespace lumos::report {
 
 using namespace lumos::cost;
+using trace::ClassTime;
+using trace::ModelError;
+using trace::PricedKernel;
+using trace::TraceClassification;
 
 void gemm_text(std::ostream& os, const GpuSpec& gpu, const GemmQuery& q, const GemmEstimate& e) {
   os << strprintf("gemm %lldx%lldx%lld x%lld %s on %s: %.2f us, %.1f TFLOP/s (%s)\n",

@@ -8,7 +8,7 @@
 #include "cost/collective_model.hpp"
 #include "cost/gemm_model.hpp"
 #include "cost/kernels_db.hpp"
-#include "cost/trace_classification.hpp"
+#include "trace/trace_classification.hpp"
 
 namespace lumos::report {
 
@@ -34,8 +34,8 @@ void kernel_time_json(std::ostream& os, const cost::GpuSpec& gpu, const std::str
                       double time_us);
 
 // `verbose` lists every priced kernel, model against measured.
-void classification_text(std::ostream& os, const cost::TraceClassification& c, bool verbose);
-void classification_json(std::ostream& os, const cost::TraceClassification& c);
+void classification_text(std::ostream& os, const trace::TraceClassification& c, bool verbose);
+void classification_json(std::ostream& os, const trace::TraceClassification& c);
 
 // One row per GPU of kernels_db.
 void gpus_text(std::ostream& os, const cost::KernelsDb& db);

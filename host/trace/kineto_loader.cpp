@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "common/error.hpp"
-#include "trace/file_bytes.hpp"
+#include "common/file_bytes.hpp"
 #include "trace/runtime_names.hpp"
 
 namespace lumos::trace {
@@ -622,8 +622,9 @@ EventTable parse_trace_json(const char* json, size_t size, const std::string& la
 
 EventTable parse_trace_bytes(const char* data, size_t size, const std::string& label,
                              uint64_t max_bytes) {
-  if (looks_gzip(data, size)) {
-    FileBytes fb = gunzip_bytes(data, size, simdjson::SIMDJSON_PADDING, label, max_bytes);
+  if (common::looks_gzip(data, size)) {
+    common::FileBytes fb =
+        common::gunzip_bytes(data, size, simdjson::SIMDJSON_PADDING, label, max_bytes);
     return parse_trace_json(fb.data.data(), fb.size, label);
   }
   std::vector<char> padded(size + simdjson::SIMDJSON_PADDING, 0);
@@ -632,7 +633,7 @@ EventTable parse_trace_bytes(const char* data, size_t size, const std::string& l
 }
 
 EventTable load_trace(const std::string& path, uint64_t max_bytes) {
-  FileBytes fb = read_file_bytes(path, simdjson::SIMDJSON_PADDING, max_bytes);
+  common::FileBytes fb = common::read_file_bytes(path, simdjson::SIMDJSON_PADDING, max_bytes);
   return parse_trace_json(fb.data.data(), fb.size, path == "-" ? "<stdin>" : path);
 }
 

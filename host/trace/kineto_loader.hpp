@@ -6,15 +6,15 @@
 #include <string>
 #include <string_view>
 
+#include "common/file_bytes.hpp"
 #include "trace/event_table.hpp"
-#include "trace/file_bytes.hpp"
 
 namespace lumos::trace {
 
 // Throws InputError with "FILE: event #I (byte B): field 'F': expected ..." on bad input, and
 // on a path that is not a regular file or holds (or inflates to) more than `max_bytes`.
 // "-" reads standard input.
-EventTable load_trace(const std::string& path, uint64_t max_bytes = max_trace_bytes());
+EventTable load_trace(const std::string& path, uint64_t max_bytes = common::max_trace_bytes());
 
 // Parses JSON text already in memory; `json` must be followed by at least 64 readable bytes
 // (simdjson padding). `label` names the source in messages.
@@ -22,7 +22,7 @@ EventTable parse_trace_json(const char* json, size_t size, const std::string& la
 
 // Loads from memory bytes that may be gzip; used by the fuzzer and tests.
 EventTable parse_trace_bytes(const char* data, size_t size, const std::string& label,
-                             uint64_t max_bytes = max_trace_bytes());
+                             uint64_t max_bytes = common::max_trace_bytes());
 
 // Parses a JSON number token in µs ("1623142623460111", "1365627862757.064", "1.5e3") into
 // integer nanoseconds without going through a double where the digits allow. Returns false if

@@ -98,9 +98,9 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
   for (graph::NodeId v = 1; v < g.num_nodes(); ++v) {
     if (g.kind[v] != graph::NodeKind::kKernel) continue;
     size_t ti = 0;
-    const cost::ClassifiedKernel* kp = tk.kernel_of(g, v, &ti);
+    const trace::ClassifiedKernel* kp = tk.kernel_of(g, v, &ti);
     if (!kp) continue;
-    const cost::ClassifiedKernel& k = *kp;
+    const trace::ClassifiedKernel& k = *kp;
     const trace::EventTable* t = tk.tables[ti];
     if (k.kernel_class == "optimizer" && optimizer_scale != 1) {
       out.dur_us[v] = g.dur_us[v] * optimizer_scale;

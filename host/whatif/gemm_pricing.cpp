@@ -84,7 +84,7 @@ GemmPricing gemm_pricing(const graph::Graph& g, const TracedKernels& tk, const c
   for (graph::NodeId v = 1; v < g.num_nodes(); ++v) {
     if (g.kind[v] != graph::NodeKind::kKernel || g.cls[v] != graph::NodeClass::kCompute) continue;
     size_t table = 0;
-    const cost::ClassifiedKernel* k = tk.kernel_of(g, v, &table);
+    const trace::ClassifiedKernel* k = tk.kernel_of(g, v, &table);
     if (!k) continue;
     if (!k->gemm) {
       // Attention, and GEMMs and convolutions whose shape the trace does not give, at the

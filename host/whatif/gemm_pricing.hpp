@@ -1,5 +1,5 @@
 // Builds the GEMM pricing table of a traced graph (replay/gemm_table.hpp): the shapes come from
-// the launching operator's input dims (cost::cost_report), one key per distinct shape and dtype;
+// the launching operator's input dims (trace::cost_report), one key per distinct shape and dtype;
 // for a folder of ranks, from each node's own rank's trace.
 #pragma once
 #include <string>

@@ -154,7 +154,7 @@ struct RankScan {
 };
 
 // Groups and streams of one rank's collectives.
-void scan_rank(const trace::EventTable& t, int32_t rank, const cost::TraceCostReport& rep,
+void scan_rank(const trace::EventTable& t, int32_t rank, const trace::TraceCostReport& rep,
                RankScan& scan) {
   for (const auto& k : rep.kernels) {
     const trace::Event& e = t.events[k.event];
@@ -245,8 +245,8 @@ class StepWindow {
 
 // The compute stream's kernel names (as ids) in the first step of the rank, and their events.
 std::vector<uint32_t> compute_sequence(const trace::EventTable& t, const StepWindow& in_step,
-                                       const cost::TraceCostReport& rep,
-                                       std::vector<const cost::ClassifiedKernel*>* kernels) {
+                                       const trace::TraceCostReport& rep,
+                                       std::vector<const trace::ClassifiedKernel*>* kernels) {
   std::map<int64_t, double> busy_by_stream;  // the stream with the most non-collective time
   for (const auto& k : rep.kernels) {
     const trace::Event& e = t.events[k.event];
@@ -273,9 +273,9 @@ std::vector<uint32_t> compute_sequence(const trace::EventTable& t, const StepWin
 }
 
 void describe_layer(const trace::EventTable& t,
-                    const std::vector<const cost::ClassifiedKernel*>& kernels, RepeatPattern& p) {
+                    const std::vector<const trace::ClassifiedKernel*>& kernels, RepeatPattern& p) {
   for (uint32_t i = p.first_kernel; i < p.first_kernel + p.period && i < kernels.size(); ++i) {
-    const cost::ClassifiedKernel& k = *kernels[i];
+    const trace::ClassifiedKernel& k = *kernels[i];
     const trace::Event& e = t.events[k.event];
     p.kernels.push_back({std::string(t.name_of(e)), k.kernel_class,
                          static_cast<double>(e.dur_ns) / 1000.0, k.gemm ? shape_of(*k.gemm) : "",
@@ -298,7 +298,7 @@ TracedKernels classify_traced(const std::vector<const trace::EventTable*>& table
                               const cost::KernelsDb& db) {
   TracedKernels tk;
   tk.tables = tables;
-  for (const trace::EventTable* t : tables) tk.reports.push_back(cost::cost_report(db, *t));
+  for (const trace::EventTable* t : tables) tk.reports.push_back(trace::cost_report(db, *t));
   for (size_t i = 0; i < tables.size(); ++i)
     tk.ranks.push_back(tables[i]->rank >= 0 ? tables[i]->rank : static_cast<int32_t>(i));
   tk.by_event.resize(tables.size());
@@ -308,7 +308,7 @@ TracedKernels classify_traced(const std::vector<const trace::EventTable*>& table
   return tk;
 }
 
-const cost::ClassifiedKernel* TracedKernels::kernel_of(const graph::Graph& g, graph::NodeId v,
+const trace::ClassifiedKernel* TracedKernels::kernel_of(const graph::Graph& g, graph::NodeId v,
                                                        size_t* table) const {
   if (g.event[v] < 0 || g.resource[v] == graph::kNoResource) return nullptr;
   if (!table_of_rank(g.resources[g.resource[v]].rank, table)) return nullptr;
@@ -333,7 +333,7 @@ JobStructure recognise_job(const TracedKernels& tk) {
   const trace::EventTable* first = tables[fi];
   js.described_rank = tk.ranks[fi];
   // The layer pattern of the lowest traced rank.
-  std::vector<const cost::ClassifiedKernel*> kernels;
+  std::vector<const trace::ClassifiedKernel*> kernels;
   const StepWindow in_step(*first);
   std::vector<uint32_t> seq = compute_sequence(*first, in_step, reports[fi], &kernels);
   js.compute_kernels = static_cast<uint32_t>(seq.size());

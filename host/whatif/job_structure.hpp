@@ -14,6 +14,7 @@
 #include "cost/kernel_classifier.hpp"
 #include "cost/kernels_db.hpp"
 #include "graph/graph.hpp"
+#include "trace/classified_kernels.hpp"
 #include "trace/event_table.hpp"
 
 namespace lumos::whatif {
@@ -82,14 +83,14 @@ struct TracedKernels {
   std::vector<const trace::EventTable*> tables;
   std::vector<int32_t> ranks;  // per table: distributedInfo.rank, else its position (as the
                                // multi-rank graph numbers them)
-  std::vector<cost::TraceCostReport> reports;
+  std::vector<trace::TraceCostReport> reports;
   // Per table: trace file position (Graph::event) -> its classified kernel.
-  std::vector<std::unordered_map<int64_t, const cost::ClassifiedKernel*>> by_event;
+  std::vector<std::unordered_map<int64_t, const trace::ClassifiedKernel*>> by_event;
   // The table of a graph node's rank (the only table for a single trace), nullptr if none.
   const trace::EventTable* table_of_rank(int32_t rank, size_t* index) const;
   // The classified kernel behind a graph node, nullptr for CPU and synthetic nodes.
-  const cost::ClassifiedKernel* kernel_of(const graph::Graph& g, graph::NodeId v,
-                                          size_t* table) const;
+  const trace::ClassifiedKernel* kernel_of(const graph::Graph& g, graph::NodeId v,
+                                           size_t* table) const;
 };
 TracedKernels classify_traced(const std::vector<const trace::EventTable*>& tables,
                               const cost::KernelsDb& db);

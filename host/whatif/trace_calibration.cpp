@@ -129,7 +129,7 @@ TraceCalibration calibrate(const graph::Graph& traced, const TracedKernels& tk,
     }
     if (traced.kind[v] != graph::NodeKind::kKernel || traced.dur_us[v] <= 0) continue;
     size_t ti = 0;
-    const cost::ClassifiedKernel* k = tk.kernel_of(traced, v, &ti);
+    const trace::ClassifiedKernel* k = tk.kernel_of(traced, v, &ti);
     if (!k) continue;
     std::string key;
     if (k->gemm) {

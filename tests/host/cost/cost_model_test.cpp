@@ -15,6 +15,7 @@
 #include "cost/size_units.hpp"
 #include "support/cost_test_util.hpp"
 #include "support/test_util.hpp"
+#include "trace/classified_kernels.hpp"
 #include "trace/kineto_loader.hpp"
 
 using namespace lumos::cost;
@@ -287,7 +288,7 @@ TEST(KernelClassifier, LabelsAtLeast95PercentOfGpuTimeOnEverySharedTrace) {
   const KernelsDb& db = embedded_db();
   for (const auto& path : lumos::testing::shared_traces()) {
     const auto t = lumos::trace::load_trace(path);
-    const TraceCostReport r = cost_report(db, t);
+    const lumos::trace::TraceCostReport r = lumos::trace::cost_report(db, t);
     std::printf("%-90s %7.2f%%  gpu=%s\n", path.c_str(), 100 * r.classified_fraction,
                 r.gpu.empty() ? "-" : r.gpu.c_str());
     for (const auto& [k, v] : r.rel_errors) {

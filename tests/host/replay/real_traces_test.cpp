@@ -15,7 +15,7 @@
 #include "replay/reference_replay.hpp"
 #include "replay/step_report.hpp"
 #include "support/test_util.hpp"
-#include "trace/file_bytes.hpp"
+#include "common/file_bytes.hpp"
 #include "trace/kineto_loader.hpp"
 #include "whatif/transplant.hpp"
 
@@ -89,7 +89,7 @@ namespace {
 
 // (name, ts in trace µs) of every GPU op that HTA marked critical in its golden output.
 std::set<std::pair<std::string, int64_t>> hta_critical_gpu_ops(const std::string& path) {
-  const auto fb = lumos::trace::read_file_bytes(path, simdjson::SIMDJSON_PADDING);
+  const auto fb = lumos::common::read_file_bytes(path, simdjson::SIMDJSON_PADDING);
   simdjson::dom::parser parser;
   const simdjson::dom::element doc = parser.parse(fb.data.data(), fb.size, false);
   std::set<std::pair<std::string, int64_t>> out;

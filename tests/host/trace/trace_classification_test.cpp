@@ -1,4 +1,4 @@
-// What `lumos cost classify` computes (cost::classify_trace) against the classifier's own report,
+// What `lumos cost classify` computes (trace::classify_trace) against the classifier's own report,
 // and the collective topology with NIC overrides (cost::collective_topology).
 #include <gtest/gtest.h>
 
@@ -7,13 +7,14 @@
 #include "common/error.hpp"
 #include "common/stats.hpp"
 #include "cost/collective_topology.hpp"
-#include "cost/kernel_classifier.hpp"
-#include "cost/trace_classification.hpp"
 #include "support/test_util.hpp"
+#include "trace/classified_kernels.hpp"
 #include "trace/demo_trace.hpp"
 #include "trace/kineto_loader.hpp"
+#include "trace/trace_classification.hpp"
 
 using namespace lumos::cost;
+using namespace lumos::trace;
 
 namespace {
 

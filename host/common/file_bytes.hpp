@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace lumos::trace {
+namespace lumos::common {
 
 // The default for --max-trace-bytes: simdjson parses documents of at most 4 GiB - 1, so a
 // larger trace would fail after it was read or inflated.
@@ -78,4 +78,4 @@ bool looks_gzip(const char* data, size_t size);
 // "512 MiB", "4 GiB", "123 bytes": how messages name a limit.
 std::string describe_bytes(uint64_t n);
 
-}  // namespace lumos::trace
+}  // namespace lumos::common

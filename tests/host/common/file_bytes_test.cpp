@@ -1,6 +1,6 @@
 // Reading inputs: only regular files, within the byte limit, and gzip inflated into a buffer
 // sized by what the data actually inflates to, never by its (forgeable) size trailer.
-#include "trace/file_bytes.hpp"
+#include "common/file_bytes.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -11,11 +11,11 @@
 #include "support/test_util.hpp"
 
 using lumos::InputError;
+using lumos::common::ByteBuffer;
+using lumos::common::FileBytes;
+using lumos::common::gunzip_bytes;
+using lumos::common::read_file_bytes;
 using lumos::testing::TempDir;
-using lumos::trace::ByteBuffer;
-using lumos::trace::FileBytes;
-using lumos::trace::gunzip_bytes;
-using lumos::trace::read_file_bytes;
 
 namespace {
 
@@ -173,7 +173,7 @@ TEST(FileBytes, MissingFileSaysWhy) {
 }
 
 TEST(FileBytes, SizesInMessagesUseBinaryUnits) {
-  using lumos::trace::describe_bytes;
+  using lumos::common::describe_bytes;
   EXPECT_EQ(describe_bytes(123), "123 bytes");
   EXPECT_EQ(describe_bytes(uint64_t{4} << 30), "4 GiB");
   EXPECT_EQ(describe_bytes(1536 * 1024), "1.5 MiB");

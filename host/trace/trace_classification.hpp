@@ -9,9 +9,10 @@
 #include "cost/collective_model.hpp"
 #include "cost/gemm_model.hpp"
 #include "cost/kernels_db.hpp"
+#include "trace/classified_kernels.hpp"
 #include "trace/event_table.hpp"
 
-namespace lumos::cost {
+namespace lumos::trace {
 
 struct ClassTime {
   std::string kernel_class;
@@ -28,8 +29,8 @@ struct ModelError {
 
 // One priced kernel: exactly one of `gemm` and `collective` is set.
 struct PricedKernel {
-  std::optional<GemmQuery> gemm;
-  std::optional<CollectiveQuery> collective;
+  std::optional<cost::GemmQuery> gemm;
+  std::optional<cost::CollectiveQuery> collective;
   double model_us = 0, measured_us = 0;
   std::string name;  // the traced kernel's name
 };
@@ -49,6 +50,6 @@ struct TraceClassification {
 
 // Classifies every GPU op of the trace (cost_report) and prices GEMM and NCCL kernels on the
 // traced GPU when kernels_db knows it.
-TraceClassification classify_trace(const KernelsDb& db, const trace::EventTable& t);
+TraceClassification classify_trace(const cost::KernelsDb& db, const trace::EventTable& t);
 
-}  // namespace lumos::cost
+}  // namespace lumos::trace

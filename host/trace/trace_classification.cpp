@@ -1,10 +1,14 @@
-#include "cost/trace_classification.hpp"
+#include "trace/trace_classification.hpp"
 
 #include "common/error.hpp"
 #include "common/stats.hpp"
 #include "cost/kernel_classifier.hpp"
 
-namespace lumos::cost {
+namespace lumos::trace {
+
+using cost::GpuSpec;
+using cost::KernelsDb;
+using cost::Topology;
 
 TraceClassification classify_trace(const KernelsDb& db, const trace::EventTable& t) {
   const TraceCostReport r = cost_report(db, t);
@@ -36,4 +40,4 @@ TraceClassification classify_trace(const KernelsDb& db, const trace::EventTable&
   return c;
 }
 
-}  // namespace lumos::cost
+}  // namespace lumos::trace

@@ -1,4 +1,4 @@
-#include "trace/file_bytes.hpp"
+#include "common/file_bytes.hpp"
 
 #include <fcntl.h>
 #include <libdeflate.h>
@@ -16,7 +16,7 @@
 
 #include "common/error.hpp"
 
-namespace lumos::trace {
+namespace lumos::common {
 namespace {
 
 std::atomic<uint64_t> g_max_trace_bytes{kDefaultMaxTraceBytes};
@@ -227,4 +227,4 @@ FileBytes read_file_bytes(const std::string& path, size_t padding, uint64_t max_
   return gunzip_bytes(raw.data.data(), raw.size, padding, what, max_bytes);
 }
 
-}  // namespace lumos::trace
+}  // namespace lumos::common
