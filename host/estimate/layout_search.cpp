@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "common/memory_budget.hpp"
 #include "common/thread_pool.hpp"
+#include "model/graph_budget.hpp"
 #include "model/memory_footprint.hpp"
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"

@@ -15,8 +15,8 @@
 #include "common/format.hpp"
 #include "common/memory_budget.hpp"
 #include "common/thread_pool.hpp"
-#include "estimate/layout_search.hpp"
 #include "model/flops.hpp"
+#include "model/graph_budget.hpp"
 #include "model/memory_footprint.hpp"
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
@@ -213,7 +213,7 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
         build_s += seconds_since(t0);
         // As `lumos estimate`, refused only past the largest graph it builds; a graph above the
         // budget waits to be built alone.
-        const double need = std::min(static_cast<double>(nodes) * estimate::kEstimateBytesPerNode,
+        const double need = std::min(static_cast<double>(nodes) * model::kEstimateBytesPerNode,
                                      opt.memory_budget_bytes);
         if (nodes > kMaxStepGraphNodes) {
           for (size_t j : batch)
@@ -221,8 +221,8 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
                 "graph too large to model (" + std::to_string(nodes) + " nodes)";
           continue;
         }
-        if (opt.budget_is_hard && static_cast<double>(nodes) * estimate::kEstimateBytesPerNode >
-                                      opt.memory_budget_bytes) {
+        if (opt.budget_is_hard &&
+            static_cast<double>(nodes) * model::kEstimateBytesPerNode > opt.memory_budget_bytes) {
           for (size_t j : batch)
             rows[todo[j].row].reason =
                 "graph too large for the memory budget (" + std::to_string(nodes) + " nodes)";
