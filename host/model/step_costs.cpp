@@ -185,68 +185,118 @@ KernelOp StepCosts::optimizer(double params) const {
   return op;
 }
 
-StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
-                     const cost::KernelsDb& db, const cost::GpuSpec& gpu,
-                     const cost::Topology& topo, const StepCostOptions& opt) {
-  const cost::StackSpec& stack = db.stack(c.stack.empty() ? db.default_stack : c.stack);
-  Pricer P(m, c, l, db, gpu, topo, stack);
-  StepCosts s;
-  s.db = &db, s.gpu = &gpu, s.topo = &topo;
-  s.stack = &stack;
-  s.opt = opt;
-  s.distributed_optimizer = c.distributed_optimizer || c.fsdp;
-  const int t = c.tp;
-  const bool sp = c.sequence_parallel;
-  const int64_t T = l.tokens_per_microbatch, h = m.hidden, q = m.q_size(), kv = m.kv_size(),
-                f = m.ffn, V = l.padded_vocab;
-  const ParamCounts pc = parameter_counts(m, V);
-  const int64_t Tn = sp ? T / t : T;                 // tokens a norm or residual add sees
-  const double hb = static_cast<double>(T * h) * 2;  // one activation tensor, bytes
-  const cost::Dtype dt = c.dtype;
-  const bool gpt = m.gpt_style();
-  const std::string norm = gpt ? "layer_norm" : "rmsnorm";
-  const bool swiglu = m.act == Activation::kSwiglu;
-  const int64_t fc1_n = f * (swiglu ? 2 : 1) / t;
+namespace {
 
-  auto tp_scatter = [&](std::vector<KernelOp>& ops) {  // Megatron's "g" in forward
+// Compute kernels that run while a collective on another stream does: (list, compute index,
+// collective index).
+struct Overlap {
+  std::vector<KernelOp>* ops;
+  size_t compute, comm;
+};
+
+// Prices one GPU's kernels of a layout into StepCosts' lists, list by list in the order the
+// lists run their ops. The members are the layer's dimensions as one GPU of a stage sees them
+// (named as in Megatron's formulas: T tokens per micro-batch, h hidden, q and kv projection
+// sizes, f MLP inner size, V padded vocabulary, t tensor-parallel degree).
+class StepPricer {
+ public:
+  StepPricer(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
+             const cost::KernelsDb& db, const cost::GpuSpec& gpu, const cost::Topology& topo,
+             const StepCostOptions& opt)
+      : c(c),
+        db(db),
+        gpu(gpu),
+        topo(topo),
+        opt(opt),
+        stack(db.stack(c.stack.empty() ? db.default_stack : c.stack)),
+        P(m, c, l, db, gpu, topo, stack),
+        t(c.tp),
+        sp(c.sequence_parallel),
+        T(l.tokens_per_microbatch),
+        h(m.hidden),
+        q(m.q_size()),
+        kv(m.kv_size()),
+        f(m.ffn),
+        V(l.padded_vocab),
+        pc(parameter_counts(m, V)),
+        Tn(sp ? T / t : T),
+        hb(static_cast<double>(T * h) * 2),
+        dt(c.dtype),
+        gpt(m.gpt_style()),
+        norm(gpt ? "layer_norm" : "rmsnorm"),
+        swiglu(m.act == Activation::kSwiglu),
+        fc1_n(f * (swiglu ? 2 : 1) / t),
+        fused(stack.fused_kernels),
+        norm_b(fused ? 4.0 : stack.eager_norm_bytes),
+        act(swiglu ? "swiglu" : "gelu"),
+        act_fwd_b(fused ? (swiglu ? 6 : 4) : stack.eager_act_bytes),
+        act_bwd_b(fused ? (swiglu ? 10 : 6) : 2 * stack.eager_act_bytes),
+        rope_b(fused ? 4.0 : stack.eager_rope_bytes),
+        act_dt(dt == cost::Dtype::kFp8 ? cost::Dtype::kBf16 : dt),
+        unfused(stack.attention == cost::AttentionImpl::kUnfused),
+        heads_l(m.heads / t),
+        sq(m.seq / c.cp),
+        sk(m.seq),
+        d(m.head_dim),
+        bh(c.mbs * heads_l),
+        scores(static_cast<double>(bh) * static_cast<double>(sq) * static_cast<double>(sk)),
+        fp8(dt == cost::Dtype::kFp8),
+        overlap_tp(t > 1 && stack.tp_overlap == cost::TpOverlap::kBackward),
+        kv_bytes(static_cast<double>(T * 2 * kv / t) * 2) {}
+
+  StepCosts price() {
+    StepCosts s;
+    s.db = &db, s.gpu = &gpu, s.topo = &topo;
+    s.stack = &stack;
+    s.opt = opt;
+    s.distributed_optimizer = c.distributed_optimizer || c.fsdp;
+    layer_forward(s.layer_fwd);
+    layer_backward(s.layer_bwd);
+    recomputation(&s);
+    embedding_and_head(&s);
+    messages_and_buckets(&s);
+    idealize_all(&s);
+    overlap_slowdown(&s);
+    return s;
+  }
+
+ private:
+  // Megatron's "g" in forward.
+  void tp_scatter(std::vector<KernelOp>& ops) const {
     if (t == 1) return;
     if (sp)
       ops.push_back(
           P.collective(CommGroup::kTp, Collective::kReduceScatter, hb, T * h, Tn * h, "bf16"));
     else
       ops.push_back(P.collective(CommGroup::kTp, Collective::kAllReduce, hb, T * h, T * h, "bf16"));
-  };
-  auto tp_gather = [&](std::vector<KernelOp>& ops) {  // Megatron's "f" in forward (SP only)
+  }
+  // Megatron's "f" in forward (sequence parallel only).
+  void tp_gather(std::vector<KernelOp>& ops) const {
     if (t > 1 && sp)
       ops.push_back(
           P.collective(CommGroup::kTp, Collective::kAllGather, hb, Tn * h, T * h, "bf16"));
-  };
+  }
+
   // Fused stacks run a norm as one kernel (read x, write y; backward reads x and dy, writes dx);
   // eager stacks run PyTorch's several ops over the same elements (stack's bytes per element).
-  const bool fused = stack.fused_kernels;
-  const double norm_b = fused ? 4.0 : stack.eager_norm_bytes;
-  auto norm_fwd = [&] {
+  KernelOp norm_fwd() const {
     return P.membound(norm + "_fwd_kernel", "norm", norm_b * static_cast<double>(Tn * h));
-  };
-  auto norm_bwd = [&] {
+  }
+  KernelOp norm_bwd() const {
     return P.membound(norm + "_bwd_kernel", "norm",
                       (fused ? 6.0 : 2 * norm_b) * static_cast<double>(Tn * h));
-  };
+  }
   // Bias-dropout-add: read the input and the residual, write the sum (and a 1-byte dropout mask).
-  auto residual = [&] {
+  KernelOp residual() const {
     return P.membound("elementwise_kernel (bias_dropout_add)", "elementwise",
                       (stack.dropout ? 7.0 : 6.0) * static_cast<double>(Tn * h));
-  };
-  const std::string act = swiglu ? "swiglu" : "gelu";
-  const double act_fwd_b = fused ? (swiglu ? 6 : 4) : stack.eager_act_bytes;
-  const double act_bwd_b = fused ? (swiglu ? 10 : 6) : 2 * stack.eager_act_bytes;
+  }
   // Rotary embeddings (Llama-style models) on the local queries and keys.
-  const double rope_b = fused ? 4.0 : stack.eager_rope_bytes;
-  auto rope = [&](bool backward) {
+  KernelOp rope(bool backward) const {
     return P.membound(backward ? "rope_bwd_kernel" : "rope_fwd_kernel", "elementwise",
                       rope_b * static_cast<double>(T * (q + kv) / t));
-  };
-  const cost::Dtype act_dt = dt == cost::Dtype::kFp8 ? cost::Dtype::kBf16 : dt;
+  }
+
   // The attention core. Flash attention: one kernel per pass. Unfused (Megatron before flash
   // attention): the scores Q K^T as a batched GEMM over every (sequence, head), scale + causal
   // mask + softmax (one fused kernel, or masked_fill and softmax), dropout over the
@@ -254,11 +304,7 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
   // b x heads x s x s scores in 16 bit (the dropout mask is 1 byte), and the full s x s is
   // computed even though it is causal. Backward: two batched GEMMs per product, the dropout and
   // softmax backward kernels.
-  const bool unfused = stack.attention == cost::AttentionImpl::kUnfused;
-  const int64_t heads_l = m.heads / t, sq = m.seq / c.cp, sk = m.seq, d = m.head_dim;
-  const int64_t bh = c.mbs * heads_l;
-  const double scores = static_cast<double>(bh) * static_cast<double>(sq) * static_cast<double>(sk);
-  auto attention_core = [&](bool backward) {
+  std::vector<KernelOp> attention_core(bool backward) const {
     std::vector<KernelOp> ops;
     if (!unfused) {
       ops.push_back(P.attention(backward));
@@ -294,18 +340,17 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
       ops.push_back(bmm("attention scores key grad", sk, d, sq));
     }
     return ops;
-  };
-  auto append = [](std::vector<KernelOp>& to, const std::vector<KernelOp>& ops) {
+  }
+  static void append(std::vector<KernelOp>& to, const std::vector<KernelOp>& ops) {
     to.insert(to.end(), ops.begin(), ops.end());
-  };
+  }
 
   // FP8 GEMMs need their operands quantized (Transformer Engine's current scaling: an amax pass
   // and a fused cast + transpose, [INFERRED] from its kernels): in forward the input (read twice,
   // written as data and transpose: 6 B/element) and, on the first micro-batch only (TE caches FP8
   // weights across micro-batches), the weight (5 B/element); in backward the output gradient
   // (6 B/element). One memory-bound kernel per operand.
-  const bool fp8 = dt == cost::Dtype::kFp8;
-  auto quantize_fwd = [&](std::vector<KernelOp>& ops, int64_t N, int64_t K) {
+  void quantize_fwd(std::vector<KernelOp>& ops, int64_t N, int64_t K) const {
     if (!fp8) return;
     KernelOp w = P.membound("cast_transpose_fp8_kernel (weight)", "elementwise",
                             5.0 * static_cast<double>(N * K));
@@ -313,27 +358,20 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
     ops.push_back(w);
     ops.push_back(
         P.membound("cast_transpose_fp8_kernel", "elementwise", 6.0 * static_cast<double>(T * K)));
-  };
-  auto quantize_bwd = [&](std::vector<KernelOp>& ops, int64_t N) {
+  }
+  void quantize_bwd(std::vector<KernelOp>& ops, int64_t N) const {
     if (fp8)
       ops.push_back(
           P.membound("cast_transpose_fp8_kernel", "elementwise", 6.0 * static_cast<double>(T * N)));
-  };
-  // Compute kernels that run while a collective on another stream does: (list, compute index,
-  // collective index).
-  struct Overlap {
-    std::vector<KernelOp>* ops;
-    size_t compute, comm;
-  };
-  std::vector<Overlap> overlaps;
+  }
+
   // Backward of a column-parallel linear (QKV, FC1) as Megatron overlaps it: with sequence
   // parallelism the saved input shard is all-gathered again on the side stream while the data
   // gradient GEMM runs; then the input gradient is reduce-scattered (all-reduced without sequence
   // parallelism) on the side stream while the weight gradient GEMM runs.
   // Stacks without tensor-parallel overlap run the same collectives on the compute stream.
-  const bool overlap_tp = t > 1 && stack.tp_overlap == cost::TpOverlap::kBackward;
-  auto column_parallel_bwd = [&](std::vector<KernelOp>& ops, const std::string& what, int64_t N,
-                                 int64_t K) {
+  void column_parallel_bwd(std::vector<KernelOp>& ops, const std::string& what, int64_t N,
+                           int64_t K) {
     if (t > 1 && sp) {
       KernelOp ag = P.collective(CommGroup::kTp, Collective::kAllGather, hb, Tn * h, T * h, "bf16");
       ag.side = ag.fork = overlap_tp;
@@ -352,188 +390,241 @@ StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& 
       if (overlap_tp) overlaps.push_back({&ops, ops.size(), ops.size() - 1});
     }
     ops.push_back(P.gemm(what + " weight grad", N, K, T, dt));
-  };
+  }
   // The op after a column-parallel backward waits for its input gradient's reduction.
-  auto after_column_parallel = [&](KernelOp op) {
+  KernelOp after_column_parallel(KernelOp op) const {
     op.join = overlap_tp;
     return op;
-  };
+  }
 
   // Forward of one layer.
-  auto& F = s.layer_fwd;
-  F.push_back(norm_fwd());
-  tp_gather(F);
-  quantize_fwd(F, (q + 2 * kv) / t, h);
-  F.push_back(P.gemm("qkv", T, (q + 2 * kv) / t, h, dt));
-  if (!gpt) F.push_back(rope(false));
-  const double kv_bytes = static_cast<double>(T * 2 * kv / t) * 2;
-  if (c.cp > 1)
-    F.push_back(P.collective(CommGroup::kCp, Collective::kAllGather, kv_bytes * c.cp,
-                             T * 2 * kv / t, T * 2 * kv / t * c.cp, "bf16"));
-  const std::vector<KernelOp> attn_fwd = attention_core(false);
-  append(F, attn_fwd);
-  quantize_fwd(F, h, q / t);
-  F.push_back(P.gemm("attention out", T, h, q / t, dt));
-  tp_scatter(F);
-  F.push_back(residual());
-  F.push_back(norm_fwd());
-  tp_gather(F);
-  quantize_fwd(F, fc1_n, h);
-  F.push_back(P.gemm("fc1", T, fc1_n, h, dt));
-  F.push_back(
-      P.membound(act + "_fwd_kernel", "elementwise", static_cast<double>(T * f / t) * act_fwd_b));
-  quantize_fwd(F, h, f / t);
-  F.push_back(P.gemm("fc2", T, h, f / t, dt));
-  tp_scatter(F);
-  F.push_back(residual());
+  void layer_forward(std::vector<KernelOp>& F) {
+    F.push_back(norm_fwd());
+    tp_gather(F);
+    quantize_fwd(F, (q + 2 * kv) / t, h);
+    F.push_back(P.gemm("qkv", T, (q + 2 * kv) / t, h, dt));
+    if (!gpt) F.push_back(rope(false));
+    if (c.cp > 1)
+      F.push_back(P.collective(CommGroup::kCp, Collective::kAllGather, kv_bytes * c.cp,
+                               T * 2 * kv / t, T * 2 * kv / t * c.cp, "bf16"));
+    attn_fwd = attention_core(false);
+    append(F, attn_fwd);
+    quantize_fwd(F, h, q / t);
+    F.push_back(P.gemm("attention out", T, h, q / t, dt));
+    tp_scatter(F);
+    F.push_back(residual());
+    F.push_back(norm_fwd());
+    tp_gather(F);
+    quantize_fwd(F, fc1_n, h);
+    F.push_back(P.gemm("fc1", T, fc1_n, h, dt));
+    F.push_back(
+        P.membound(act + "_fwd_kernel", "elementwise", static_cast<double>(T * f / t) * act_fwd_b));
+    quantize_fwd(F, h, f / t);
+    F.push_back(P.gemm("fc2", T, h, f / t, dt));
+    tp_scatter(F);
+    F.push_back(residual());
+  }
 
   // Backward of one layer: the conjugate collectives, data and weight gradients.
-  auto& B = s.layer_bwd;
-  tp_gather(B);
-  quantize_bwd(B, h);
-  B.push_back(P.gemm("fc2 data grad", T, f / t, h, dt));
-  B.push_back(P.gemm("fc2 weight grad", h, f / t, T, dt));
-  B.push_back(
-      P.membound(act + "_bwd_kernel", "elementwise", static_cast<double>(T * f / t) * act_bwd_b));
-  quantize_bwd(B, fc1_n);
-  column_parallel_bwd(B, "fc1", fc1_n, h);
-  B.push_back(after_column_parallel(norm_bwd()));
-  B.push_back(residual());
-  tp_gather(B);
-  quantize_bwd(B, h);
-  B.push_back(P.gemm("attention out data grad", T, q / t, h, dt));
-  B.push_back(P.gemm("attention out weight grad", h, q / t, T, dt));
-  append(B, attention_core(true));
-  if (!gpt) B.push_back(rope(true));
-  if (c.cp > 1)
-    B.push_back(P.collective(CommGroup::kCp, Collective::kReduceScatter, kv_bytes * c.cp,
-                             T * 2 * kv / t * c.cp, T * 2 * kv / t, "bf16"));
-  quantize_bwd(B, (q + 2 * kv) / t);
-  column_parallel_bwd(B, "qkv", (q + 2 * kv) / t, h);
-  B.push_back(after_column_parallel(norm_bwd()));
-  B.push_back(residual());
-  if (stack.grad_accumulation_bytes > 0)
-    B.push_back(P.membound("elementwise_kernel (main_grad accumulation)", "elementwise",
-                           stack.grad_accumulation_bytes * static_cast<double>(pc.per_layer) / t));
+  void layer_backward(std::vector<KernelOp>& B) {
+    tp_gather(B);
+    quantize_bwd(B, h);
+    B.push_back(P.gemm("fc2 data grad", T, f / t, h, dt));
+    B.push_back(P.gemm("fc2 weight grad", h, f / t, T, dt));
+    B.push_back(
+        P.membound(act + "_bwd_kernel", "elementwise", static_cast<double>(T * f / t) * act_bwd_b));
+    quantize_bwd(B, fc1_n);
+    column_parallel_bwd(B, "fc1", fc1_n, h);
+    B.push_back(after_column_parallel(norm_bwd()));
+    B.push_back(residual());
+    tp_gather(B);
+    quantize_bwd(B, h);
+    B.push_back(P.gemm("attention out data grad", T, q / t, h, dt));
+    B.push_back(P.gemm("attention out weight grad", h, q / t, T, dt));
+    append(B, attention_core(true));
+    if (!gpt) B.push_back(rope(true));
+    if (c.cp > 1)
+      B.push_back(P.collective(CommGroup::kCp, Collective::kReduceScatter, kv_bytes * c.cp,
+                               T * 2 * kv / t * c.cp, T * 2 * kv / t, "bf16"));
+    quantize_bwd(B, (q + 2 * kv) / t);
+    column_parallel_bwd(B, "qkv", (q + 2 * kv) / t, h);
+    B.push_back(after_column_parallel(norm_bwd()));
+    B.push_back(residual());
+    if (stack.grad_accumulation_bytes > 0)
+      B.push_back(
+          P.membound("elementwise_kernel (main_grad accumulation)", "elementwise",
+                     stack.grad_accumulation_bytes * static_cast<double>(pc.per_layer) / t));
+  }
 
   // Recomputation: the whole layer forward (full); selective: Megatron's attention core, or
   // torchtitan's op-level policy (every second matmul and every op that is not a matmul, the
   // attention kernel and the collectives saved).
-  if (c.recompute == Recompute::kFull) s.layer_recompute = s.layer_fwd;
-  if (c.recompute == Recompute::kSelective) {
-    if (stack.selective == cost::SelectiveRecompute::kAttentionCore) {
-      s.layer_recompute = attn_fwd;
-    } else {
-      int matmuls = 0;
-      for (const KernelOp& op : s.layer_fwd) {
-        if (op.comm() || op.first_microbatch_only) continue;
-        if (op.gemm && op.gemm->batch == 1) {
-          if (++matmuls % 2 == 0) s.layer_recompute.push_back(op);
-        } else if (op.name.find("flash") == std::string::npos && !op.gemm) {
-          s.layer_recompute.push_back(op);
+  void recomputation(StepCosts* s) const {
+    if (c.recompute == Recompute::kFull) s->layer_recompute = s->layer_fwd;
+    if (c.recompute == Recompute::kSelective) {
+      if (stack.selective == cost::SelectiveRecompute::kAttentionCore) {
+        s->layer_recompute = attn_fwd;
+      } else {
+        int matmuls = 0;
+        for (const KernelOp& op : s->layer_fwd) {
+          if (op.comm() || op.first_microbatch_only) continue;
+          if (op.gemm && op.gemm->batch == 1) {
+            if (++matmuls % 2 == 0) s->layer_recompute.push_back(op);
+          } else if (op.name.find("flash") == std::string::npos && !op.gemm) {
+            s->layer_recompute.push_back(op);
+          }
         }
       }
     }
+    for (auto& op : s->layer_recompute) op.model_flops = 0;
   }
-  for (auto& op : s.layer_recompute) op.model_flops = 0;
 
   // Embedding (first virtual stage) and output head (last virtual stage). The logits GEMM stays
   // in bf16 in FP8 recipes (Transformer Engine keeps the output layer in higher precision).
-  s.embed_fwd.push_back(
-      P.membound("embedding_fwd_kernel", "embedding", 4.0 * static_cast<double>(T * h)));
-  tp_scatter(s.embed_fwd);
-  tp_gather(s.embed_bwd);
-  s.embed_bwd.push_back(
-      P.membound("embedding_bwd_kernel", "embedding", 8.0 * static_cast<double>(T * h)));
-  s.head_fwd.push_back(norm_fwd());
-  tp_gather(s.head_fwd);
-  s.head_fwd.push_back(P.gemm("logits", T, V / t, h, cost::Dtype::kBf16));
-  s.head_fwd.push_back(
-      P.membound("cross_entropy_fwd_kernel", "loss", 4.0 * static_cast<double>(T * V / t)));
-  if (t > 1)  // vocab-parallel cross entropy: max, sum of exponentials, target logit
-    s.head_fwd.push_back(P.collective(CommGroup::kTp, Collective::kAllReduce,
-                                      12.0 * static_cast<double>(T), 3 * T, 3 * T, "f32"));
-  s.head_bwd.push_back(
-      P.membound("cross_entropy_bwd_kernel", "loss", 4.0 * static_cast<double>(T * V / t)));
-  s.head_bwd.push_back(P.gemm("logits data grad", T, h, V / t, cost::Dtype::kBf16));
-  s.head_bwd.push_back(P.gemm("logits weight grad", V / t, h, T, cost::Dtype::kBf16));
-  tp_scatter(s.head_bwd);
-  s.head_bwd.push_back(norm_bwd());
-
-  // Pipeline messages: one activation (or its gradient) per micro-batch and stage boundary;
-  // with sequence parallelism each tensor-parallel rank sends its own sequence shard.
-  const int64_t msg = sp ? Tn * h : T * h;
-  s.p2p = P.collective(CommGroup::kPp, Collective::kSendRecv, static_cast<double>(msg) * 2, msg,
-                       msg, "bf16");
-
-  // Tied embeddings (GPT): the embedding's gradients, as kept for the optimizer.
-  if (pc.tied && c.pp > 1) {
-    const int64_t n = V / t * h;
-    s.embedding_allreduce = P.collective(CommGroup::kEmbedding, Collective::kAllReduce,
-                                         static_cast<double>(n) * stack.grad_reduce_bytes, n, n,
-                                         stack.grad_reduce_bytes >= 4 ? "f32" : "bf16");
-    if (opt.free_comm || opt.uniform_kernel_us > 0) s.embedding_allreduce.dur_us = 0;
+  void embedding_and_head(StepCosts* s) const {
+    s->embed_fwd.push_back(
+        P.membound("embedding_fwd_kernel", "embedding", 4.0 * static_cast<double>(T * h)));
+    tp_scatter(s->embed_fwd);
+    tp_gather(s->embed_bwd);
+    s->embed_bwd.push_back(
+        P.membound("embedding_bwd_kernel", "embedding", 8.0 * static_cast<double>(T * h)));
+    s->head_fwd.push_back(norm_fwd());
+    tp_gather(s->head_fwd);
+    s->head_fwd.push_back(P.gemm("logits", T, V / t, h, cost::Dtype::kBf16));
+    s->head_fwd.push_back(
+        P.membound("cross_entropy_fwd_kernel", "loss", 4.0 * static_cast<double>(T * V / t)));
+    if (t > 1)  // vocab-parallel cross entropy: max, sum of exponentials, target logit
+      s->head_fwd.push_back(P.collective(CommGroup::kTp, Collective::kAllReduce,
+                                         12.0 * static_cast<double>(T), 3 * T, 3 * T, "f32"));
+    s->head_bwd.push_back(
+        P.membound("cross_entropy_bwd_kernel", "loss", 4.0 * static_cast<double>(T * V / t)));
+    s->head_bwd.push_back(P.gemm("logits data grad", T, h, V / t, cost::Dtype::kBf16));
+    s->head_bwd.push_back(P.gemm("logits weight grad", V / t, h, T, cost::Dtype::kBf16));
+    tp_scatter(s->head_bwd);
+    s->head_bwd.push_back(norm_bwd());
   }
 
-  const auto& tr = db.training;
-  s.cpu_launch_us = tr.cpu_launch_us;
-  s.launch_latency_us = tr.launch_latency_us;
-  s.event_call_us = tr.event_call_us;
-  s.grad_reduce_bytes = stack.grad_reduce_bytes;
-  s.dp_group = c.dp * c.cp;
-  s.dp_ranks_per_node = P.dp_per_node_;
-  // Without overlap the gradients are reduced once the backward pass is over: one bucket.
-  s.bucket_params = c.overlap_grad_reduce.value_or(stack.grad_reduce_overlap)
-                        ? std::max(tr.bucket_params, tr.bucket_params_per_dp_rank * s.dp_group)
-                        : std::numeric_limits<double>::infinity();
+  // The pipeline message, the tied embedding's all-reduce, the host's call costs and the
+  // gradient buckets.
+  void messages_and_buckets(StepCosts* s) const {
+    // Pipeline messages: one activation (or its gradient) per micro-batch and stage boundary;
+    // with sequence parallelism each tensor-parallel rank sends its own sequence shard.
+    const int64_t msg = sp ? Tn * h : T * h;
+    s->p2p = P.collective(CommGroup::kPp, Collective::kSendRecv, static_cast<double>(msg) * 2, msg,
+                          msg, "bf16");
+
+    // Tied embeddings (GPT): the embedding's gradients, as kept for the optimizer.
+    if (pc.tied && c.pp > 1) {
+      const int64_t n = V / t * h;
+      s->embedding_allreduce = P.collective(CommGroup::kEmbedding, Collective::kAllReduce,
+                                            static_cast<double>(n) * stack.grad_reduce_bytes, n, n,
+                                            stack.grad_reduce_bytes >= 4 ? "f32" : "bf16");
+      if (opt.free_comm || opt.uniform_kernel_us > 0) s->embedding_allreduce.dur_us = 0;
+    }
+
+    const auto& tr = db.training;
+    s->cpu_launch_us = tr.cpu_launch_us;
+    s->launch_latency_us = tr.launch_latency_us;
+    s->event_call_us = tr.event_call_us;
+    s->grad_reduce_bytes = stack.grad_reduce_bytes;
+    s->dp_group = c.dp * c.cp;
+    s->dp_ranks_per_node = P.dp_per_node_;
+    // Without overlap the gradients are reduced once the backward pass is over: one bucket.
+    s->bucket_params = c.overlap_grad_reduce.value_or(stack.grad_reduce_overlap)
+                           ? std::max(tr.bucket_params, tr.bucket_params_per_dp_rank * s->dp_group)
+                           : std::numeric_limits<double>::infinity();
+  }
 
   // Idealized variants for tests and what-ifs.
-  auto idealize = [&](std::vector<KernelOp>& ops, bool layer) {
+  void idealize(std::vector<KernelOp>& ops, bool layer) const {
     for (auto& op : ops) {
       if (op.comm() && opt.free_comm) op.dur_us = 0;
       if (!op.comm() && opt.uniform_kernel_us > 0) op.dur_us = layer ? opt.uniform_kernel_us : 0;
       if (op.comm() && opt.uniform_kernel_us > 0 && !layer) op.dur_us = 0;
     }
-  };
-  idealize(s.layer_fwd, true);
-  idealize(s.layer_bwd, true);
-  idealize(s.layer_recompute, true);
-  idealize(s.embed_fwd, false);
-  idealize(s.embed_bwd, false);
-  idealize(s.head_fwd, false);
-  idealize(s.head_bwd, false);
-  if (opt.free_comm) s.p2p.dur_us = 0;
-  if (opt.uniform_kernel_us > 0) s.cpu_launch_us = s.launch_latency_us = s.event_call_us = 0;
+  }
+  void idealize_all(StepCosts* s) const {
+    idealize(s->layer_fwd, true);
+    idealize(s->layer_bwd, true);
+    idealize(s->layer_recompute, true);
+    idealize(s->embed_fwd, false);
+    idealize(s->embed_bwd, false);
+    idealize(s->head_fwd, false);
+    idealize(s->head_bwd, false);
+    if (opt.free_comm) s->p2p.dur_us = 0;
+    if (opt.uniform_kernel_us > 0) s->cpu_launch_us = s->launch_latency_us = s->event_call_us = 0;
+  }
 
   // Overlap is not free: an NCCL kernel holds one SM per channel, so compute that runs beside it
   // gets the other SMs ([INFERRED] from NCCL's one block per channel, kernels_db/nccl.json
   // channels) and slows by channels / (SMs - channels) for the overlapped time.
-  const double contention =
-      static_cast<double>(db.nccl.channels) / std::max(1, gpu.sms - db.nccl.channels);
-  for (const Overlap& o : overlaps) {
-    KernelOp& c = (*o.ops)[o.compute];
-    c.dur_us += std::min(c.dur_us, (*o.ops)[o.comm].dur_us) * contention;
+  void overlap_slowdown(StepCosts* s) const {
+    const double contention =
+        static_cast<double>(db.nccl.channels) / std::max(1, gpu.sms - db.nccl.channels);
+    for (const Overlap& o : overlaps) {
+      KernelOp& k = (*o.ops)[o.compute];
+      k.dur_us += std::min(k.dur_us, (*o.ops)[o.comm].dur_us) * contention;
+    }
+    if (c.fsdp && s->dp_group > 1) {  // each layer's compute beside its gathers and reduce-scatter
+      const double layer = static_cast<double>(pc.per_layer) / t;
+      // The backward pass (recomputation included) runs beside one gather and one reduce-scatter
+      // per layer, the forward beside one gather; weight casts of the first micro-batch aside.
+      auto slow = [&](std::vector<std::vector<KernelOp>*> lists, double comm_us) {
+        double compute_us = 0;
+        for (auto* ops : lists)
+          for (const auto& op : *ops)
+            if (!op.comm() && !op.first_microbatch_only) compute_us += op.dur_us;
+        if (compute_us <= 0) return;
+        const double factor = 1 + std::min(compute_us, comm_us) / compute_us * contention;
+        for (auto* ops : lists)
+          for (auto& op : *ops)
+            if (!op.comm() && !op.first_microbatch_only) op.dur_us *= factor;
+      };
+      slow({&s->layer_fwd}, s->param_gather(layer).dur_us);
+      slow({&s->layer_recompute, &s->layer_bwd},
+           s->param_gather(layer).dur_us + s->grad_reduce(layer).dur_us);
+    }
   }
-  if (c.fsdp && s.dp_group > 1) {  // each layer's compute beside its gathers and reduce-scatter
-    const double layer = static_cast<double>(pc.per_layer) / t;
-    // The backward pass (recomputation included) runs beside one gather and one reduce-scatter
-    // per layer, the forward beside one gather; weight casts of the first micro-batch aside.
-    auto slow = [&](std::vector<std::vector<KernelOp>*> lists, double comm_us) {
-      double compute_us = 0;
-      for (auto* ops : lists)
-        for (const auto& op : *ops)
-          if (!op.comm() && !op.first_microbatch_only) compute_us += op.dur_us;
-      if (compute_us <= 0) return;
-      const double factor = 1 + std::min(compute_us, comm_us) / compute_us * contention;
-      for (auto* ops : lists)
-        for (auto& op : *ops)
-          if (!op.comm() && !op.first_microbatch_only) op.dur_us *= factor;
-    };
-    slow({&s.layer_fwd}, s.param_gather(layer).dur_us);
-    slow({&s.layer_recompute, &s.layer_bwd},
-         s.param_gather(layer).dur_us + s.grad_reduce(layer).dur_us);
-  }
-  return s;
+
+  const ParallelConfig& c;
+  const cost::KernelsDb& db;
+  const cost::GpuSpec& gpu;
+  const cost::Topology& topo;
+  const StepCostOptions& opt;
+  const cost::StackSpec& stack;
+  const Pricer P;
+  const int t;
+  const bool sp;
+  const int64_t T, h, q, kv, f, V;
+  const ParamCounts pc;
+  const int64_t Tn;  // tokens a norm or residual add sees
+  const double hb;   // one activation tensor, bytes
+  const cost::Dtype dt;
+  const bool gpt;
+  const std::string norm;
+  const bool swiglu;
+  const int64_t fc1_n;
+  const bool fused;
+  const double norm_b;
+  const std::string act;
+  const double act_fwd_b, act_bwd_b, rope_b;
+  const cost::Dtype act_dt;
+  const bool unfused;
+  const int64_t heads_l, sq, sk, d, bh;
+  const double scores;
+  const bool fp8;
+  const bool overlap_tp;
+  const double kv_bytes;
+  std::vector<KernelOp> attn_fwd;  // the forward's attention core, recomputed by selective
+  std::vector<Overlap> overlaps;
+};
+
+}  // namespace
+
+StepCosts price_step(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
+                     const cost::KernelsDb& db, const cost::GpuSpec& gpu,
+                     const cost::Topology& topo, const StepCostOptions& opt) {
+  return StepPricer(m, c, l, db, gpu, topo, opt).price();
 }
 
 }  // namespace lumos::model
