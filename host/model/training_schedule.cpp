@@ -1,0 +1,256 @@
+// A stage's iteration as Megatron runs it: the distributed optimizer's parameter gathers, the
+// forward and backward passes of each micro-batch and model chunk in the pipeline schedule's
+// order (1F1B, interleaved), the gradient buckets reduced while the backward pass goes on (FSDP:
+// per-layer gathers and reduce-scatters), recomputation, then the optimizer step.
+#include <algorithm>
+#include <string>
+
+#include "model/step_graph_builder.hpp"
+
+namespace lumos::model::detail {
+
+// One stage's iteration: the parameter gathers of the distributed optimizer, the forward and
+// backward passes in the pipeline schedule's order, then the optimizer step.
+template <Pass P>
+void Builder<P>::stage_iteration(int s) {
+  stages_[static_cast<size_t>(s)].buckets.resize(static_cast<size_t>(c_.interleave));
+  gather_updated_params(s);
+  for (const PipelineTask& t : stage_schedule(s, c_.pp, c_.interleave, l_.microbatches)) {
+    if (t.forward)
+      forward_pass(s, t);
+    else
+      backward_pass(s, t);
+  }
+  optimizer_step(s);
+}
+
+// A micro-batch's forward pass through one model chunk: receive the activations, embedding
+// (first virtual stage), layers, head (last), send them on.
+template <Pass P>
+void Builder<P>::forward_pass(int s, const PipelineTask& t) {
+  const int64_t j = int64_t{t.chunk} * c_.pp + s;
+  const int64_t layers = layers_of(j);
+  if (j > 0) {
+    p2p(s, kRecvFwd, true, 0, t.microbatch, j);
+    stream_wait(s, kRecvFwd, kComputeStream);
+  }
+  const double embed_end = j == 0 ? embed_params_ : 0;
+  if (fsdp_) fsdp_gather(s, j, 0, layers);
+  if (j == 0) {
+    if (fsdp_) use_gathered(s, j, 1, layers);
+    wait_gathered(s, t.chunk, embed_end);
+    kernels(s, k_.embed_fwd);
+  }
+  const Stage& st = stages_[static_cast<size_t>(s)];
+  const auto ch = static_cast<size_t>(t.chunk);
+  if (!fsdp_ && st.gathered_next[ch] == st.gathered[ch].size())  // no waits between layers
+    layer_run(s, t.microbatch == 0 && first_microbatch_ops_ ? kFirstForwardLayer : kForwardLayer,
+              layers);
+  else
+    for (int64_t i = 0; i < layers; ++i) {
+      if (fsdp_ && !(j == 0 && i == 0)) use_gathered(s, j, i + 1, layers);
+      wait_gathered(s, t.chunk, embed_end + layer_params_ * static_cast<double>(i + 1));
+      kernels(s, k_.layer_fwd, t.microbatch == 0);
+    }
+  // Whatever rounding left over in the chunk's last bucket is needed by now too.
+  wait_gathered(s, t.chunk, 1e300);
+  if (j == last_vs_) kernels(s, k_.head_fwd);
+  if (j < last_vs_) {
+    stream_wait(s, kComputeStream, kSendFwd);
+    p2p(s, kSendFwd, false, 0, t.microbatch, j + 1);
+    if (k_.stack->p2p_blocking) stream_wait(s, kSendFwd, kComputeStream);
+  }
+}
+
+// A micro-batch's backward pass through one model chunk, in reverse: receive the gradients,
+// head, layers (recomputed first if so), embedding, send them on. The last micro-batch fills
+// the gradient buckets (FSDP reduce-scatters every layer's gradients instead).
+template <Pass P>
+void Builder<P>::backward_pass(int s, const PipelineTask& t) {
+  const int64_t j = int64_t{t.chunk} * c_.pp + s;
+  const int64_t layers = layers_of(j);
+  const bool last_mb = t.microbatch == l_.microbatches - 1;
+  Buckets& b = stages_[static_cast<size_t>(s)].buckets[static_cast<size_t>(t.chunk)];
+  if (j < last_vs_) {
+    p2p(s, kRecvBwd, true, 1, t.microbatch, j);
+    stream_wait(s, kRecvBwd, kComputeStream);
+  }
+  if (fsdp_) fsdp_gather(s, j, layers - 1, layers);
+  if (j == last_vs_) {
+    if (fsdp_) use_gathered(s, j, layers - 2, layers);
+    kernels(s, k_.head_bwd);
+    if (last_mb && !fsdp_) grads_ready(s, &b, head_params_, false);
+  }
+  // Layers that fill no gradient bucket and wait for no gather run one after another.
+  int64_t top = layers - 1;
+  if (!fsdp_ && !last_mb) {
+    const int64_t plain =
+        j == 0 ? std::max<int64_t>(layers - 1, 0) : layers;  // the first layer adds the embedding's
+    layer_run(s, kBackwardLayer, plain);
+    top -= plain;
+  }
+  for (int64_t i = top; i >= 0; --i) {
+    if (fsdp_ && !(j == last_vs_ && i == layers - 1)) use_gathered(s, j, i - 1, layers);
+    kernels(s, k_.layer_recompute);
+    kernels(s, k_.layer_bwd);
+    if (j == 0 && i == 0) kernels(s, k_.embed_bwd);
+    if (fsdp_)
+      fsdp_reduce(s, j, i, layers);
+    else if (last_mb)
+      grads_ready(s, &b, layer_params_ + (j == 0 && i == 0 ? embed_params_ : 0), false);
+  }
+  if (last_mb && !fsdp_) grads_ready(s, &b, 0, true);
+  if (j > 0) {
+    stream_wait(s, kComputeStream, kSendBwd);
+    p2p(s, kSendBwd, false, 1, t.microbatch, j - 1);
+    if (k_.stack->p2p_blocking) stream_wait(s, kSendBwd, kComputeStream);
+  }
+}
+
+// Distributed optimizer: the parameters the previous step's optimizer updated are gathered
+// back, bucket by bucket, while the forward pass starts (Megatron's overlap_param_gather);
+// a chunk's first forward waits, before each layer, for the buckets that hold it. Buckets cut
+// the chunk's parameters in forward order: embedding, layers, head.
+template <Pass P>
+void Builder<P>::gather_updated_params(int s) {
+  Stage& st = stages_[static_cast<size_t>(s)];
+  st.gathered.resize(static_cast<size_t>(c_.interleave));
+  st.gathered_next.assign(static_cast<size_t>(c_.interleave), 0);
+  if (!(c_.distributed_optimizer && !c_.fsdp && k_.dp_group > 1)) return;
+  for (int64_t ch = 0; ch < c_.interleave; ++ch) {
+    const int64_t j = ch * c_.pp + s;
+    const double chunk = layer_params_ * static_cast<double>(layers_of(j)) +
+                         (j == 0 ? embed_params_ : 0) + (j == last_vs_ ? head_params_ : 0);
+    for (double at = 0; at < chunk;) {
+      const double b = std::min(chunk - at, k_.bucket_params);
+      kernel(s, kGradStream, param_gather(b), Src::kParamGather, b);
+      at += b;
+      st.gathered[static_cast<size_t>(ch)].push_back({at, record_event(s, kGradStream)});
+    }
+  }
+}
+
+// The compute stream waits for the gathered buckets of chunk `ch` that start before parameter
+// offset `upto` (each bucket once).
+template <Pass P>
+void Builder<P>::wait_gathered(int s, int64_t ch, double upto) {
+  Stage& st = stages_[static_cast<size_t>(s)];
+  const auto& list = st.gathered[static_cast<size_t>(ch)];
+  size_t& k = st.gathered_next[static_cast<size_t>(ch)];
+  while (k < list.size() && (k == 0 || list[k - 1].end < upto))
+    wait_event(s, list[k++].done, kComputeStream);
+}
+
+// FSDP: a layer's weights (with the embedding on the first virtual stage and the head on the
+// last) are gathered before use and its gradients reduce-scattered after its backward.
+template <Pass P>
+double Builder<P>::layer_share(int64_t j, int64_t i, int64_t layers) const {
+  return layer_params_ + (j == 0 && i == 0 ? embed_params_ : 0) +
+         (j == last_vs_ && i == layers - 1 ? head_params_ : 0);
+}
+
+template <Pass P>
+void Builder<P>::fsdp_gather(int s, int64_t j, int64_t i, int64_t layers) {
+  const double share = layer_share(j, i, layers);
+  kernel(s, kGatherStream, param_gather(share), Src::kParamGather, share);
+}
+
+// The compute stream waits for the gather just issued, then the next layer's is prefetched.
+template <Pass P>
+void Builder<P>::use_gathered(int s, int64_t j, int64_t next, int64_t layers) {
+  stream_wait(s, kGatherStream, kComputeStream);
+  if (next >= 0 && next < layers) fsdp_gather(s, j, next, layers);
+}
+
+template <Pass P>
+void Builder<P>::fsdp_reduce(int s, int64_t j, int64_t i, int64_t layers) {
+  stream_wait(s, kComputeStream, kGradStream);
+  const double share = layer_share(j, i, layers);
+  kernel(s, kGradStream, grad_reduce(share), Src::kGradReduce, share);
+}
+
+// A gradient bucket of one model chunk has `params` more parameters; a full bucket (or, with
+// `flush`, the last one) is reduced on the gradient stream after the compute that filled it.
+template <Pass P>
+void Builder<P>::grads_ready(int s, Buckets* b, double params, bool flush) {
+  b->filled += params;
+  if (b->filled >= k_.bucket_params || (flush && b->filled > 0)) {
+    if (k_.dp_group > 1) {
+      stream_wait(s, kComputeStream, kGradStream);
+      kernel(s, kGradStream, grad_reduce(b->filled), Src::kGradReduce, b->filled);
+    }
+    b->sizes.push_back(b->filled);
+    b->filled = 0;
+  }
+}
+
+// The collectives and the optimizer kernel, priced for their size; a counting pass needs only
+// their number.
+template <Pass P>
+KernelOp Builder<P>::grad_reduce(double params) const {
+  if constexpr (kCount)
+    return {};
+  else
+    return k_.grad_reduce(params);
+}
+
+template <Pass P>
+KernelOp Builder<P>::param_gather(double params) const {
+  if constexpr (kCount)
+    return {};
+  else
+    return k_.param_gather(params);
+}
+
+template <Pass P>
+KernelOp Builder<P>::optimizer(double params) const {
+  if constexpr (kCount)
+    return {};
+  else
+    return k_.optimizer(params);
+}
+
+// Parameters one GPU of stage s holds: its layers, and the embedding and the head where its
+// model chunks are the first and last virtual stages.
+template <Pass P>
+double Builder<P>::stage_params(int s) const {
+  double total = 0;
+  for (int64_t ch = 0; ch < c_.interleave; ++ch) {
+    const int64_t j = ch * c_.pp + s;
+    total += layer_params_ * static_cast<double>(layers_of(j));
+    if (j == 0) total += embed_params_;
+    if (j == last_vs_) total += head_params_;
+  }
+  return total;
+}
+
+// Tied embeddings: the first stage's embedding and the last stage's output layer are one
+// weight, so their gradients are all-reduced between the two before the optimizer step.
+template <Pass P>
+bool Builder<P>::ties_embedding(int s) const {
+  return c_.pp > 1 && pc_.tied && (s == 0 || s == c_.pp - 1);
+}
+
+// The optimizer waits for every gradient bucket and outgoing message, then updates this GPU's
+// shard; the host synchronizes at the end of the iteration.
+template <Pass P>
+void Builder<P>::optimizer_step(int s) {
+  for (int r : {kGradStream, kGatherStream, kTpStream, kSendFwd, kSendBwd, kRecvFwd, kRecvBwd})
+    if (stages_[static_cast<size_t>(s)].last_gpu[static_cast<size_t>(r)] != kNone)
+      stream_wait(s, r, kComputeStream);
+  if (ties_embedding(s)) embedding_allreduce(s);
+  const double params = stage_params(s);
+  const double shard = c_.distributed_optimizer || c_.fsdp ? params / k_.dp_group : params;
+  const uint32_t last = kernel(s, kComputeStream, optimizer(shard), Src::kOptimizer, shard);
+  const uint32_t sync = cpu_call(s, kSyncCall, k_.event_call_us);
+  edge(last, sync, EdgeKind::kGpuToCpuSync, 0);
+  meta(sync).sync = true;
+  stage_end_.push_back(sync);
+  steps_[static_cast<size_t>(s)].marker = stages_[static_cast<size_t>(s)].first_cpu;
+}
+
+// Called from the other files of the builder.
+template void Builder<Pass::kBuild>::stage_iteration(int);
+template void Builder<Pass::kCount>::stage_iteration(int);
+
+}  // namespace lumos::model::detail
