@@ -10,6 +10,7 @@
 
 #include "carbon/energy.hpp"
 #include "carbon/grid_series.hpp"
+#include "carbon/trace_energy.hpp"
 #include "cli/commands.hpp"
 #include "cli/layout_options.hpp"
 #include "common/error.hpp"
@@ -154,9 +155,8 @@ int cmd_carbon(int argc, char** argv) {
       dur[n] = rep.replay.finish_us[n] - rep.replay.start_us[n];
     const carbon::TracedBusy busy = carbon::traced_kernel_busy_us(in.graph, db, &dur);
     const double rank_steps = static_cast<double>(rep.steps.size());
-    subject.per_gpu_step = carbon::step_energy(
-        db.gpu(run_gpu), db.carbon, pue, subject.step_us, busy.matrix_us / rank_steps,
-        (busy.other_compute_us + busy.copy_us) / rank_steps, busy.comm_us / rank_steps);
+    subject.per_gpu_step = carbon::trace_step_energy(db.gpu(run_gpu), db.carbon, pue,
+                                                     subject.step_us, busy, rank_steps);
     subject.title = strprintf(
         "lumos carbon: trace %s (%s)%s, %zu traced step%s of %.3f s (replayed), %.4g steps on %.0f "
         "GPUs: %.2f h",
