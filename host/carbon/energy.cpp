@@ -1,13 +1,7 @@
 #include "carbon/energy.hpp"
 
-#include <algorithm>
-#include <map>
-#include <string>
-
 #include "common/error.hpp"
-#include "cost/kernel_classifier.hpp"
 #include "cost/kernels_db.hpp"
-#include "graph/graph.hpp"
 
 namespace lumos::carbon {
 
@@ -31,45 +25,6 @@ EnergyParts step_energy(const cost::GpuSpec& gpu, const cost::CarbonParams& p, d
   e.node_j = p.node_overhead_w_per_gpu * step_us * 1e-6;
   e.facility_j = (e.gpu_j() + e.node_j) * (pue - 1);
   return e;
-}
-
-std::vector<bool> matrix_kernels(const graph::Graph& g, const cost::KernelsDb& db) {
-  std::vector<bool> out(g.num_nodes(), false);
-  std::map<uint32_t, bool> matrix;  // by kernel name
-  for (graph::NodeId n = 1; n < g.num_nodes(); ++n) {
-    if (g.kind[n] != graph::NodeKind::kKernel) continue;
-    auto it = matrix.find(g.name[n]);
-    if (it == matrix.end()) {
-      const std::string c = cost::classify_kernel(db, g.names[g.name[n]]);
-      it = matrix.emplace(g.name[n], c == "gemm" || c == "conv" || c.rfind("attention", 0) == 0)
-               .first;
-    }
-    out[n] = it->second;
-  }
-  return out;
-}
-
-TracedBusy traced_kernel_busy_us(const graph::Graph& g, const cost::KernelsDb& db,
-                                 const std::vector<double>* dur_us) {
-  LUMOS_EXPECT(!dur_us || dur_us->size() == g.num_nodes(), "energy: one duration per graph node");
-  TracedBusy b;
-  const std::vector<bool> matrix = matrix_kernels(g, db);
-  for (graph::NodeId n = 1; n < g.num_nodes(); ++n) {
-    if (g.step[n] < 0 || g.kind[n] != graph::NodeKind::kKernel) continue;
-    const double us = dur_us ? (*dur_us)[n] : g.dur_us[n];
-    switch (g.cls[n]) {
-      case graph::NodeClass::kComm:
-        b.comm_us += us;
-        continue;
-      case graph::NodeClass::kMemory:
-        b.copy_us += us;
-        continue;
-      default:
-        break;
-    }
-    (matrix[n] ? b.matrix_us : b.other_compute_us) += us;
-  }
-  return b;
 }
 
 CarbonAccount carbon_account(const EnergyParts& e, double gpus, double steps, double gpu_hours,

@@ -3,17 +3,11 @@
 // arithmetic, memory-bound work, communication; kernels_db/carbon.json), never above TDP; the
 // rest of the node draws a constant overhead per GPU; the facility multiplies it all by its PUE.
 #pragma once
-#include <array>
-#include <vector>
 
 namespace lumos::cost {
 struct GpuSpec;
 struct CarbonParams;
-struct KernelsDb;
 }  // namespace lumos::cost
-namespace lumos::graph {
-struct Graph;
-}
 
 namespace lumos::carbon {
 
@@ -30,20 +24,6 @@ struct EnergyParts {
 EnergyParts step_energy(const cost::GpuSpec& gpu, const cost::CarbonParams& p, double pue,
                         double step_us, double compute_bound_us, double memory_bound_us,
                         double comm_us);
-
-// A trace's GPU kernel time inside its steps, summed over ranks and steps, by how it draws
-// power: matrix arithmetic (kernels kernels_db classifies gemm, conv or attention), the other
-// compute kernels, memory copies and sets, and communication. Each kernel's duration is its
-// traced one, or its entry in `dur_us` (one per node: a what-if's, as replayed).
-// Per node: whether it is a kernel of matrix arithmetic (kernels_db classifies it gemm, conv or
-// attention), which draws power as compute-bound work.
-std::vector<bool> matrix_kernels(const graph::Graph& g, const cost::KernelsDb& db);
-
-struct TracedBusy {
-  double matrix_us = 0, other_compute_us = 0, copy_us = 0, comm_us = 0;
-};
-TracedBusy traced_kernel_busy_us(const graph::Graph& g, const cost::KernelsDb& db,
-                                 const std::vector<double>* dur_us = nullptr);
 
 // A run's energy and carbon: `steps` steps on `gpus` GPUs, each step's energy per GPU `e`.
 struct CarbonAccount {

@@ -1,5 +1,6 @@
 #include "carbon/placement.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -112,6 +113,19 @@ Placement place_jobs(const Fleet& f, const std::vector<Job>& jobs, Metric m,
                                : static_cast<double>(f.pools[k].count);
     out.embodied_g += servers * rate[k] * out.horizon_h / kHoursPerYear;
   }
+  return out;
+}
+
+std::vector<Placement> place_by_every_metric(const Fleet& f, const std::vector<Job>& jobs,
+                                             const CarbonSettings& s) {
+  double horizon_h = 0;
+  for (Metric m : kMetrics) {
+    const Placement p = place_jobs(f, jobs, m, s);
+    for (size_t j = 0; j < jobs.size(); ++j)
+      horizon_h = std::max(horizon_h, jobs[j].options[p.option_of[j]].hours);
+  }
+  std::vector<Placement> out;
+  for (Metric m : kMetrics) out.push_back(place_jobs(f, jobs, m, s, horizon_h));
   return out;
 }
 

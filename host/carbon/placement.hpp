@@ -62,6 +62,11 @@ struct Placement {
 Placement place_jobs(const Fleet& f, const std::vector<Job>& jobs, Metric m,
                      const CarbonSettings& s, double horizon_h = 0, bool skip_unfit = false);
 
+// The jobs placed by every metric (kMetrics order), each footprint over one horizon: the longest
+// run any metric chose (the choices do not depend on it), so that the footprints compare.
+std::vector<Placement> place_by_every_metric(const Fleet& f, const std::vector<Job>& jobs,
+                                             const CarbonSettings& s);
+
 // The paper's per-score-year comparison of servers (its Tables 2 and 4), one row per pool: one
 // year of a whole server's work per unit of its score, in gCO2 per score-year.
 struct ScoreYearRow {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <iostream>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/input_options.hpp"
@@ -21,17 +20,10 @@
 #include "report/structural_report.hpp"
 #include "report/timeline_writer.hpp"
 #include "report/whatif_report.hpp"
+#include "whatif/grid.hpp"
 
 namespace lumos::cli {
 namespace {
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 constexpr const char* kStructuralFlags[] = {"layers", "hidden", "ffn",        "heads", "seq",
                                             "tp",     "pp",     "interleave", "mbs",   "gbs"};
@@ -145,10 +137,8 @@ int cmd_whatif(int argc, char** argv) {
   }
   estimate::WhatifRequest req;
   if (a.count("traced-gpu")) req.traced_gpu = a["traced-gpu"].as<std::string>();
-  if (a.count("gpus")) {
-    req.gpus = split_list(a["gpus"].as<std::string>());
-    if (req.gpus.empty()) throw InputError("lumos whatif: --gpus names no GPU");
-  }
+  if (a.count("gpus"))
+    req.gpus = whatif::parse_gpu_axis(a["gpus"].as<std::string>(), "lumos whatif: --gpus");
   if (a.count("speed")) req.speed = a["speed"].as<std::string>();
   req.backend = engine::parse_backend(a["backend"].as<std::string>());
   if (a.count("dp")) {
@@ -185,11 +175,8 @@ int cmd_whatif(int argc, char** argv) {
   report::build_warnings(std::cerr, in.stats);
   for (const auto& w : in.warnings) std::cerr << "lumos whatif: " << w << '\n';
   if (a.count("describe")) {
-    const whatif::JobStructure js = estimate::describe_job(in, cost::embedded_db());
-    if (a.count("json"))
-      report::job_structure_json(std::cout, in.label, js);
-    else
-      report::job_structure_text(std::cout, in.label, js);
+    const auto render = a.count("json") ? report::job_structure_json : report::job_structure_text;
+    render(std::cout, in.label, estimate::describe_job(in, cost::embedded_db()));
     return 0;
   }
   if (structural) return run_structural(a, in, req);
@@ -201,10 +188,7 @@ int cmd_whatif(int argc, char** argv) {
                  [&](std::ostream& os) { report::whatif_csv(os, ans); });
     if (is_stdout(a["csv"].as<std::string>())) return 0;  // the table is the output
   }
-  if (a.count("json"))
-    report::whatif_json(std::cout, in.label, ans);
-  else
-    report::whatif_text(std::cout, in.label, ans);
+  (a.count("json") ? report::whatif_json : report::whatif_text)(std::cout, in.label, ans);
   return 0;
 }
 

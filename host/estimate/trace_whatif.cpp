@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "carbon/energy.hpp"
+#include "carbon/trace_energy.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "cost/kernels_db.hpp"
@@ -95,42 +95,14 @@ WhatifAnswer run_whatif(const graph::LoadedInput& in, const WhatifRequest& req,
                          "by class ratios only, without GEMM shapes, attention clocks or HBM";
   a.result = engine::batch_replay(g, a.grid.batch, req.backend,
                                   pricing.priced_nodes() > 0 ? &pricing : nullptr);
-  std::vector<const cost::GpuSpec*> spec;
-  for (const std::string& name : a.grid.variant_gpu) spec.push_back(&db.gpu(name));
-  // Each variant's GPU energy per step (carbon/energy.hpp): its matrix kernels' time (traced, by
-  // the class's speed-up, or by the priced key's factor on the variant's GPU column) apart from
-  // the other compute kernels, copies and communication as replayed. The factors are taken per
-  // key and column, not per variant: no second slot table of the grid.
-  const std::vector<bool> matrix = carbon::matrix_kernels(g, db);
-  const bool priced = pricing.priced_nodes() > 0;
-  double unpriced_us = 0;                                        // by the compute class's speed
-  std::vector<double> key_us(priced ? pricing.keys() : 0, 0.0);  // by each key's factor
-  for (graph::NodeId n = 1; n < g.num_nodes(); ++n) {
-    if (!matrix[n] || g.cls[n] != graph::NodeClass::kCompute) continue;
-    const int32_t k = priced ? pricing.node_key[n] : -1;
-    (k >= 0 ? key_us[static_cast<size_t>(k)] : unpriced_us) += g.dur_us[n];
-  }
-  const uint32_t columns = priced ? pricing.gpus() : 0;
-  std::vector<double> column_us(columns, 0.0);  // the priced matrix time on each GPU column
-  const replay::BatchGemmView gemm = pricing.view();
-  for (uint32_t k = 0; k < key_us.size(); ++k)
-    if (key_us[k] > 0)
-      for (uint32_t gi = 0; gi < columns; ++gi)
-        column_us[gi] += key_us[k] * replay::gemm_key_factor(gemm, static_cast<int32_t>(k), gi);
-  const int compute_cls = static_cast<int>(graph::NodeClass::kCompute);
+  // Each variant's GPU energy over the replay (carbon/trace_energy.hpp).
+  const std::vector<carbon::TracedBusy> busy =
+      carbon::batch_kernel_busy_us(g, db, a.grid.batch, a.result, pricing);
   a.energy_j.resize(a.grid.batch.count);
-  for (uint32_t v = 0; v < a.grid.batch.count; ++v) {
-    const auto& busy = a.result.busy_us;
-    const double compute = busy[compute_cls][v];
-    double matrix_us = unpriced_us / static_cast<double>(a.grid.batch.speed[compute_cls][v]);
-    if (priced) matrix_us += column_us[pricing.variant_gpu[v]];
-    matrix_us = std::min(matrix_us, compute);
-    a.energy_j[v] = carbon::step_energy(
-                        *spec[v], db.carbon, 1.0, a.result.makespan_us[v], matrix_us,
-                        compute - matrix_us + busy[static_cast<int>(graph::NodeClass::kMemory)][v],
-                        busy[static_cast<int>(graph::NodeClass::kComm)][v])
+  for (uint32_t v = 0; v < a.grid.batch.count; ++v)
+    a.energy_j[v] = carbon::trace_step_energy(db.gpu(a.grid.variant_gpu[v]), db.carbon, 1.0,
+                                              a.result.makespan_us[v], busy[v])
                         .gpu_j();
-  }
   a.on_front.assign(a.grid.batch.count, false);
   for (uint32_t v : replay::pareto_front({a.result.makespan_us, a.energy_j})) a.on_front[v] = true;
   return a;

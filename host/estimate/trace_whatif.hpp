@@ -36,7 +36,7 @@ struct WhatifAnswer {
   // shapes: its kernels then scale by class only (peak, HBM, NVLink ratios).
   std::string unpriced_warning;
   replay::BatchResult result;
-  // [variant]: one GPU over the replayed steps (carbon/energy.hpp: idle power and each kernel
+  // [variant]: one GPU over the replayed steps (carbon/trace_energy.hpp: idle power and each kernel
   // class's draw, capped at TDP; GPU only, no node or PUE)
   std::vector<double> energy_j;
   std::vector<bool> on_front;  // [variant]: Pareto-optimal in (step time, energy)

@@ -9,6 +9,15 @@
 
 namespace lumos::whatif {
 
+std::vector<std::string> parse_gpu_axis(const std::string& spec, const std::string& option) {
+  std::vector<std::string> out;
+  std::stringstream ss(spec);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  if (out.empty()) throw InputError(option + " names no GPU");
+  return out;
+}
+
 Grid build_grid(const cost::KernelsDb& db, const std::string& traced_gpu,
                 const std::vector<std::string>& gpus, const std::vector<SpeedAxis>& axes,
                 uint64_t graph_nodes) {

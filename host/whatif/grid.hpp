@@ -26,6 +26,10 @@ struct Grid {
   std::vector<double> compute_speed;     // each variant's compute speed axis factor (1: none)
 };
 
+// The GPU axis as users write it: comma-separated kernels_db names (empty items skipped).
+// Throws InputError, prefixed by `option`, when it names no GPU.
+std::vector<std::string> parse_gpu_axis(const std::string& spec, const std::string& option);
+
 // Throws InputError for an unknown GPU, an empty GPU list, or a grid above kMaxGridVariants or
 // (over a graph of `graph_nodes` nodes) kMaxGridNodeVariants, before building anything.
 Grid build_grid(const cost::KernelsDb& db, const std::string& traced_gpu,

@@ -1,0 +1,68 @@
+#include "report/carbon_report.hpp"
+
+#include "common/format.hpp"
+#include "common/json_writer.hpp"
+#include "cost/kernels_db.hpp"
+
+namespace lumos::report {
+
+void carbon_text(std::ostream& os, const estimate::CarbonAnswer& a, const cost::CarbonParams& p) {
+  const carbon::EnergyParts& parts = a.per_gpu_step;
+  const carbon::CarbonAccount& acc = a.account;
+  os << a.subject << '\n';
+  const double step_s = a.step_us * 1e-6;
+  os << strprintf(
+      "  power per GPU     %.0f W: idle %.0f, matrix %.0f, memory-bound %.0f, comm %.0f; node "
+      "%.0f; facility %.0f (PUE %.2f)\n",
+      parts.total_j() / step_s, parts.gpu_idle_j / step_s, parts.gpu_compute_j / step_s,
+      parts.gpu_memory_j / step_s, parts.gpu_comm_j / step_s, parts.node_j / step_s,
+      parts.facility_j / step_s, a.pue);
+  os << strprintf("  energy            %.4g kWh: GPUs %.4g, nodes %.4g, facility %.4g\n",
+                  acc.energy_kwh, acc.gpu_kwh, acc.node_kwh, acc.facility_kwh);
+  os << "  grid              " << a.grid << '\n';
+  os << strprintf("  operational       %.4g kgCO2\n", acc.operational_kg);
+  if (a.best)
+    os << strprintf(
+        "  best start        %s: mean %.1f gCO2/kWh, %.4g kgCO2 (%+.1f%%; the worst start in "
+        "the window: %.1f gCO2/kWh)\n",
+        carbon::format_utc(a.best->start_unix_s).c_str(), a.best->mean_g_per_kwh,
+        acc.energy_kwh * a.best->mean_g_per_kwh / 1e3,
+        a.grid_g_per_kwh > 0 ? 100 * (a.best->mean_g_per_kwh / a.grid_g_per_kwh - 1) : 0.0,
+        a.best->worst_mean_g_per_kwh);
+  os << strprintf(
+      "  embodied (beside) %.4g kgCO2: %.4g GPU-hours of %.0f kg per GPU and its server share, "
+      "linear over %.0f years; SCI %.4g kgCO2. Placing and scheduling owned hardware: decide on "
+      "operational carbon (lumos place)\n",
+      acc.embodied_kg, a.hours * a.gpus, p.gpu_embodied_kg + p.server_embodied_kg_per_gpu,
+      p.lifetime_y, acc.sci_kg);
+}
+
+void carbon_json(std::ostream& os, const estimate::CarbonAnswer& a) {
+  const carbon::EnergyParts& parts = a.per_gpu_step;
+  const carbon::CarbonAccount& acc = a.account;
+  common::JsonWriter w(os);
+  w.begin_object().field("subject", a.subject).field("gpus", a.gpus);
+  w.field("step_time_s", a.step_us * 1e-6).field("steps", a.steps);
+  w.field("hours", a.hours).field("pue", a.pue);
+  w.key("step_energy_per_gpu_j").begin_object().field("gpu_idle", parts.gpu_idle_j);
+  w.field("gpu_compute_bound", parts.gpu_compute_j).field("gpu_memory_bound", parts.gpu_memory_j);
+  w.field("gpu_comm", parts.gpu_comm_j).field("node", parts.node_j);
+  w.field("facility", parts.facility_j).field("total", parts.total_j()).end_object();
+  w.field("gpu_energy_kwh", acc.gpu_kwh).field("node_energy_kwh", acc.node_kwh);
+  w.field("facility_energy_kwh", acc.facility_kwh).field("energy_kwh", acc.energy_kwh);
+  w.field("grid_g_per_kwh", a.grid_g_per_kwh).field("grid", a.grid);
+  w.field("operational_kg", acc.operational_kg).field("embodied_kg", acc.embodied_kg);
+  w.field("sci_kg", acc.sci_kg);
+  if (a.best)
+    w.key("best_start")
+        .begin_object()
+        .field("start", carbon::format_utc(a.best->start_unix_s))
+        .field("mean_g_per_kwh", a.best->mean_g_per_kwh)
+        .field("operational_kg", acc.energy_kwh * a.best->mean_g_per_kwh / 1000.0)
+        .field("worst_mean_g_per_kwh", a.best->worst_mean_g_per_kwh)
+        .end_object();
+  w.end_object();
+  os << '\n';
+}
+
+}  // namespace lumos::report
