@@ -6,12 +6,15 @@
 #include <random>
 #include <sstream>
 
+#include "common/csv_table.hpp"
 #include "common/error.hpp"
-#include "report/sweep_csv.hpp"
+#include "sweep/pareto_csv.hpp"
 
 namespace {
 
-using lumos::report::CsvTable;
+using lumos::csv_view;
+using lumos::CsvTable;
+using lumos::sweep::pareto_rows;
 
 bool dominates(const std::vector<double>& a, const std::vector<double>& b) {
   bool better = false;
@@ -40,11 +43,11 @@ TEST(ParetoCsv, FrontIsExactlyTheNonDominatedFeasibleRows) {
           << ',' << v[static_cast<size_t>(i)][1] << ',' << -v[static_cast<size_t>(i)][2] << '\n';
     }
     std::istringstream in(csv.str());
-    const CsvTable t = lumos::report::parse_csv(in, "random.csv");
+    const CsvTable t = lumos::parse_csv(in, "random.csv");
     // c holds the negated third objective: "-c" maximises it, i.e. minimises the objective.
     std::vector<std::string> names = {"a", "b"};
     if (objectives == 3) names.push_back("-c");
-    const std::vector<size_t> front = lumos::report::pareto_rows(t, names);
+    const std::vector<size_t> front = pareto_rows(csv_view(t), names);
     std::vector<bool> on(static_cast<size_t>(n), false);
     for (size_t r : front) on[r] = true;
     for (int i = 0; i < n; ++i) {
@@ -64,16 +67,16 @@ TEST(ParetoCsv, FrontIsExactlyTheNonDominatedFeasibleRows) {
 TEST(ParetoCsv, BadTablesFailInOneLineNamingTheFile) {
   std::istringstream short_row("index,a,b\n0,1\n");
   try {
-    lumos::report::parse_csv(short_row, "x.csv");
+    lumos::parse_csv(short_row, "x.csv");
     FAIL();
   } catch (const lumos::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("x.csv:2"), std::string::npos) << e.what();
   }
   std::istringstream ok("index,a,b\n0,1,x\n");
-  const CsvTable t = lumos::report::parse_csv(ok, "y.csv");
-  EXPECT_THROW(lumos::report::pareto_rows(t, {"a", "nope"}), lumos::InputError);
-  EXPECT_THROW(lumos::report::pareto_rows(t, {"a", "b"}), lumos::InputError);  // "x"
-  EXPECT_THROW(lumos::report::pareto_rows(t, {"a"}), lumos::InputError);
+  const CsvTable t = lumos::parse_csv(ok, "y.csv");
+  EXPECT_THROW(pareto_rows(csv_view(t), {"a", "nope"}), lumos::InputError);
+  EXPECT_THROW(pareto_rows(csv_view(t), {"a", "b"}), lumos::InputError);  // "x"
+  EXPECT_THROW(pareto_rows(csv_view(t), {"a"}), lumos::InputError);
 }
 
 }  // namespace
