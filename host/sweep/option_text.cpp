@@ -1,7 +1,10 @@
 #include "sweep/option_text.hpp"
 
+#include <tuple>
+
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "cost/size_units.hpp"
 
 namespace lumos::sweep {
 
@@ -133,6 +136,20 @@ std::pair<uint32_t, uint32_t> parse_shard(const std::string& s) {
   LUMOS_EXPECT(n >= 1 && n <= 100000 && i < n,
                "--shard " + s + ": expected i/n with 0 <= i < n <= 100000");
   return {static_cast<uint32_t>(i), static_cast<uint32_t>(n)};
+}
+
+SweepOptions parse_run_options(const std::optional<std::string>& shard, int threads,
+                               const std::string& memory, const std::string& fold) {
+  SweepOptions opt;
+  if (shard) std::tie(opt.shard, opt.shards) = parse_shard(*shard);
+  opt.threads = threads;
+  opt.memory_budget_bytes = cost::parse_bytes(memory, "--memory");
+  LUMOS_EXPECT(opt.memory_budget_bytes >= 64.0 * 1024 * 1024,
+               "lumos sweep: --memory must be at least 64MiB");
+  LUMOS_EXPECT(opt.threads >= 0 && opt.threads <= 4096, "--threads: expected 0 to 4096");
+  LUMOS_EXPECT(fold == "on" || fold == "off", "--fold " + fold + ": expected on or off");
+  opt.fold_layers = fold == "on";
+  return opt;
 }
 
 }  // namespace lumos::sweep

@@ -4,10 +4,12 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "sweep/sweep_run.hpp"
 #include "sweep/sweep_spec.hpp"
 
 namespace lumos::sweep {
@@ -30,5 +32,10 @@ double parse_tokens(const std::string& text, const std::string& file);
 
 // --shard i/n: (i, n) with 0 <= i < n <= 100000.
 std::pair<uint32_t, uint32_t> parse_shard(const std::string& text);
+
+// How the sweep runs: --shard (none: the whole sweep), --threads, --memory (bytes with their
+// unit, at least 64MiB) and --fold (on or off).
+SweepOptions parse_run_options(const std::optional<std::string>& shard, int threads,
+                               const std::string& memory, const std::string& fold);
 
 }  // namespace lumos::sweep
