@@ -5,10 +5,10 @@
 
 #include <toml++/toml.h>
 
+#include "common/csv_table.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "model/model_toml.hpp"
-#include "report/sweep_csv.hpp"
 
 namespace lumos::carbon {
 
@@ -214,7 +214,7 @@ std::vector<Job> load_jobs(const std::string& path, const Fleet& f) {
 }
 
 Job job_from_sweep_csv(const std::string& path, const Fleet& f, const std::string& name) {
-  const report::CsvTable t = report::read_csv(path);
+  const CsvTable t = read_csv(path);
   const size_t gpu = t.column("gpu"), gpus = t.column("gpus"), hours = t.column("time_to_train_h"),
                feasible = t.column("feasible"), tp = t.column("tp"), pp = t.column("pp"),
                dp = t.column("dp");

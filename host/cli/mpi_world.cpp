@@ -1,6 +1,10 @@
 #include "cli/mpi_world.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
 
 #include "common/error.hpp"
 
@@ -97,6 +101,28 @@ std::vector<std::string> MpiWorld::gather(const std::string& mine) const {
 #else
   return {mine};
 #endif
+}
+
+int run_on_ranks(const MpiWorld& world, const std::function<int()>& command) {
+  const int own_stderr = world.rank() > 0 ? dup(STDERR_FILENO) : -1;
+  if (world.rank() > 0) {
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+  }
+  if (world.size() == 1) return command();
+  try {
+    return command();
+  } catch (const PeerFailed&) {
+    return 1;  // the rank that failed reports
+  } catch (const std::exception& e) {
+    // Before the gather every rank agrees who reports (the lowest failing rank); after it, only
+    // rank 0 is still working and no rank waits.
+    if (!world.gathered() && world.fail() != world.rank()) return 1;
+    const std::string line = "lumos: " + std::string(e.what()) + "\n";
+    const int fd = world.rank() > 0 ? own_stderr : STDERR_FILENO;
+    if (fd >= 0 && write(fd, line.data(), line.size()) < 0) return 1;
+    return 1;
+  }
 }
 
 }  // namespace lumos::cli

@@ -2,6 +2,7 @@
 // from Debian, optional) and started by mpirun; otherwise one rank and nothing else. MPI is
 // initialised only under a launcher, so every other use of lumos stays free of it.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,13 @@ class MpiWorld {
   bool initialised_ = false;
   mutable bool gathered_ = false;
 };
+
+// Runs `command` on every rank of `world`. Ranks other than 0 print nothing: their errors on the
+// same inputs are rank 0's, and rank 0 writes the outputs. Under MPI an error on one rank alone (a
+// file only it cannot read) would leave the others waiting in the gather, so the ranks agree on
+// who failed: the lowest failing rank prints its one line and every rank returns 1. Alone, errors
+// go up to the caller as everywhere else.
+int run_on_ranks(const MpiWorld& world, const std::function<int()>& command);
 
 // Whether this build can run under mpirun (for `lumos info` and the tests).
 bool built_with_mpi();

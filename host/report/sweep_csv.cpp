@@ -1,26 +1,12 @@
 #include "report/sweep_csv.hpp"
 
-#include <cmath>
-#include <fstream>
-
-#include "common/error.hpp"
 #include "common/format.hpp"
-#include "replay/pareto.hpp"
 
 namespace lumos::report {
 
 namespace {
 
-std::vector<std::string> split_cells(const std::string& line) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  for (;;) {
-    const size_t end = line.find(',', at);
-    out.push_back(line.substr(at, end == std::string::npos ? std::string::npos : end - at));
-    if (end == std::string::npos) return out;
-    at = end + 1;
-  }
-}
+using sweep::SweepRow;
 
 // A cell that may hold a reason: commas would split it.
 std::string cell(std::string s) {
@@ -29,120 +15,105 @@ std::string cell(std::string s) {
   return s;
 }
 
+std::string g6(double v) {
+  return strprintf("%.6g", v);
+}
+std::string g9(double v) {
+  return strprintf("%.9g", v);
+}
+// The step's results: empty for a configuration that was not replayed.
+std::string g6_estimated(const SweepRow& r, double v) {
+  return r.estimated ? g6(v) : "";
+}
+std::string g9_estimated(const SweepRow& r, double v) {
+  return r.estimated ? g9(v) : "";
+}
+std::string flag(bool b) {
+  return b ? "1" : "0";
+}
+
+struct Column {
+  const char* name;
+  std::string (*text)(const SweepRow&);
+};
+
+// The variants table's columns, in order (README: "Sweep CSV columns").
+const std::vector<Column>& columns() {
+  static const std::vector<Column> kColumns = {
+      {"index", [](const SweepRow& r) { return std::to_string(r.variant.index); }},
+      {"gpu", [](const SweepRow& r) { return cell(r.variant.gpu); }},
+      {"topology", [](const SweepRow& r) { return cell(r.variant.topology); }},
+      {"nic_gbps", [](const SweepRow& r) { return g6(r.variant.nic_gbps); }},
+      {"gpus_per_node", [](const SweepRow& r) { return std::to_string(r.variant.gpus_per_node); }},
+      {"nvlink_gbps", [](const SweepRow& r) { return g6(r.variant.nvlink_gbps); }},
+      {"speed", [](const SweepRow& r) { return cell(r.variant.speed_label); }},
+      {"region", [](const SweepRow& r) { return cell(r.variant.region); }},
+      {"pue", [](const SweepRow& r) { return g6(r.variant.pue); }},
+      {"gpus", [](const SweepRow& r) { return std::to_string(r.variant.cfg.gpus()); }},
+      {"tp", [](const SweepRow& r) { return std::to_string(r.variant.cfg.tp); }},
+      {"cp", [](const SweepRow& r) { return std::to_string(r.variant.cfg.cp); }},
+      {"pp", [](const SweepRow& r) { return std::to_string(r.variant.cfg.pp); }},
+      {"dp", [](const SweepRow& r) { return std::to_string(r.variant.cfg.dp); }},
+      {"interleave", [](const SweepRow& r) { return std::to_string(r.variant.cfg.interleave); }},
+      {"mbs", [](const SweepRow& r) { return std::to_string(r.variant.cfg.mbs); }},
+      {"gbs", [](const SweepRow& r) { return std::to_string(r.variant.cfg.gbs); }},
+      {"recompute",
+       [](const SweepRow& r) { return std::string(model::to_string(r.variant.cfg.recompute)); }},
+      {"sp", [](const SweepRow& r) { return flag(r.variant.cfg.sequence_parallel); }},
+      {"dist_opt", [](const SweepRow& r) { return flag(r.variant.cfg.distributed_optimizer); }},
+      {"fsdp", [](const SweepRow& r) { return flag(r.variant.cfg.fsdp); }},
+      {"stack", [](const SweepRow& r) { return cell(r.variant.cfg.stack); }},
+      {"dtype",
+       [](const SweepRow& r) { return std::string(cost::to_string(r.variant.cfg.dtype)); }},
+      {"estimated", [](const SweepRow& r) { return flag(r.estimated); }},
+      {"feasible", [](const SweepRow& r) { return flag(r.feasible); }},
+      {"reason", [](const SweepRow& r) { return cell(r.reason); }},
+      {"step_time_s", [](const SweepRow& r) { return g9_estimated(r, r.step_time_us * 1e-6); }},
+      {"tokens_per_s", [](const SweepRow& r) { return g9_estimated(r, r.tokens_per_s); }},
+      {"mfu", [](const SweepRow& r) { return g6_estimated(r, r.mfu); }},
+      // Memory is known before a graph is built: a configuration not replayed still has it.
+      {"memory_gib", [](const SweepRow& r) { return g6(r.memory_gib); }},
+      {"capacity_gib", [](const SweepRow& r) { return g6(r.capacity_gib); }},
+      {"time_to_train_h", [](const SweepRow& r) { return g9_estimated(r, r.time_to_train_h); }},
+      {"gpu_hours", [](const SweepRow& r) { return g9_estimated(r, r.gpu_hours); }},
+      {"gpu_power_w", [](const SweepRow& r) { return g6_estimated(r, r.gpu_power_w); }},
+      {"energy_kwh", [](const SweepRow& r) { return g9_estimated(r, r.energy_kwh); }},
+      {"gpu_energy_kwh", [](const SweepRow& r) { return g9_estimated(r, r.gpu_energy_kwh); }},
+      {"node_energy_kwh", [](const SweepRow& r) { return g9_estimated(r, r.node_energy_kwh); }},
+      {"facility_energy_kwh",
+       [](const SweepRow& r) { return g9_estimated(r, r.facility_energy_kwh); }},
+      {"grid_g_per_kwh", [](const SweepRow& r) { return g6_estimated(r, r.grid_g_per_kwh); }},
+      {"operational_kg", [](const SweepRow& r) { return g9_estimated(r, r.operational_kg); }},
+      {"embodied_kg", [](const SweepRow& r) { return g9_estimated(r, r.embodied_kg); }},
+      {"sci_kg", [](const SweepRow& r) { return g9_estimated(r, r.sci_kg); }},
+  };
+  return kColumns;
+}
+
 }  // namespace
 
+CsvView sweep_view(const sweep::SweepResult& r, const std::string& source) {
+  CsvView v;
+  v.source = source;
+  for (const Column& c : columns()) v.header.emplace_back(c.name);
+  v.rows = r.rows.size();
+  v.cell = [&r](size_t row, size_t column) { return columns()[column].text(r.rows[row]); };
+  return v;
+}
+
+void write_csv(std::ostream& os, const CsvView& t, const std::vector<size_t>& rows) {
+  for (size_t i = 0; i < t.header.size(); ++i) os << (i ? "," : "") << t.header[i];
+  os << '\n';
+  for (size_t r : rows) {
+    for (size_t i = 0; i < t.header.size(); ++i) os << (i ? "," : "") << t.cell(r, i);
+    os << '\n';
+  }
+}
+
 void sweep_csv(std::ostream& os, const sweep::SweepResult& r) {
-  os << "index,gpu,topology,nic_gbps,gpus_per_node,nvlink_gbps,speed,region,pue,gpus,tp,cp,pp,dp,"
-        "interleave,"
-        "mbs,gbs,recompute,sp,dist_"
-        "opt,"
-        "fsdp,"
-        "stack,"
-        "dtype,estimated,feasible,reason,step_time_s,tokens_per_s,mfu,memory_gib,capacity_gib,"
-        "time_to_train_h,gpu_hours,gpu_power_w,energy_kwh,gpu_energy_kwh,node_energy_kwh,"
-        "facility_energy_kwh,grid_g_per_kwh,operational_kg,embodied_kg,sci_kg\n";
-  for (const sweep::SweepRow& row : r.rows) {
-    const auto& v = row.variant;
-    const auto& c = v.cfg;
-    os << v.index << ',' << cell(v.gpu) << ',' << cell(v.topology) << ','
-       << strprintf("%.6g", v.nic_gbps) << ',' << v.gpus_per_node << ','
-       << strprintf("%.6g", v.nvlink_gbps) << ',' << cell(v.speed_label) << ',' << cell(v.region)
-       << ',' << strprintf("%.6g", v.pue) << ',' << c.gpus() << ',' << c.tp << ',' << c.cp << ','
-       << c.pp << ',' << c.dp << ',' << c.interleave << ',' << c.mbs << ',' << c.gbs << ','
-       << model::to_string(c.recompute) << ',' << (c.sequence_parallel ? 1 : 0) << ','
-       << (c.distributed_optimizer ? 1 : 0) << ',' << (c.fsdp ? 1 : 0) << ',' << cell(c.stack)
-       << ',' << cost::to_string(c.dtype) << ',' << (row.estimated ? 1 : 0) << ','
-       << (row.feasible ? 1 : 0) << ',' << cell(row.reason);
-    if (row.estimated)
-      os << strprintf(
-          ",%.9g,%.9g,%.6g,%.6g,%.6g,%.9g,%.9g,%.6g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.9g,%.9g",
-          row.step_time_us * 1e-6, row.tokens_per_s, row.mfu, row.memory_gib, row.capacity_gib,
-          row.time_to_train_h, row.gpu_hours, row.gpu_power_w, row.energy_kwh, row.gpu_energy_kwh,
-          row.node_energy_kwh, row.facility_energy_kwh, row.grid_g_per_kwh, row.operational_kg,
-          row.embodied_kg, row.sci_kg);
-    else
-      os << strprintf(",,,,%.6g,%.6g,,,,,,,,,,,", row.memory_gib, row.capacity_gib);
-    os << '\n';
-  }
-}
-
-size_t CsvTable::column(const std::string& name) const {
-  for (size_t i = 0; i < header.size(); ++i)
-    if (header[i] == name) return i;
-  std::string have;
-  for (const auto& h : header) {
-    if (!have.empty()) have += ", ";
-    have += h;
-  }
-  throw InputError(source + ": no column '" + name + "' (columns: " + have + ")");
-}
-
-CsvTable read_csv(const std::string& path) {
-  std::ifstream in(path);
-  LUMOS_EXPECT(in.good(), path + ": cannot open the file");
-  return parse_csv(in, path);
-}
-
-CsvTable parse_csv(std::istream& in, const std::string& path) {
-  CsvTable t;
-  t.source = path;
-  std::string line;
-  LUMOS_EXPECT(static_cast<bool>(std::getline(in, line)) && !line.empty(),
-               path + ": empty file, expected a CSV header");
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  t.header = split_cells(line);
-  for (size_t n = 2; std::getline(in, line); ++n) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    std::vector<std::string> cells = split_cells(line);
-    LUMOS_EXPECT(cells.size() == t.header.size(),
-                 path + ":" + std::to_string(n) + ": " + std::to_string(cells.size()) +
-                     " cells, expected " + std::to_string(t.header.size()) + " as in the header");
-    t.rows.push_back(std::move(cells));
-  }
-  return t;
-}
-
-std::vector<size_t> pareto_rows(const CsvTable& t, const std::vector<std::string>& objectives) {
-  LUMOS_EXPECT(objectives.size() == 2 || objectives.size() == 3,
-               "--objectives: expected two or three columns");
-  std::vector<size_t> cols;
-  std::vector<double> sign;
-  for (const std::string& o : objectives) {
-    const bool max = !o.empty() && o[0] == '-';
-    cols.push_back(t.column(max ? o.substr(1) : o));
-    sign.push_back(max ? -1.0 : 1.0);
-  }
-  size_t feasible_col = t.header.size();
-  for (size_t i = 0; i < t.header.size(); ++i)
-    if (t.header[i] == "feasible") feasible_col = i;
-  std::vector<size_t> candidates;
-  std::vector<std::vector<double>> obj(cols.size());
-  for (size_t r = 0; r < t.rows.size(); ++r) {
-    if (feasible_col < t.header.size() && t.rows[r][feasible_col] != "1") continue;
-    candidates.push_back(r);
-    for (size_t k = 0; k < cols.size(); ++k) {
-      const std::string& s = t.rows[r][cols[k]];
-      const std::optional<double> parsed = parse_finite(s);
-      const double v = parsed.value_or(0);
-      LUMOS_EXPECT(parsed.has_value(), t.source + ":" + std::to_string(r + 2) + ": column '" +
-                                           t.header[cols[k]] + "': '" + s + "' is not a number");
-      obj[k].push_back(sign[k] * v);
-    }
-  }
-  std::vector<size_t> out;
-  if (candidates.empty()) return out;
-  for (uint32_t i : replay::pareto_front(obj)) out.push_back(candidates[i]);
-  return out;
-}
-
-void write_csv(std::ostream& os, const CsvTable& t, const std::vector<size_t>& rows) {
-  auto line = [&](const std::vector<std::string>& cells) {
-    for (size_t i = 0; i < cells.size(); ++i) os << (i ? "," : "") << cells[i];
-    os << '\n';
-  };
-  line(t.header);
-  for (size_t r : rows) line(t.rows[r]);
+  std::vector<size_t> all(r.rows.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  write_csv(os, sweep_view(r, "sweep"), all);
 }
 
 }  // namespace lumos::report

@@ -57,6 +57,270 @@ struct Priced {
   StepCosts costs;
 };
 
+// Seconds and counts of one group, added to the sweep's under its lock.
+struct GroupStats {
+  double build_s = 0, price_s = 0, replay_s = 0, wait_s = 0;
+  uint64_t graphs = 0, estimated = 0;
+};
+
+// Each row's variant with its hardware resolved (GPU and topology names, the topology's NIC,
+// node size and the GPU's NVLink where not given, the stack, region and PUE), and the rows grouped
+// by the structure of their graph.
+std::vector<Group> resolve_and_group(const std::vector<SweepVariant>& all,
+                                     const cost::KernelsDb& db, std::vector<SweepRow>* rows) {
+  std::map<std::string, size_t> group_of;
+  std::vector<Group> groups;
+  rows->resize(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    SweepRow& r = (*rows)[i];
+    r.variant = all[i];
+    const cost::GpuSpec& gpu = db.gpu(r.variant.gpu);
+    const cost::Topology& topo =
+        r.variant.topology.empty() ? db.default_topology_for(gpu) : db.topology(r.variant.topology);
+    r.variant.gpu = gpu.name;
+    r.variant.topology = topo.name;
+    if (r.variant.nic_gbps <= 0) r.variant.nic_gbps = topo.nic_gbps;
+    if (r.variant.gpus_per_node <= 0) r.variant.gpus_per_node = topo.gpus_per_node;
+    if (r.variant.nvlink_gbps <= 0) r.variant.nvlink_gbps = gpu.nvlink_gbps;
+    r.variant.cfg.gpus_per_node = r.variant.gpus_per_node;
+    r.variant.cfg.stack =
+        db.stack(r.variant.cfg.stack.empty() ? db.default_stack : r.variant.cfg.stack).name;
+    r.variant.region = db.carbon.region(r.variant.region).name;
+    if (r.variant.pue <= 0) r.variant.pue = db.carbon.pue;
+    r.capacity_gib = gpu.hbm_gib;
+    auto [it, fresh] = group_of.emplace(structure_key(r.variant.cfg), groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].rows.push_back(i);
+  }
+  return groups;
+}
+
+// Each configuration's network (its topology with its NIC line rate and GPUs per node) and GPU
+// (with its NVLink bandwidth). StepCosts keeps a pointer to the network, so the copies live as
+// long as the sweep.
+class Hardware {
+ public:
+  Hardware(const std::vector<SweepRow>& rows, const cost::KernelsDb& db) {
+    for (const SweepRow& r : rows) {
+      cost::Topology t = db.topology(r.variant.topology);
+      t.nic_gbps = r.variant.nic_gbps;
+      t.gpus_per_node = r.variant.gpus_per_node;
+      networks_.emplace(network_key(r.variant), t);
+      const cost::GpuSpec& g = db.gpu(r.variant.gpu);
+      gpus_.emplace(std::make_pair(g.name, r.variant.nvlink_gbps),
+                    r.variant.nvlink_gbps == g.nvlink_gbps
+                        ? g
+                        : cost::with_nvlink_gbps(g, r.variant.nvlink_gbps));
+    }
+  }
+  const cost::Topology& topology(const SweepVariant& v) const {
+    return networks_.at(network_key(v));
+  }
+  const cost::GpuSpec& gpu(const SweepVariant& v) const {
+    return gpus_.at(std::make_pair(v.gpu, v.nvlink_gbps));
+  }
+
+ private:
+  using NetworkKey = std::tuple<std::string, double, int>;
+  static NetworkKey network_key(const SweepVariant& v) {
+    return NetworkKey(v.topology, v.nic_gbps, v.gpus_per_node);
+  }
+  std::map<NetworkKey, cost::Topology> networks_;
+  std::map<std::pair<std::string, double>, cost::GpuSpec> gpus_;
+};
+
+// Runs the groups of one shard: each group's layout is checked and its configurations priced,
+// then each batch of the same structure builds one graph and replays it for all of them.
+class GroupRunner {
+ public:
+  GroupRunner(const SweepSpec& spec, const cost::KernelsDb& db, const SweepOptions& opt,
+              std::vector<SweepRow>& rows)
+      : spec_(spec),
+        db_(db),
+        opt_(opt),
+        rows_(rows),
+        hardware_(rows, db),
+        budget_(opt.memory_budget_bytes) {}
+
+  // Fills the group's rows; `s` gets its time and counts.
+  void run(const Group& grp, GroupStats* s) {
+    const ParallelConfig& cfg = rows_[grp.rows.front()].variant.cfg;
+    Layout layout;
+    try {
+      layout = check_layout(spec_.model, cfg);
+    } catch (const InputError& e) {
+      for (size_t i : grp.rows) rows_[i].reason = std::string("invalid layout: ") + e.what();
+      return;
+    }
+    const std::vector<Priced> todo = price(grp, cfg, layout, s);
+    // Batches: the first unplaced configuration's graph serves every one of the same structure.
+    std::vector<uint8_t> placed(todo.size(), 0);
+    for (size_t first = 0; first < todo.size(); ++first) {
+      if (placed[first]) continue;
+      std::vector<const Priced*> batch;
+      for (size_t j = first; j < todo.size(); ++j)
+        if (!placed[j] && same_structure(todo[first].costs, todo[j].costs))
+          batch.push_back(&todo[j]), placed[j] = 1;
+      replay_batch(cfg, layout, batch, s);
+    }
+  }
+
+  // A thread keeps a freed graph's memory for the next graph (its pages already faulted in)
+  // unless the graph was large: what all threads keep beyond the graphs the budget counts is at
+  // most a quarter of it.
+  void set_threads(unsigned threads) { trim_above_ = opt_.memory_budget_bytes / (4.0 * threads); }
+
+ private:
+  // The group's configurations that fit in their GPU's memory, priced; the others get their
+  // reason. Memory is checked before any graph is built: what does not fit is not replayed.
+  std::vector<Priced> price(const Group& grp, const ParallelConfig& cfg, const Layout& layout,
+                            GroupStats* s) const {
+    const cost::StackSpec& stack = db_.stack(cfg.stack);
+    double worst = 0;
+    for (const auto& st : memory_per_stage(spec_.model, cfg, layout, &stack))
+      worst = std::max(worst, st.total_bytes());
+    const auto t0 = Clock::now();
+    std::vector<Priced> todo;
+    for (size_t i : grp.rows) {
+      SweepRow& r = rows_[i];
+      r.memory_gib = worst / (1024.0 * 1024.0 * 1024.0);
+      const cost::GpuSpec& gpu = hardware_.gpu(r.variant);
+      if (!gpu.peak_tflops[static_cast<size_t>(cfg.dtype)]) {
+        r.reason = std::string("the GPU has no ") + cost::to_string(cfg.dtype) + " tensor cores";
+        continue;
+      }
+      if (r.memory_gib > r.capacity_gib) {
+        r.reason =
+            strprintf("does not fit: %.1f GiB per GPU > %.1f GiB", r.memory_gib, r.capacity_gib);
+        continue;
+      }
+      const cost::Topology& topo = hardware_.topology(r.variant);
+      todo.push_back(
+          {i, &gpu, price_step(spec_.model, cfg, layout, db_, gpu, topo, spec_.cost_options)});
+      if (spec_.adjust_costs) spec_.adjust_costs(todo.back().costs);
+    }
+    s->price_s += seconds_since(t0);
+    return todo;
+  }
+
+  // One graph for the batch (refused past the largest graph `lumos estimate` builds, or past a
+  // hard budget), replayed for every configuration of it.
+  void replay_batch(const ParallelConfig& cfg, const Layout& layout,
+                    const std::vector<const Priced*>& batch, GroupStats* s) {
+    const ModelSpec& model = spec_.model;
+    const StepCosts& base = batch.front()->costs;
+    // Runs of identical layers fold into max-plus matrices (exact while CPU calls keep their
+    // speed: folding splits groups of kernel launches); the sizes below are the folded ones.
+    const bool fold =
+        opt_.fold_layers && std::all_of(batch.begin(), batch.end(), [&](const Priced* p) {
+          return rows_[p->row].variant.speed[static_cast<size_t>(graph::NodeClass::kCpu)] == 1;
+        });
+    auto t0 = Clock::now();
+    const StepGraphCount counted =
+        count_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold);
+    const uint64_t nodes = counted.nodes;
+    s->build_s += seconds_since(t0);
+    // As `lumos estimate`, refused only past the largest graph it builds; a graph above the
+    // budget waits to be built alone.
+    const double need = std::min(static_cast<double>(nodes) * model::kEstimateBytesPerNode,
+                                 opt_.memory_budget_bytes);
+    if (nodes > kMaxStepGraphNodes) {
+      for (const Priced* p : batch)
+        rows_[p->row].reason = "graph too large to model (" + std::to_string(nodes) + " nodes)";
+      return;
+    }
+    if (opt_.budget_is_hard &&
+        static_cast<double>(nodes) * model::kEstimateBytesPerNode > opt_.memory_budget_bytes) {
+      for (const Priced* p : batch)
+        rows_[p->row].reason =
+            "graph too large for the memory budget (" + std::to_string(nodes) + " nodes)";
+      return;
+    }
+    t0 = Clock::now();
+    const MemoryBudget::Hold hold(budget_, need);
+    s->wait_s += seconds_since(t0);
+    t0 = Clock::now();
+    const StepGraph sg =
+        build_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold, &counted);
+    const replay::ReplayProgram program = replay::compile_program(sg.graph);
+    s->build_s += seconds_since(t0);
+    ++s->graphs;
+    t0 = Clock::now();
+    replay::VariantBatch b = replay::VariantBatch::identity(static_cast<uint32_t>(batch.size()));
+    b.node_slot = sg.node_slots();
+    b.slots = static_cast<uint32_t>(sg.slots.size());
+    b.slot_us.resize(static_cast<size_t>(b.slots) * b.count);
+    // A kind's duration is divided by its class's speed; the nodes without a kind (CPU calls)
+    // take their class's factor in the batch.
+    std::vector<model::KernelBusy> busy(b.count);
+    for (uint32_t v = 0; v < b.count; ++v) {
+      const SweepVariant& var = rows_[batch[v]->row].variant;
+      for (int c = 0; c < replay::kNumNodeClasses; ++c) b.speed[c][v] = var.speed[c];
+      const std::vector<double> d = model_slot_durations(sg, batch[v]->costs, var.speed);
+      for (uint32_t k = 0; k < b.slots; ++k) b.slot_us[static_cast<size_t>(k) * b.count + v] = d[k];
+      busy[v] = kernel_busy_us(sg, d);
+    }
+    s->price_s += seconds_since(t0);
+    t0 = Clock::now();
+    // Rows need the step time, not the critical path's composition: finish times alone.
+    const replay::BatchResult br =
+        replay::batch_replay_cpu(sg.graph, b, 0, 1, nullptr, &program, false);
+    s->replay_s += seconds_since(t0);
+    for (uint32_t v = 0; v < b.count; ++v) {
+      finish_row(cfg, layout, *batch[v], br.makespan_us[v], busy[v]);
+      ++s->estimated;
+    }
+#ifdef __GLIBC__
+    // Give a large freed graph's pages back (see layout_search.cpp and trim_above_).
+    if (need > trim_above_) {
+      t0 = Clock::now();
+      malloc_trim(0);
+      s->build_s += seconds_since(t0);
+    }
+#endif
+  }
+
+  // A replayed configuration's row: throughput, MFU, time to train, energy and carbon.
+  void finish_row(const ParallelConfig& cfg, const Layout& layout, const Priced& p,
+                  double step_time_us, const model::KernelBusy& busy) const {
+    const ModelSpec& model = spec_.model;
+    const double model_flops = megatron_model_flops(model, cfg.gbs, layout.padded_vocab);
+    const double gpus = static_cast<double>(cfg.gpus());
+    SweepRow& r = rows_[p.row];
+    r.estimated = true;
+    r.step_time_us = step_time_us;
+    const double step_s = r.step_time_us * 1e-6;
+    r.tokens_per_s = static_cast<double>(cfg.gbs) * static_cast<double>(model.seq) / step_s;
+    r.mfu =
+        model_flops / step_s / gpus * 1e-12 / *p.gpu->peak_tflops[static_cast<size_t>(cfg.dtype)];
+    r.time_to_train_h = spec_.tokens_to_train / r.tokens_per_s / 3600.0;
+    r.gpu_hours = r.time_to_train_h * gpus;
+    // The graph holds one GPU per stage: a GPU's kernel time is the stages' mean.
+    const double pp = static_cast<double>(cfg.pp);
+    const carbon::EnergyParts e = carbon::step_energy(*p.gpu, db_.carbon, r.variant.pue,
+                                                      r.step_time_us, busy.compute_bound_us / pp,
+                                                      busy.memory_bound_us / pp, busy.comm_us / pp);
+    r.gpu_power_w = e.gpu_j() / step_s;
+    const double steps =
+        spec_.tokens_to_train / (static_cast<double>(cfg.gbs) * static_cast<double>(model.seq));
+    const carbon::CarbonAccount acc = carbon::carbon_account(
+        e, gpus, steps, r.gpu_hours, db_.carbon.region(r.variant.region).g_per_kwh, db_.carbon);
+    r.gpu_energy_kwh = acc.gpu_kwh, r.node_energy_kwh = acc.node_kwh;
+    r.facility_energy_kwh = acc.facility_kwh, r.energy_kwh = acc.energy_kwh;
+    r.grid_g_per_kwh = acc.grid_g_per_kwh, r.operational_kg = acc.operational_kg;
+    r.embodied_kg = acc.embodied_kg, r.sci_kg = acc.sci_kg;
+    r.feasible = true;
+  }
+
+  const SweepSpec& spec_;
+  const cost::KernelsDb& db_;
+  const SweepOptions& opt_;
+  std::vector<SweepRow>& rows_;
+  const Hardware hardware_;
+  MemoryBudget budget_;
+  double trim_above_ = 0;
+};
+
 }  // namespace
 
 SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const SweepOptions& opt) {
@@ -79,235 +343,33 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
   const auto t_start = Clock::now();
   SweepResult out;
   out.stats.variants = all.size();
-  std::map<std::string, size_t> group_of;
-  std::vector<Group> groups;
-  std::vector<SweepRow> rows(all.size());
-  for (size_t i = 0; i < all.size(); ++i) {
-    SweepRow& r = rows[i];
-    r.variant = all[i];
-    const cost::GpuSpec& gpu = db.gpu(r.variant.gpu);
-    const cost::Topology& topo =
-        r.variant.topology.empty() ? db.default_topology_for(gpu) : db.topology(r.variant.topology);
-    r.variant.gpu = gpu.name;
-    r.variant.topology = topo.name;
-    if (r.variant.nic_gbps <= 0) r.variant.nic_gbps = topo.nic_gbps;
-    if (r.variant.gpus_per_node <= 0) r.variant.gpus_per_node = topo.gpus_per_node;
-    if (r.variant.nvlink_gbps <= 0) r.variant.nvlink_gbps = gpu.nvlink_gbps;
-    r.variant.cfg.gpus_per_node = r.variant.gpus_per_node;
-    r.variant.cfg.stack =
-        db.stack(r.variant.cfg.stack.empty() ? db.default_stack : r.variant.cfg.stack).name;
-    r.variant.region = db.carbon.region(r.variant.region).name;
-    if (r.variant.pue <= 0) r.variant.pue = db.carbon.pue;
-    r.capacity_gib = gpu.hbm_gib;
-    auto [it, fresh] = group_of.emplace(structure_key(r.variant.cfg), groups.size());
-    if (fresh) groups.emplace_back();
-    groups[it->second].rows.push_back(i);
-  }
+  std::vector<SweepRow> rows;
+  const std::vector<Group> groups = resolve_and_group(all, db, &rows);
   std::vector<size_t> mine;
   for (size_t g = 0; g < groups.size(); ++g)
     if (g % opt.shards == opt.shard) mine.push_back(g);
   out.stats.groups = mine.size();
   uint64_t shard_rows = 0;
   for (size_t g : mine) shard_rows += groups[g].rows.size();
-
-  // Each configuration's network (its topology with its NIC line rate and GPUs per node) and
-  // GPU (with its NVLink bandwidth). StepCosts keeps a pointer to the network, so the copies live
-  // as long as the sweep.
-  using NetworkKey = std::tuple<std::string, double, int>;
-  std::map<NetworkKey, cost::Topology> networks;
-  std::map<std::pair<std::string, double>, cost::GpuSpec> gpus;
-  auto network_key = [](const SweepVariant& v) {
-    return NetworkKey(v.topology, v.nic_gbps, v.gpus_per_node);
-  };
-  for (const SweepRow& r : rows) {
-    cost::Topology t = db.topology(r.variant.topology);
-    t.nic_gbps = r.variant.nic_gbps;
-    t.gpus_per_node = r.variant.gpus_per_node;
-    networks.emplace(network_key(r.variant), t);
-    const cost::GpuSpec& g = db.gpu(r.variant.gpu);
-    gpus.emplace(std::make_pair(g.name, r.variant.nvlink_gbps),
-                 r.variant.nvlink_gbps == g.nvlink_gbps
-                     ? g
-                     : cost::with_nvlink_gbps(g, r.variant.nvlink_gbps));
-  }
-  auto topology_of = [&](const SweepVariant& v) -> const cost::Topology& {
-    return networks.at(network_key(v));
-  };
-  auto gpu_of = [&](const SweepVariant& v) -> const cost::GpuSpec& {
-    return gpus.at(std::make_pair(v.gpu, v.nvlink_gbps));
-  };
-  MemoryBudget budget(opt.memory_budget_bytes);
-  // A thread keeps a freed graph's memory for the next graph (its pages already faulted in)
-  // unless the graph was large: what all threads keep beyond the graphs the budget counts is at
-  // most a quarter of it.
+  GroupRunner runner(spec, db, opt, rows);
   const unsigned threads = worker_threads(opt.threads);
-  const double trim_above = opt.memory_budget_bytes / (4.0 * threads);
+  runner.set_threads(threads);
   std::mutex m;  // stats and progress
   std::atomic<size_t> next{0};
   uint64_t done = 0;
-  const ModelSpec& model = spec.model;
-  auto work = [&] {
+  run_workers(threads, [&] {
     for (size_t k; (k = next++) < mine.size();) {
       const Group& grp = groups[mine[k]];
-      double build_s = 0, price_s = 0, replay_s = 0, wait_s = 0;
-      uint64_t graphs = 0, estimated = 0;
-      const ParallelConfig& cfg = rows[grp.rows.front()].variant.cfg;
-      Layout layout;
-      std::string invalid;
-      try {
-        layout = check_layout(model, cfg);
-      } catch (const InputError& e) {
-        invalid = std::string("invalid layout: ") + e.what();
-      }
-      std::vector<Priced> todo;
-      if (invalid.empty()) {
-        const cost::StackSpec& stack = db.stack(cfg.stack);
-        double worst = 0;
-        for (const auto& s : memory_per_stage(model, cfg, layout, &stack))
-          worst = std::max(worst, s.total_bytes());
-        const auto t0 = Clock::now();
-        for (size_t i : grp.rows) {
-          SweepRow& r = rows[i];
-          r.memory_gib = worst / (1024.0 * 1024.0 * 1024.0);
-          const cost::GpuSpec& gpu = gpu_of(r.variant);
-          if (!gpu.peak_tflops[static_cast<size_t>(cfg.dtype)]) {
-            r.reason =
-                std::string("the GPU has no ") + cost::to_string(cfg.dtype) + " tensor cores";
-            continue;
-          }
-          // Memory is checked before any graph is built: what does not fit is not replayed.
-          if (r.memory_gib > r.capacity_gib) {
-            r.reason = strprintf("does not fit: %.1f GiB per GPU > %.1f GiB", r.memory_gib,
-                                 r.capacity_gib);
-            continue;
-          }
-          const cost::Topology& topo = topology_of(r.variant);
-          todo.push_back(
-              {i, &gpu, price_step(model, cfg, layout, db, gpu, topo, spec.cost_options)});
-          if (spec.adjust_costs) spec.adjust_costs(todo.back().costs);
-        }
-        price_s += seconds_since(t0);
-      } else {
-        for (size_t i : grp.rows) rows[i].reason = invalid;
-      }
-      // Batches: the first unplaced configuration's graph serves every one of the same structure.
-      std::vector<uint8_t> placed(todo.size(), 0);
-      for (size_t first = 0; first < todo.size(); ++first) {
-        if (placed[first]) continue;
-        std::vector<size_t> batch;
-        for (size_t j = first; j < todo.size(); ++j)
-          if (!placed[j] && same_structure(todo[first].costs, todo[j].costs))
-            batch.push_back(j), placed[j] = 1;
-        const StepCosts& base = todo[first].costs;
-        // Runs of identical layers fold into max-plus matrices (exact while CPU calls keep their
-        // speed: folding splits groups of kernel launches); the sizes below are the folded ones.
-        const bool fold =
-            opt.fold_layers && std::all_of(batch.begin(), batch.end(), [&](size_t j) {
-              return rows[todo[j].row].variant.speed[static_cast<size_t>(graph::NodeClass::kCpu)] ==
-                     1;
-            });
-        auto t0 = Clock::now();
-        const StepGraphCount counted =
-            count_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold);
-        const uint64_t nodes = counted.nodes;
-        build_s += seconds_since(t0);
-        // As `lumos estimate`, refused only past the largest graph it builds; a graph above the
-        // budget waits to be built alone.
-        const double need = std::min(static_cast<double>(nodes) * model::kEstimateBytesPerNode,
-                                     opt.memory_budget_bytes);
-        if (nodes > kMaxStepGraphNodes) {
-          for (size_t j : batch)
-            rows[todo[j].row].reason =
-                "graph too large to model (" + std::to_string(nodes) + " nodes)";
-          continue;
-        }
-        if (opt.budget_is_hard &&
-            static_cast<double>(nodes) * model::kEstimateBytesPerNode > opt.memory_budget_bytes) {
-          for (size_t j : batch)
-            rows[todo[j].row].reason =
-                "graph too large for the memory budget (" + std::to_string(nodes) + " nodes)";
-          continue;
-        }
-        t0 = Clock::now();
-        const MemoryBudget::Hold hold(budget, need);
-        wait_s += seconds_since(t0);
-        t0 = Clock::now();
-        const StepGraph sg =
-            build_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold, &counted);
-        const replay::ReplayProgram program = replay::compile_program(sg.graph);
-        build_s += seconds_since(t0);
-        ++graphs;
-        t0 = Clock::now();
-        replay::VariantBatch b =
-            replay::VariantBatch::identity(static_cast<uint32_t>(batch.size()));
-        b.node_slot = sg.node_slots();
-        b.slots = static_cast<uint32_t>(sg.slots.size());
-        b.slot_us.resize(static_cast<size_t>(b.slots) * b.count);
-        // A kind's duration is divided by its class's speed; the nodes without a kind (CPU
-        // calls) take their class's factor in the batch.
-        std::vector<model::KernelBusy> busy(b.count);
-        for (uint32_t v = 0; v < b.count; ++v) {
-          const SweepVariant& var = rows[todo[batch[v]].row].variant;
-          for (int c = 0; c < replay::kNumNodeClasses; ++c) b.speed[c][v] = var.speed[c];
-          const std::vector<double> d = model_slot_durations(sg, todo[batch[v]].costs, var.speed);
-          for (uint32_t s = 0; s < b.slots; ++s)
-            b.slot_us[static_cast<size_t>(s) * b.count + v] = d[s];
-          busy[v] = kernel_busy_us(sg, d);
-        }
-        price_s += seconds_since(t0);
-        t0 = Clock::now();
-        // Rows need the step time, not the critical path's composition: finish times alone.
-        const replay::BatchResult br =
-            replay::batch_replay_cpu(sg.graph, b, 0, 1, nullptr, &program, false);
-        replay_s += seconds_since(t0);
-        const double model_flops = megatron_model_flops(model, cfg.gbs, layout.padded_vocab);
-        const double gpus = static_cast<double>(cfg.gpus());
-        for (uint32_t v = 0; v < b.count; ++v) {
-          const Priced& p = todo[batch[v]];
-          SweepRow& r = rows[p.row];
-          r.estimated = true;
-          ++estimated;
-          r.step_time_us = br.makespan_us[v];
-          const double step_s = r.step_time_us * 1e-6;
-          r.tokens_per_s = static_cast<double>(cfg.gbs) * static_cast<double>(model.seq) / step_s;
-          r.mfu = model_flops / step_s / gpus * 1e-12 /
-                  *p.gpu->peak_tflops[static_cast<size_t>(cfg.dtype)];
-          r.time_to_train_h = spec.tokens_to_train / r.tokens_per_s / 3600.0;
-          r.gpu_hours = r.time_to_train_h * gpus;
-          // The graph holds one GPU per stage: a GPU's kernel time is the stages' mean.
-          const double pp = static_cast<double>(cfg.pp);
-          const carbon::EnergyParts e = carbon::step_energy(
-              *p.gpu, db.carbon, r.variant.pue, r.step_time_us, busy[v].compute_bound_us / pp,
-              busy[v].memory_bound_us / pp, busy[v].comm_us / pp);
-          r.gpu_power_w = e.gpu_j() / step_s;
-          const double steps = spec.tokens_to_train /
-                               (static_cast<double>(cfg.gbs) * static_cast<double>(model.seq));
-          const carbon::CarbonAccount acc = carbon::carbon_account(
-              e, gpus, steps, r.gpu_hours, db.carbon.region(r.variant.region).g_per_kwh, db.carbon);
-          r.gpu_energy_kwh = acc.gpu_kwh, r.node_energy_kwh = acc.node_kwh;
-          r.facility_energy_kwh = acc.facility_kwh, r.energy_kwh = acc.energy_kwh;
-          r.grid_g_per_kwh = acc.grid_g_per_kwh, r.operational_kg = acc.operational_kg;
-          r.embodied_kg = acc.embodied_kg, r.sci_kg = acc.sci_kg;
-          r.feasible = true;
-        }
-#ifdef __GLIBC__
-        // Give a large freed graph's pages back (see layout_search.cpp and trim_above).
-        if (need > trim_above) {
-          t0 = Clock::now();
-          malloc_trim(0);
-          build_s += seconds_since(t0);
-        }
-#endif
-      }
+      GroupStats s;
+      runner.run(grp, &s);
       std::lock_guard<std::mutex> lock(m);
-      out.stats.build_s += build_s, out.stats.price_s += price_s, out.stats.replay_s += replay_s;
-      out.stats.wait_s += wait_s;
-      out.stats.graphs += graphs, out.stats.estimated += estimated;
+      out.stats.build_s += s.build_s, out.stats.price_s += s.price_s;
+      out.stats.replay_s += s.replay_s, out.stats.wait_s += s.wait_s;
+      out.stats.graphs += s.graphs, out.stats.estimated += s.estimated;
       done += grp.rows.size();
       if (opt.progress) opt.progress(done, shard_rows);
     }
-  };
-  run_workers(threads, work);
+  });
   for (size_t g : mine)
     for (size_t i : groups[g].rows) out.rows.push_back(std::move(rows[i]));
   std::sort(out.rows.begin(), out.rows.end(),

@@ -1,5 +1,6 @@
 #include "sweep/sweep_spec.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
@@ -78,6 +79,13 @@ std::vector<std::string> parse_name_axis(const std::string& text, const std::str
   for (const std::string& s : out)
     LUMOS_EXPECT(!s.empty(), what + ": an empty name in '" + text + "'");
   return out;
+}
+
+uint64_t parse_count(const std::string& s, const std::string& what) {
+  LUMOS_EXPECT(!s.empty() && s.size() <= 15 &&
+                   std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }),
+               what + ": '" + s + "' is not a non-negative integer");
+  return std::stoull(s);
 }
 
 std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {

@@ -73,6 +73,8 @@ std::vector<double> parse_bandwidth_axis(const std::string& text, const std::str
 // Parses a comma-separated list of names; throws InputError when it is empty or has an empty
 // name.
 std::vector<std::string> parse_name_axis(const std::string& text, const std::string& what);
+// Parses a non-negative integer of at most 15 digits; `what` names it in the error.
+uint64_t parse_count(const std::string& text, const std::string& what);
 
 // Every configuration of the spec in a fixed order (layout axes outermost, then stack, then GPU
 // and topology innermost, so that configurations sharing a graph are adjacent). Layouts whose

@@ -79,6 +79,26 @@ TEST(SweepCli, ShardsMergedEqualTheSingleRun) {
   EXPECT_EQ(slurp(tmp.file("mergedp.csv")), slurp(tmp.file("allp.csv")));
 }
 
+// `lumos pareto --merge` puts shards given in any order back in the sweep's order, to a file or
+// to standard output, and says how many rows it wrote.
+TEST(SweepCli, ParetoMergeOfShardsInAnyOrderIsTheSingleRun) {
+  lumos::testing::TempDir tmp;
+  ASSERT_EQ(run_lumos(kSmall + " -o " + tmp.file("all.csv")).exit_code, 0);
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(run_lumos(kSmall + " --shard " + std::to_string(i) + "/2 -o " +
+                        tmp.file("s" + std::to_string(i) + ".csv"))
+                  .exit_code,
+              0);
+  const std::string shards = " " + tmp.file("s1.csv") + " " + tmp.file("s0.csv");
+  const auto r = run_lumos("pareto --merge" + shards + " -o " + tmp.file("m.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(slurp(tmp.file("m.csv")), slurp(tmp.file("all.csv")));
+  EXPECT_NE(r.out.find("wrote 16 of 16 rows to "), std::string::npos) << r.out;
+  const auto out = run_lumos("pareto --merge" + shards);
+  ASSERT_EQ(out.exit_code, 0);
+  EXPECT_EQ(out.out, slurp(tmp.file("all.csv")));
+}
+
 // Every layer built gives the rows of folded layers (numbers to 1e-9; the rest the same).
 TEST(SweepCli, FoldedAndUnfoldedGraphsGiveTheSameRows) {
   lumos::testing::TempDir tmp;

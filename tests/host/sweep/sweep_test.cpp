@@ -8,11 +8,13 @@
 #include <set>
 #include <sstream>
 
+#include "common/csv_table.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "cost/kernels_db.hpp"
 #include "estimate/estimate.hpp"
 #include "report/sweep_csv.hpp"
+#include "sweep/pareto_csv.hpp"
 #include "sweep/sweep_run.hpp"
 #include "sweep/sweep_spec.hpp"
 #include "whatif/speed_axes.hpp"
@@ -164,11 +166,14 @@ TEST(Sweep, GpusPerNodeAndNvlinkAxesEqualEstimatesAndMoveStepTimes) {
 
 TEST(Sweep, TheFrontOfARealSweepIsExactlyItsNonDominatedFeasibleRows) {
   const SweepResult r = run_sweep(small_spec(), lumos::cost::embedded_db(), {});
-  std::istringstream in(csv_of(r));
-  const lumos::report::CsvTable t = lumos::report::parse_csv(in, "sweep");
   const std::vector<std::string> names = {"time_to_train_h", "gpu_hours", "energy_kwh"};
-  const std::vector<size_t> front = lumos::report::pareto_rows(t, names);
+  const std::vector<size_t> front =
+      lumos::sweep::pareto_rows(lumos::report::sweep_view(r, "sweep"), names);
   ASSERT_FALSE(front.empty());
+  // The same front as over the CSV written and read back (`lumos pareto`).
+  std::istringstream in(csv_of(r));
+  const lumos::CsvTable t = lumos::parse_csv(in, "sweep");
+  EXPECT_EQ(lumos::sweep::pareto_rows(lumos::csv_view(t), names), front);
   std::vector<bool> on(r.rows.size(), false);
   for (size_t i : front) on[i] = true;
   // The objectives as the CSV prints them (9 significant digits).

@@ -1,0 +1,137 @@
+#include "cli/sweep_options.hpp"
+
+#include <optional>
+#include <string>
+
+#include "cli/model_options.hpp"
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
+#include "sweep/option_text.hpp"
+#include "sweep/pareto_csv.hpp"
+#include "sweep/sweep_file.hpp"
+
+namespace lumos::cli {
+
+void sweep_options(cxxopts::Options& o) {
+  model_options(o, "gpt3-175b");
+  o.add_options()("gpus",
+                  "total GPUs (axis, e.g. 64..1024); dp follows each layout (default, without "
+                  "--dp: 256..1024)",
+                  cxxopts::value<std::string>())(
+      "dp", "data-parallel degrees (axis), when --gpus is not given",
+      cxxopts::value<std::string>())("tp", "tensor-parallel degrees (axis)",
+                                     cxxopts::value<std::string>()->default_value("1,2,4,8"))(
+      "cp", "context-parallel degrees (axis)", cxxopts::value<std::string>()->default_value("1"))(
+      "pp", "pipeline-parallel degrees (axis)",
+      cxxopts::value<std::string>()->default_value("1,2,4,8"))(
+      "interleave", "virtual stages per GPU (axis)",
+      cxxopts::value<std::string>()->default_value("1"))(
+      "mbs", "micro-batch sizes (axis)", cxxopts::value<std::string>()->default_value("1"))(
+      "gbs", "global batch sizes in sequences (axis)",
+      cxxopts::value<std::string>()->default_value("1536"))(
+      "recompute", "none, selective, full (list)",
+      cxxopts::value<std::string>()->default_value("none"))(
+      "sp", "sequence parallel: on, off, auto (on when tp > 1) (list)",
+      cxxopts::value<std::string>()->default_value("auto"))(
+      "dist-opt", "distributed optimizer: on, off, auto (on when dp x cp > 1 without FSDP) (list)",
+      cxxopts::value<std::string>()->default_value("auto"))(
+      "stack", "software stacks (list; default: megatron-core)", cxxopts::value<std::string>())(
+      "fsdp", "fully sharded data parallel: on, off (list)",
+      cxxopts::value<std::string>()->default_value("off"))(
+      "dtype", "GEMM precisions: bf16, fp16, fp8 (list)",
+      cxxopts::value<std::string>()->default_value("bf16"))(
+      "gpu", "GPU types (list)", cxxopts::value<std::string>()->default_value("h100,h200,b200"))(
+      "topology", "network topologies (list; default: each GPU's)", cxxopts::value<std::string>())(
+      "speed", "per-class kernel speed-ups, e.g. 'compute=1,2;comm=1,0.5' (each a list)",
+      cxxopts::value<std::string>())(
+      "nic-bandwidth",
+      "NIC line rates with their unit (list, e.g. 200Gbps,400Gbps; default: the "
+      "topology's)",
+      cxxopts::value<std::string>())(
+      "region", "grid regions for operational carbon (list; kernels_db/carbon.json)",
+      cxxopts::value<std::string>()->default_value("world"))(
+      "pue", "datacenter PUE (list; default: kernels_db/carbon.json's)",
+      cxxopts::value<std::string>())("gpus-per-node",
+                                     "GPUs per node (list; default: the topology's)",
+                                     cxxopts::value<std::string>())(
+      "nvlink-bandwidth",
+      "NVLink bandwidths per direction with their unit (list, e.g. 450GB/s,900GB/s; default: "
+      "the GPU's)",
+      cxxopts::value<std::string>())("tokens", "tokens to train, for time to train and GPU-hours",
+                                     cxxopts::value<double>()->default_value("300e9"))(
+      "objectives", "Pareto objectives: 2 or 3 columns, minimised ('-' prefix: maximised)",
+      cxxopts::value<std::string>()->default_value(sweep::kDefaultObjectives))(
+      "o,output", "variants CSV", cxxopts::value<std::string>())("pareto", "Pareto front CSV",
+                                                                 cxxopts::value<std::string>())(
+      "top", "configurations shown", cxxopts::value<int>()->default_value("10"))(
+      "shard", "run part i of n (i/n); merge the CSVs with lumos pareto --merge",
+      cxxopts::value<std::string>())("threads", "worker threads (0: all cores)",
+                                     cxxopts::value<int>()->default_value("0"))(
+      "memory",
+      "bytes of graphs built at once, e.g. 4GiB (larger lets more graphs build in parallel)",
+      cxxopts::value<std::string>()->default_value("4GiB"))(
+      "fold",
+      "on: runs of identical layers fold into max-plus matrices (same results, fewer nodes); "
+      "off: every layer is built, to check",
+      cxxopts::value<std::string>()->default_value("on"))(
+      "trace",
+      "trace-driven: a trace or a folder of rank traces of the job (with --model for its "
+      "dimensions); its configuration is the default of every axis, its calibration applies to "
+      "all",
+      cxxopts::value<std::string>())(
+      "spec", "TOML sweep file ([model] and [sweep] with these options; the command line wins)",
+      cxxopts::value<std::string>())("db", "read kernels_db from this folder",
+                                     cxxopts::value<std::string>())("h,help", "show this help");
+}
+
+SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb& db,
+                           const MpiWorld& world) {
+  sweep::SweepFile file;
+  if (a.count("spec"))
+    file = sweep::load_sweep_file(a["spec"].as<std::string>(), sweep::sweep_file_options());
+  auto given = [&](const char* k) { return a.count(k) > 0 || file.options.count(k) > 0; };
+  auto text = [&](const char* k) {
+    if (!a.count(k) && file.options.count(k)) return file.options.at(k);
+    return a[k].as<std::string>();
+  };
+  SweepRequest q;
+  q.spec.model = model_from(a, file.model ? &*file.model : nullptr);
+  sweep::parse_axes({given, text}, &q.spec);
+  if (given("trace")) {
+    LUMOS_EXPECT(a.count("model") || a.count("model-file") || file.model,
+                 "lumos sweep --trace: give the traced model's dimensions (--model PRESET or "
+                 "--model-file FILE); its layer count comes from the trace");
+    q.traced = estimate::trace_sweep(text("trace"), given, db, &q.spec);
+  }
+  q.spec.tokens_to_train = a["tokens"].as<double>();
+  if (!a.count("tokens") && file.options.count("tokens"))
+    q.spec.tokens_to_train =
+        sweep::parse_tokens(file.options.at("tokens"), a["spec"].as<std::string>());
+  LUMOS_EXPECT(q.spec.tokens_to_train > 0 && q.spec.tokens_to_train < 1e18,
+               "--tokens: expected a positive number of tokens below 1e18");
+  q.objectives = text("objectives");
+  sweep::parse_objectives(q.objectives);
+  q.top = a["top"].as<int>();
+  LUMOS_EXPECT(q.top >= 0, "--top: expected a count >= 0");
+  q.opt = sweep::parse_run_options(
+      a.count("shard") ? std::optional(a["shard"].as<std::string>()) : std::nullopt,
+      a["threads"].as<int>(), a["memory"].as<std::string>(), a["fold"].as<std::string>());
+  // Outputs are checked before the work, so that a bad path does not cost the sweep.
+  int to_stdout = 0;
+  for (const char* k : {"output", "pareto"}) {
+    if (!a.count(k)) continue;
+    const std::string path = a[k].as<std::string>();
+    to_stdout += is_stdout(path) ? 1 : 0;
+    if (!is_stdout(path)) check_output_path(path);
+  }
+  LUMOS_EXPECT(to_stdout < 2, "lumos sweep: -o - and --pareto - both write to standard output");
+  if (world.size() > 1) {
+    LUMOS_EXPECT(!a.count("shard"),
+                 "lumos sweep: --shard and mpirun both split the sweep; use one");
+    q.opt.shard = static_cast<uint32_t>(world.rank());
+    q.opt.shards = static_cast<uint32_t>(world.size());
+  }
+  return q;
+}
+
+}  // namespace lumos::cli
