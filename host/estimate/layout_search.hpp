@@ -13,7 +13,7 @@
 namespace lumos::estimate {
 
 // What an estimate holds per graph node at its peak (graph, edges, metadata, replay), measured on
-// GPT-3 175B layouts of 1.2 M and 2.1 M nodes: 246-249 bytes per node (BENCHMARKS.md).
+// GPT-3 175B layouts of 1.2 M and 2.1 M nodes: 246-249 bytes per node (docs/benchmarks.md).
 // The default budget leaves a quarter of 1 GiB for the process itself and the search's results.
 constexpr double kEstimateBytesPerNode = 256;
 constexpr double kDefaultSearchMemoryBytes = 768.0 * 1024.0 * 1024.0;
