@@ -1,5 +1,5 @@
 """What calling lumos from Python costs over the command: the same sweep of 12,672 configurations
-(the "Folded layers" sweep of BENCHMARKS.md) through `build/lumos sweep ... -o F` and through
+(the "Folded layers" sweep of docs/benchmarks.md) through `build/lumos sweep ... -o F` and through
 `lumos.sweep(...)` (which also reads the CSV into a DataFrame), alternating, best and median of N.
 
     build/pyenv/bin/python bench/python_sweep_overhead.py [N]

@@ -5,7 +5,7 @@
 namespace lumos::model {
 
 // What an estimate holds per graph node at its peak (graph, edges, metadata, replay), measured on
-// GPT-3 175B layouts of 1.2 M and 2.1 M nodes: 246-249 bytes per node (BENCHMARKS.md).
+// GPT-3 175B layouts of 1.2 M and 2.1 M nodes: 246-249 bytes per node (docs/benchmarks.md).
 constexpr double kEstimateBytesPerNode = 256;
 
 }  // namespace lumos::model

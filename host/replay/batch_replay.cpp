@@ -169,8 +169,8 @@ uint32_t batch_cpu_tile(uint32_t hot_registers, uint32_t steps, uint32_t variant
   // variant, 8 without the path, and 16 per step for its end and start) stays in a core's L2
   // (1 MiB or more on current server cores); and leaving every thread a tile. Sized to max_live
   // instead, the generated GPT-3 175B iteration (then 565 registers, 25 hot) took tiles of 128 and
-  // ran at 2.3e9 node-variants/s, against 4.3e9 at 512 (BENCHMARKS.md, "Tiles sized to the working
-  // set"); wider than 512 gained nothing on the full replay.
+  // ran at 2.3e9 node-variants/s, against 4.3e9 at 512 (the history of docs/benchmarks.md,
+  // "Tiles sized to the working set"); wider than 512 gained nothing on the full replay.
   constexpr uint64_t kHotBytes = 1024 * 1024;
   constexpr uint32_t kMaxTile = 512, kMinTile = 8;
   const uint64_t per_variant = (path ? 16 : 8) * static_cast<uint64_t>(hot_registers) + 16 * steps;
