@@ -1,7 +1,7 @@
 // Calibration harness: fits the echo-a100 topology (NIC and NVLink efficiencies, latency scales)
 // and the Ampere per-channel caps of kernels_db/nccl.json to the nccl-tests logs in
 // ../shared/traces/echo-nccl-tests by coordinate descent, minimising first the number of points
-// outside the bounds (15% from 1 MiB, 35% below), then the squared log error.
+// outside the fit's bounds (15% from 1 MiB, 35% below), then the squared log error.
 // Prints the parameters to copy into kernels_db/nccl.json.
 //   build/bench/fit_echo_nccl [TRACE_DIR]
 #include <cmath>

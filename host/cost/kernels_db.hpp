@@ -176,7 +176,7 @@ struct StackSpec {
   // kernel (B per local parameter per micro-batch); 0 when the weight-gradient GEMM accumulates.
   double grad_accumulation_bytes = 0;
   SelectiveRecompute selective = SelectiveRecompute::kAttentionCore;
-  // The stack's one constant fitted to step-level published runs (issue 12 allows one per stack):
+  // The stack's one constant fitted to step-level published runs (the model allows one per stack):
   // every compute and memory-bound kernel's time is multiplied by it, for what kernel-level
   // figures miss in a training node. 1 where the stack's runs need none.
   double kernel_time_factor = 1;

@@ -37,7 +37,7 @@ constexpr int kNumStreams = 8;
 constexpr int64_t kStreamIds[kNumStreams] = {7, 20, 30, 31, 32, 33, 21, 22};
 constexpr int64_t kThreadId = 1;
 
-// A kernel kind of the iteration (DESIGN.md "Variants and slots"): the priced op every node of
+// A kernel kind of the iteration (docs/design.md "Variants and slots"): the priced op every node of
 // the kind was built from, so that another configuration of the same structure (another GPU, a
 // faster network) gives the kind's duration without building the graph again
 // (model_slot_durations). Kernels of one kind have the same duration in every configuration.

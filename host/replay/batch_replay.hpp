@@ -1,4 +1,4 @@
-// Batch replay: V variants of one graph at once (DESIGN.md "Replay engines"). The CPU backend
+// Batch replay: V variants of one graph at once (docs/design.md "Replay engines"). The CPU backend
 // lives here; the CUDA backend in cuda/ behind a CUDA-free header; both use batch_update.hpp.
 #pragma once
 #include <array>

@@ -1,5 +1,5 @@
 // A graph compiled once into a straight-line replay program over live-state registers
-// (DESIGN.md "Replay engines"): instruction i computes node i's finish time into a register
+// (docs/design.md "Replay engines"): instruction i computes node i's finish time into a register
 // from its predecessors' registers and lags; a register is reused once the last successor of
 // its node has read it (liveness along the topological order). A batch replay then keeps
 // max_live x tile values of state instead of nodes x tile, so a tile of variants stays in cache.

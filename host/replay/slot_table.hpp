@@ -1,4 +1,4 @@
-// Variants as slot tables (DESIGN.md "Variants and slots"): every node names a slot, and a
+// Variants as slot tables (docs/design.md "Variants and slots"): every node names a slot, and a
 // variant gives each slot a factor on the node's traced duration, computed on the host once per
 // batch (the cost model asked once per slot and GPU, not per node); the engines then only
 // multiply: duration(n, v) = traced(n) x factor(slot(n), v).

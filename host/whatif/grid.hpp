@@ -16,7 +16,7 @@ namespace lumos::whatif {
 
 // A grid is evaluated in one launch: at most this many variants, and at most this many node
 // updates (variants x graph nodes): 15-60 s on two cores at the CPU backend's measured 4e8-1.4e9
-// node-variants/s (docs/benchmarks.md "Batch replay engine", issue 11's 250,000 x 84K in 15 s).
+// node-variants/s (docs/benchmarks.md "Batch replay engine": 250,000 variants x 84K nodes in 15 s).
 constexpr uint64_t kMaxGridVariants = 10'000'000;
 constexpr double kMaxGridNodeVariants = 2e10;
 

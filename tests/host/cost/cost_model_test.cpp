@@ -278,7 +278,7 @@ TEST(CollectiveModel, EchoNcclTestsAllReduce) {
       "(median %.1f%%)\n",
       big_ok, big, 100 * big_err[big_err.size() / 2], small_ok, small,
       100 * small_err[small_err.size() / 2]);
-  // Every point within the bounds: 15% from 1 MiB, 35% below.
+  // Every point within the fit's bounds: 15% from 1 MiB, 35% below.
   EXPECT_EQ(big_ok, big);
   EXPECT_EQ(small_ok, small);
 }

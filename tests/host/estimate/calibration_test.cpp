@@ -1,6 +1,6 @@
 // The calibration check: lumos's step time against every published run it carries (the DGX-H100
 // rows of calibration.md §1.2 and the rows of published-runs.json), printed as a table, held to
-// issue 12's goal; and the per-layer kernel model against the one
+// the accuracy goal below; and the per-layer kernel model against the one
 // layer-level A100 measurement the references give (Korthikanti et al. 2022, Table 4).
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@ using namespace lumos::estimate;
 
 namespace {
 
-// Issue 12's goal, on the tier-A rows of published-runs.json and calibration.md's DGX-H100 rows:
+// The accuracy goal, on the tier-A rows of published-runs.json and calibration.md's DGX-H100 rows:
 // mean |error| <= 5%, every row within 10%, signed mean within 2% per GPU type. Tier-B rows (less
 // certain configurations) are only kept within 10%.
 constexpr double kMeanAbsPct = 5, kRowPct = 10, kSignedPct = 2;

@@ -122,7 +122,7 @@ TEST(GraphFile, OldVersionSaysToReingest) {
 }
 
 TEST(GraphFile, ChangedByteFailsTheChecksum) {
-  // Row 6 of issue 11: 64 changed bytes loaded with silently different results.
+  // A hostile graph file: 64 changed bytes loaded with silently different results.
   const std::string good = file_bytes_of(demo_graph());
   std::string bytes = good;
   for (size_t i = 0; i < 64; ++i) bytes[good.size() / 2 + i] ^= 0x10;
@@ -140,7 +140,7 @@ TEST(GraphFile, TruncatedOrExtendedFileNamesTheLength) {
 }
 
 TEST(GraphFile, OffsetOutOfRangeIsRejectedBeforeUse) {
-  // Row 5 of issue 11: one changed offset crashed the validator (heap-buffer-overflow).
+  // A hostile graph file: one changed offset crashed the validator (heap-buffer-overflow).
   auto g = demo_graph();
   g.pred_offset[3] = 1u << 30;
   EXPECT_MENTIONS(resealed_error(g), "invalid graph: edges: pred_offset[");
@@ -191,7 +191,7 @@ TEST(GraphFile, IndicesEnumsAndTimesAreChecked) {
 }
 
 TEST(GraphFile, EmptyArraysAreRejectedWithoutUndefinedBehaviour) {
-  // Row 7 of issue 11: memcpy from a null pointer into an empty vector (UBSan).
+  // A hostile graph file: memcpy from a null pointer into an empty vector (UBSan).
   auto g = demo_graph();
   g.event.clear();
   g.names.clear();
@@ -222,7 +222,7 @@ TEST(GraphFile, CountsLargerThanTheFileAreRejectedBeforeAllocating) {
 }
 
 TEST(GraphFile, EveryMutantLoadsIdenticallyOrIsRejected) {
-  // Issue 11 rows 5-7: every single-byte change, and random multi-byte ones, of a real graph
+  // Hostile graph files: every single-byte change, and random multi-byte ones, of a real graph
   // file. As written (checksum kept) each must be rejected; resealed (checksum recomputed, as a
   // deliberate edit would) each must be rejected or load as a graph that validates and replays.
   // Nothing may crash; the sanitizer build checks memory and undefined behaviour.

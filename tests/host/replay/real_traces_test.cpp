@@ -10,12 +10,12 @@
 #include <map>
 #include <set>
 
+#include "common/file_bytes.hpp"
 #include "graph/graph_builder.hpp"
 #include "replay/critical_path.hpp"
 #include "replay/reference_replay.hpp"
 #include "replay/step_report.hpp"
 #include "support/test_util.hpp"
-#include "common/file_bytes.hpp"
 #include "trace/kineto_loader.hpp"
 #include "whatif/transplant.hpp"
 
