@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <string>
 
+#include "common/file_bytes.hpp"
 #include "graph/graph_builder.hpp"
 #include "graph/multi_rank.hpp"
 #include "replay/reference_replay.hpp"
 #include "trace/demo_trace.hpp"
-#include "common/file_bytes.hpp"
 #include "trace/kineto_loader.hpp"
 
 namespace {

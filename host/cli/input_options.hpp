@@ -5,8 +5,8 @@
 #include <string>
 
 #include "common/error.hpp"
-#include "cost/size_units.hpp"
 #include "common/file_bytes.hpp"
+#include "cost/size_units.hpp"
 
 namespace lumos::cli {
 

@@ -3,7 +3,8 @@
 // host launcher (common/launch.hpp, launch_blocks) runs the very same code in ctest on machines
 // without a GPU.
 //
-// Why it is shaped so (docs/design.md "Replay engines"; the projection in engine/device_projection):
+// Why it is shaped so (docs/design.md "Replay engines"; the projection in
+// engine/device_projection):
 // - W lanes per thread share each instruction's decoding (its record, its operands' records,
 //   the register addresses), which is most of a node's instructions with one lane.
 // - Registers [0, shared_regs) live in the block's shared memory ([register][lane][thread]: a

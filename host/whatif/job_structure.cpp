@@ -309,7 +309,7 @@ TracedKernels classify_traced(const std::vector<const trace::EventTable*>& table
 }
 
 const trace::ClassifiedKernel* TracedKernels::kernel_of(const graph::Graph& g, graph::NodeId v,
-                                                       size_t* table) const {
+                                                        size_t* table) const {
   if (g.event[v] < 0 || g.resource[v] == graph::kNoResource) return nullptr;
   if (!table_of_rank(g.resources[g.resource[v]].rank, table)) return nullptr;
   auto it = by_event[*table].find(g.event[v]);
