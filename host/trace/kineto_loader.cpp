@@ -28,6 +28,28 @@ struct StringHash {
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
+// Args that the graph needs; everything else is skipped unparsed.
+struct Args {
+  int64_t correlation = -1, external_id = -1, stream = -1, device = -1;
+  int64_t wait_on_stream = -1, wait_on_record_corr = -1, bytes = -1;
+  std::string_view sync_kind;
+  std::string_view collective_name, dtype, pg_name, pg_desc;
+  std::vector<std::vector<int64_t>> input_dims;
+  std::vector<std::string_view> input_types;
+  bool has_dims = false;
+  int64_t in_nelems = -1, out_nelems = -1, group_size = -1, seq = -1;
+};
+
+// One event's fields as read, before they are checked; the strings point into the JSON buffer.
+struct RawEvent {
+  std::string_view ph, cat, name;
+  bool has_ts = false, has_dur = false, has_pid = false, has_tid = false, has_name = false;
+  int64_t pid = 0, tid = 0;
+  TimeNs ts = 0, dur = 0;
+  Args args;
+  bool have_args = false;
+};
+
 // Builds the table; keeps interning state and the current event for messages.
 class Loader {
  public:
@@ -41,6 +63,15 @@ class Loader {
   [[noreturn]] void fail_json(simdjson::error_code code) const;
   size_t offset_of(const char* p) const { return p ? static_cast<size_t>(p - json_) : 0; }
   void parse_event(object obj);
+  void read_ts(value v, RawEvent* r);
+  void read_dur(value v, RawEvent* r);
+  void read_args(value v, RawEvent* r);
+  void read_arg(simdjson::ondemand::raw_json_string k, value av, Args* a);
+  void check_required(const RawEvent& r) const;
+  void copy_args(const Args& a, Event* e) const;
+  void add_shapes(const Args& a, Event* e);
+  void set_sync(const RawEvent& r, Event* e) const;
+  void add_collective(std::string_view name, const Args& a, Event* e);
   void parse_distributed_info(value v);
   void parse_traced_ranks(value v);
   void parse_device_properties(value v);
@@ -215,18 +246,6 @@ void Loader::parse_device_properties(value v) {
   }
 }
 
-// Args that the graph needs; everything else is skipped unparsed.
-struct Args {
-  int64_t correlation = -1, external_id = -1, stream = -1, device = -1;
-  int64_t wait_on_stream = -1, wait_on_record_corr = -1, bytes = -1;
-  std::string_view sync_kind;
-  std::string_view collective_name, dtype, pg_name, pg_desc;
-  std::vector<std::vector<int64_t>> input_dims;
-  std::vector<std::string_view> input_types;
-  bool has_dims = false;
-  int64_t in_nelems = -1, out_nelems = -1, group_size = -1, seq = -1;
-};
-
 EventKind kind_of_cat(std::string_view cat, bool* keep) {
   *keep = true;
   if (cat == "cpu_op" || cat == "Operator") return EventKind::kCpuOp;
@@ -240,15 +259,107 @@ EventKind kind_of_cat(std::string_view cat, bool* keep) {
   return EventKind::kCpuOp;
 }
 
+// [[d0, d1, ...], [], ...]: kept for shape-aware cost models; odd shapes are ignored.
+void read_input_dims(value av, Args* a) {
+  simdjson::ondemand::array outer;
+  if (av.get_array().get(outer)) return;
+  a->has_dims = true;
+  for (auto in : outer) {
+    a->input_dims.emplace_back();
+    simdjson::ondemand::array inner;
+    if (in.get_array().get(inner)) continue;
+    for (auto d : inner) {
+      int64_t x;
+      if (!d.get_int64().get(x)) a->input_dims.back().push_back(x);
+    }
+  }
+}
+
+void read_input_types(value av, Args* a) {
+  simdjson::ondemand::array types;
+  if (av.get_array().get(types)) return;
+  for (auto ty : types) {
+    std::string_view sv;
+    a->input_types.push_back(ty.get_string().get(sv) ? std::string_view() : sv);
+  }
+}
+
+inline void Loader::read_arg(simdjson::ondemand::raw_json_string k, value av, Args* a) {
+  if (k == "correlation")
+    a->correlation = int_of(av, "args.correlation");
+  else if (k == "External id" || k == "external id")
+    a->external_id = int_of(av, "args.External id");
+  else if (k == "stream")
+    a->stream = int_of(av, "args.stream");
+  else if (k == "device")
+    a->device = int_of(av, "args.device");
+  else if (k == "wait_on_stream")
+    a->wait_on_stream = int_of(av, "args.wait_on_stream");
+  else if (k == "wait_on_cuda_event_record_corr_id")
+    a->wait_on_record_corr = int_of(av, "args.wait_on_cuda_event_record_corr_id");
+  else if (k == "bytes")
+    a->bytes = int_of(av, "args.bytes");
+  else if (k == "cuda_sync_kind") {
+    if (av.get_string().get(a->sync_kind)) fail_event("args.cuda_sync_kind", "a string");
+  } else if (k == "Collective name") {
+    if (av.get_string().get(a->collective_name)) fail_event("args.Collective name", "a string");
+  } else if (k == "dtype") {
+    if (av.get_string().get(a->dtype)) a->dtype = {};
+  } else if (k == "Process Group Name") {
+    if (av.get_string().get(a->pg_name)) a->pg_name = {};
+  } else if (k == "Process Group Description") {
+    if (av.get_string().get(a->pg_desc)) a->pg_desc = {};
+  } else if (k == "In msg nelems")
+    a->in_nelems = int_of(av, "args.In msg nelems");
+  else if (k == "Out msg nelems")
+    a->out_nelems = int_of(av, "args.Out msg nelems");
+  else if (k == "Group size")
+    a->group_size = int_of(av, "args.Group size");
+  else if (k == "Seq")
+    a->seq = int_of(av, "args.Seq");
+  else if (k == "Input Dims")
+    read_input_dims(av, a);
+  else if (k == "Input type")
+    read_input_types(av, a);
+}
+
+// Flow, metadata and instant events need not carry a numeric ts; decided after 'ph'.
+inline void Loader::read_ts(value v, RawEvent* r) {
+  json_type t;
+  if (!v.type().get(t) && t == json_type::number) {
+    r->ts = time_of(v, "ts");
+    r->has_ts = true;
+  }
+}
+
+inline void Loader::read_dur(value v, RawEvent* r) {
+  json_type t;
+  if (!v.type().get(t) && t == json_type::number) {
+    r->dur = time_of(v, "dur");
+  } else {
+    r->dur = -1;  // reported by check_required if the event is kept
+  }
+  r->has_dur = true;
+}
+
+inline void Loader::read_args(value v, RawEvent* r) {
+  object args;
+  if (v.get_object().get(args)) return;  // some exporters write "args": null
+  r->have_args = true;
+  for (auto af : args) {
+    simdjson::ondemand::raw_json_string k;
+    if (auto err = af.key().get(k)) fail_json(err);
+    value av;
+    if (auto err = af.value().get(av)) fail_json(err);
+    read_arg(k, av, &r->args);
+  }
+}
+
 void Loader::parse_event(object obj) {
-  std::string_view ph, cat, name;
-  bool has_ts = false, has_dur = false, has_pid = false, has_tid = false, has_name = false;
-  int64_t pid = 0, tid = 0;
-  TimeNs ts = 0, dur = 0;
-  Args a;
-  bool have_args = false;
+  RawEvent r;
   // Once ph and cat show that the event is not modelled (flows, python_function, ...), the rest
-  // of it is skipped unparsed: most of a large trace is such events.
+  // of it is skipped unparsed: most of a large trace is such events. On-demand objects are read
+  // in one pass, so each field is handled as it comes.
   bool skip = false;
   for (auto field : obj) {
     simdjson::ondemand::raw_json_string key;
@@ -257,201 +368,141 @@ void Loader::parse_event(object obj) {
     value v;
     if (auto err = field.value().get(v)) fail_json(err);
     if (key == "ph") {
-      if (v.get_string().get(ph)) fail_event("ph", "a string");
-      skip = ph != "X";
+      if (v.get_string().get(r.ph)) fail_event("ph", "a string");
+      skip = r.ph != "X";
     } else if (key == "cat") {
-      if (v.get_string().get(cat)) fail_event("cat", "a string");
+      if (v.get_string().get(r.cat)) fail_event("cat", "a string");
       bool keep = false;
-      kind_of_cat(cat, &keep);
+      kind_of_cat(r.cat, &keep);
       skip = !keep;
     } else if (key == "name") {
-      if (v.get_string().get(name)) fail_event("name", "a string");
-      has_name = true;
+      if (v.get_string().get(r.name)) fail_event("name", "a string");
+      r.has_name = true;
     } else if (key == "pid") {
-      pid = id_of(v, "pid");
-      has_pid = true;
+      r.pid = id_of(v, "pid");
+      r.has_pid = true;
     } else if (key == "tid") {
-      tid = id_of(v, "tid");
-      has_tid = true;
+      r.tid = id_of(v, "tid");
+      r.has_tid = true;
     } else if (key == "ts") {
-      // Flow, metadata and instant events need not carry a numeric ts; decide after 'ph'.
-      json_type t;
-      if (!v.type().get(t) && t == json_type::number) {
-        ts = time_of(v, "ts");
-        has_ts = true;
-      }
+      read_ts(v, &r);
     } else if (key == "dur") {
-      json_type t;
-      if (!v.type().get(t) && t == json_type::number) {
-        dur = time_of(v, "dur");
-        has_dur = true;
-      } else {
-        dur = -1;  // reported below if the event is kept
-        has_dur = true;
-      }
+      read_dur(v, &r);
     } else if (key == "args") {
-      object args;
-      if (v.get_object().get(args)) continue;  // some exporters write "args": null
-      have_args = true;
-      for (auto af : args) {
-        simdjson::ondemand::raw_json_string k;
-        if (auto err = af.key().get(k)) fail_json(err);
-        value av;
-        if (auto err = af.value().get(av)) fail_json(err);
-        if (k == "correlation")
-          a.correlation = int_of(av, "args.correlation");
-        else if (k == "External id" || k == "external id")
-          a.external_id = int_of(av, "args.External id");
-        else if (k == "stream")
-          a.stream = int_of(av, "args.stream");
-        else if (k == "device")
-          a.device = int_of(av, "args.device");
-        else if (k == "wait_on_stream")
-          a.wait_on_stream = int_of(av, "args.wait_on_stream");
-        else if (k == "wait_on_cuda_event_record_corr_id")
-          a.wait_on_record_corr = int_of(av, "args.wait_on_cuda_event_record_corr_id");
-        else if (k == "bytes")
-          a.bytes = int_of(av, "args.bytes");
-        else if (k == "cuda_sync_kind") {
-          if (av.get_string().get(a.sync_kind)) fail_event("args.cuda_sync_kind", "a string");
-        } else if (k == "Collective name") {
-          if (av.get_string().get(a.collective_name))
-            fail_event("args.Collective name", "a string");
-        } else if (k == "dtype") {
-          if (av.get_string().get(a.dtype)) a.dtype = {};
-        } else if (k == "Process Group Name") {
-          if (av.get_string().get(a.pg_name)) a.pg_name = {};
-        } else if (k == "Process Group Description") {
-          if (av.get_string().get(a.pg_desc)) a.pg_desc = {};
-        } else if (k == "In msg nelems")
-          a.in_nelems = int_of(av, "args.In msg nelems");
-        else if (k == "Out msg nelems")
-          a.out_nelems = int_of(av, "args.Out msg nelems");
-        else if (k == "Group size")
-          a.group_size = int_of(av, "args.Group size");
-        else if (k == "Seq")
-          a.seq = int_of(av, "args.Seq");
-        else if (k == "Input Dims") {
-          // [[d0, d1, ...], [], ...]: kept for shape-aware cost models; odd shapes are ignored.
-          simdjson::ondemand::array outer;
-          if (av.get_array().get(outer)) continue;
-          a.has_dims = true;
-          for (auto in : outer) {
-            a.input_dims.emplace_back();
-            simdjson::ondemand::array inner;
-            if (in.get_array().get(inner)) continue;
-            for (auto d : inner) {
-              int64_t x;
-              if (!d.get_int64().get(x)) a.input_dims.back().push_back(x);
-            }
-          }
-        } else if (k == "Input type") {
-          simdjson::ondemand::array types;
-          if (av.get_array().get(types)) continue;
-          for (auto ty : types) {
-            std::string_view sv;
-            a.input_types.push_back(ty.get_string().get(sv) ? std::string_view() : sv);
-          }
-        }
-      }
+      read_args(v, &r);
     }
   }
-  if (ph != "X") return;
+  if (r.ph != "X") return;
   bool keep = false;
-  const EventKind kind = kind_of_cat(cat, &keep);
+  const EventKind kind = kind_of_cat(r.cat, &keep);
   if (!keep) return;
-  if (!has_name) fail_event("name", "a string");
-  if (!has_ts) fail_event("ts", "a number (microseconds)");
-  if (!has_dur) fail_event("dur", "a number (microseconds)");
-  if (dur < 0) fail_event("dur", "a non-negative number (microseconds)");
-  // ts and dur are each within +-2^62 ns (parse_us_token_to_ns), so ts + dur cannot overflow;
-  // the end of an event must still be a representable trace time.
-  if (ts + dur > kMaxTraceUs * 1000)
-    fail_event("ts", "ts + dur within " + std::to_string(kMaxTraceUs) +
-                         " us (2^62 ns); this event ends too late");
-  if (!has_pid) fail_event("pid", "an integer or a string");
-  if (!has_tid) fail_event("tid", "an integer or a string");
+  check_required(r);
 
   Event e;
   e.kind = kind;
-  e.name = intern(name);
-  e.pid = pid;
-  e.tid = tid;
-  e.ts_ns = ts;
-  e.dur_ns = dur;
+  e.name = intern(r.name);
+  e.pid = r.pid;
+  e.tid = r.tid;
+  e.ts_ns = r.ts;
+  e.dur_ns = r.dur;
   e.index = static_cast<uint32_t>(event_index_);
-  if (have_args) {
-    e.correlation = a.correlation;
-    e.external_id = a.external_id;
-    e.stream = a.stream;
-    // A device id is an index below 2^31; a larger one would silently alias another device.
-    if (a.device < -1 || a.device > INT32_MAX)
-      fail_event("args.device",
-                 "a device index between 0 and 2^31 - 1, got " + std::to_string(a.device));
-    e.device = static_cast<int32_t>(a.device);
-    e.wait_on_stream = a.wait_on_stream;
-    e.wait_on_record_corr = a.wait_on_record_corr;
-    e.memcpy_bytes = a.bytes;
-  }
+  if (r.have_args) copy_args(r.args, &e);
   // User annotations carry dims too: PyTorch's "nccl:all_reduce" names a collective's tensor.
-  if ((kind == EventKind::kCpuOp || kind == EventKind::kUserAnnotation) && a.has_dims) {
-    e.shapes = static_cast<int32_t>(table_.shape_offset.size() - 1);
-    for (size_t i = 0; i < a.input_dims.size(); ++i) {
-      table_.dims.insert(table_.dims.end(), a.input_dims[i].begin(), a.input_dims[i].end());
-      table_.input_offset.push_back(static_cast<uint32_t>(table_.dims.size()));
-      table_.input_type.push_back(
-          intern(i < a.input_types.size() ? a.input_types[i] : std::string_view()));
-    }
-    table_.shape_offset.push_back(static_cast<uint32_t>(table_.input_offset.size() - 1));
-  }
+  if ((kind == EventKind::kCpuOp || kind == EventKind::kUserAnnotation) && r.args.has_dims)
+    add_shapes(r.args, &e);
   if (e.is_gpu_op()) {
     // GPU events: pid is the device and tid the stream when args lack them.
     if (e.device < 0) {
-      if (pid > INT32_MAX) fail_event("pid", "a device index below 2^31 on a GPU event");
-      e.device = static_cast<int32_t>(pid);
+      if (r.pid > INT32_MAX) fail_event("pid", "a device index below 2^31 on a GPU event");
+      e.device = static_cast<int32_t>(r.pid);
     }
-    if (e.stream < 0) e.stream = tid;
+    if (e.stream < 0) e.stream = r.tid;
     if (e.correlation < 0 && kind != EventKind::kKernel) e.correlation = -1;
   }
-  if (kind == EventKind::kSync) {
-    std::string_view k = a.sync_kind.empty() ? name : a.sync_kind;
-    if (k == "Context Sync")
-      e.sync = SyncKind::kContext;
-    else if (k == "Stream Sync")
-      e.sync = SyncKind::kStream;
-    else if (k == "Event Sync")
-      e.sync = SyncKind::kEvent;
-    else if (k == "Stream Wait Event")
-      e.sync = SyncKind::kStreamWaitEvent;
-    else
-      fail_event("args.cuda_sync_kind",
-                 "one of Context Sync, Stream Sync, Event Sync, Stream Wait Event");
-    if (e.correlation < 0) fail_event("args.correlation", "an integer on a cuda_sync event");
-    if (e.device < 0) {
-      if (pid > INT32_MAX) fail_event("pid", "a device index below 2^31 on a cuda_sync event");
-      e.device = static_cast<int32_t>(pid);
-    }
-  }
-  if (kind == EventKind::kRuntime && have_args && a.correlation < 0 &&
-      runtime_role(name) == RuntimeRole::kLaunch) {
+  if (kind == EventKind::kSync) set_sync(r, &e);
+  if (kind == EventKind::kRuntime && r.have_args && r.args.correlation < 0 &&
+      runtime_role(r.name) == RuntimeRole::kLaunch) {
     e.correlation = -1;
   }
-  if (kind == EventKind::kKernel && is_comm_kernel(name)) {
-    CollectiveInfo ci = collective_from_kernel_name(name);
-    if (!a.collective_name.empty()) ci.type = collective_from_arg(a.collective_name);
-    if (!a.dtype.empty()) ci.dtype = std::string(a.dtype);
-    ci.in_nelems = a.in_nelems;
-    ci.out_nelems = a.out_nelems;
-    if (a.group_size > INT32_MAX)
-      fail_event("args.Group size", "a group size below 2^31, got " + std::to_string(a.group_size));
-    ci.group_size = static_cast<int32_t>(a.group_size);
-    ci.seq = a.seq;
-    ci.process_group = std::string(a.pg_name);
-    ci.process_group_desc = std::string(a.pg_desc);
-    e.collective = static_cast<int32_t>(table_.collectives.size());
-    table_.collectives.push_back(std::move(ci));
-  }
+  if (kind == EventKind::kKernel && is_comm_kernel(r.name)) add_collective(r.name, r.args, &e);
   table_.events.push_back(e);
+}
+
+// The fields every kept event needs, checked in a fixed order so that messages do not depend on
+// the order of fields in the file.
+void Loader::check_required(const RawEvent& r) const {
+  if (!r.has_name) fail_event("name", "a string");
+  if (!r.has_ts) fail_event("ts", "a number (microseconds)");
+  if (!r.has_dur) fail_event("dur", "a number (microseconds)");
+  if (r.dur < 0) fail_event("dur", "a non-negative number (microseconds)");
+  // ts and dur are each within +-2^62 ns (parse_us_token_to_ns), so ts + dur cannot overflow;
+  // the end of an event must still be a representable trace time.
+  if (r.ts + r.dur > kMaxTraceUs * 1000)
+    fail_event("ts", "ts + dur within " + std::to_string(kMaxTraceUs) +
+                         " us (2^62 ns); this event ends too late");
+  if (!r.has_pid) fail_event("pid", "an integer or a string");
+  if (!r.has_tid) fail_event("tid", "an integer or a string");
+}
+
+void Loader::copy_args(const Args& a, Event* e) const {
+  e->correlation = a.correlation;
+  e->external_id = a.external_id;
+  e->stream = a.stream;
+  // A device id is an index below 2^31; a larger one would silently alias another device.
+  if (a.device < -1 || a.device > INT32_MAX)
+    fail_event("args.device",
+               "a device index between 0 and 2^31 - 1, got " + std::to_string(a.device));
+  e->device = static_cast<int32_t>(a.device);
+  e->wait_on_stream = a.wait_on_stream;
+  e->wait_on_record_corr = a.wait_on_record_corr;
+  e->memcpy_bytes = a.bytes;
+}
+
+void Loader::add_shapes(const Args& a, Event* e) {
+  e->shapes = static_cast<int32_t>(table_.shape_offset.size() - 1);
+  for (size_t i = 0; i < a.input_dims.size(); ++i) {
+    table_.dims.insert(table_.dims.end(), a.input_dims[i].begin(), a.input_dims[i].end());
+    table_.input_offset.push_back(static_cast<uint32_t>(table_.dims.size()));
+    table_.input_type.push_back(
+        intern(i < a.input_types.size() ? a.input_types[i] : std::string_view()));
+  }
+  table_.shape_offset.push_back(static_cast<uint32_t>(table_.input_offset.size() - 1));
+}
+
+void Loader::set_sync(const RawEvent& r, Event* e) const {
+  std::string_view k = r.args.sync_kind.empty() ? r.name : r.args.sync_kind;
+  if (k == "Context Sync")
+    e->sync = SyncKind::kContext;
+  else if (k == "Stream Sync")
+    e->sync = SyncKind::kStream;
+  else if (k == "Event Sync")
+    e->sync = SyncKind::kEvent;
+  else if (k == "Stream Wait Event")
+    e->sync = SyncKind::kStreamWaitEvent;
+  else
+    fail_event("args.cuda_sync_kind",
+               "one of Context Sync, Stream Sync, Event Sync, Stream Wait Event");
+  if (e->correlation < 0) fail_event("args.correlation", "an integer on a cuda_sync event");
+  if (e->device < 0) {
+    if (r.pid > INT32_MAX) fail_event("pid", "a device index below 2^31 on a cuda_sync event");
+    e->device = static_cast<int32_t>(r.pid);
+  }
+}
+
+void Loader::add_collective(std::string_view name, const Args& a, Event* e) {
+  CollectiveInfo ci = collective_from_kernel_name(name);
+  if (!a.collective_name.empty()) ci.type = collective_from_arg(a.collective_name);
+  if (!a.dtype.empty()) ci.dtype = std::string(a.dtype);
+  ci.in_nelems = a.in_nelems;
+  ci.out_nelems = a.out_nelems;
+  if (a.group_size > INT32_MAX)
+    fail_event("args.Group size", "a group size below 2^31, got " + std::to_string(a.group_size));
+  ci.group_size = static_cast<int32_t>(a.group_size);
+  ci.seq = a.seq;
+  ci.process_group = std::string(a.pg_name);
+  ci.process_group_desc = std::string(a.pg_desc);
+  e->collective = static_cast<int32_t>(table_.collectives.size());
+  table_.collectives.push_back(std::move(ci));
 }
 
 EventTable Loader::run() {
