@@ -99,8 +99,20 @@ def run(*args: Any) -> str:
     return out.decode("utf-8", errors="replace")
 
 
+# The version of lumos's JSON reports this package reads (docs/reference/outputs.md): a report of
+# another version has fields this package does not know, so it is refused rather than misread.
+SCHEMA_VERSION = 1
+
+
 def _json(*args: Any) -> Dict[str, Any]:
-    return json.loads(run(*args, "--json"))
+    doc = json.loads(run(*args, "--json"))
+    version = doc.get("schema_version") if isinstance(doc, dict) else None
+    if version != SCHEMA_VERSION:
+        raise LumosError(
+            f"lumos {args[0]}: the report has schema_version {version}, this package reads "
+            f"{SCHEMA_VERSION} (install the package and the lumos library from one checkout)"
+        )
+    return doc
 
 
 def _csv_from(*args: Any, flag: str) -> pd.DataFrame:

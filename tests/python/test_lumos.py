@@ -28,6 +28,18 @@ def test_estimate_equals_the_cli_json(lumos_binary):
         assert e[key] == c[key], key
 
 
+def test_reports_carry_the_schema_version_the_package_reads():
+    assert lumos.estimate(model="gpt3-15b", tp=2, pp=2, dp=4, mbs=1, gbs=64)["schema_version"] == \
+        lumos.SCHEMA_VERSION
+    assert lumos.cost.gemm(m=1024, n=1024, k=1024)["schema_version"] == lumos.SCHEMA_VERSION
+
+
+def test_a_report_of_another_schema_version_is_refused(monkeypatch):
+    monkeypatch.setattr(lumos, "run", lambda *args: '{"schema_version": 99, "step_time_s": 1}')
+    with pytest.raises(lumos.LumosError, match="schema_version 99"):
+        lumos.estimate()
+
+
 def test_replay_gives_steps_breakdown_and_a_timeline(tmp_path, lumos_binary):
     r = lumos.replay()
     c = json.loads(cli(lumos_binary, "replay", "--json"))
