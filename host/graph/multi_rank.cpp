@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -117,23 +118,24 @@ bool all_keyed(const trace::EventTable& t) {
   return keyed;
 }
 
-}  // namespace
-
-MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const BuildOptions& opt) {
-  LUMOS_EXPECT(!tables.empty(), "multi-rank: no traces");
-  MultiRankResult out;
+// Ranks: distributedInfo.rank, else the input position; two inputs of one rank are an error.
+void assign_ranks(const std::vector<trace::EventTable>& tables, MultiRankResult* out) {
   const size_t R = tables.size();
-  // Ranks: distributedInfo.rank, else the input position.
   for (size_t r = 0; r < R; ++r)
-    out.ranks.push_back(tables[r].rank >= 0 ? tables[r].rank : static_cast<int32_t>(r));
-  for (size_t r = 0; r < R; ++r) out.paths.push_back(tables[r].path);
+    out->ranks.push_back(tables[r].rank >= 0 ? tables[r].rank : static_cast<int32_t>(r));
+  for (size_t r = 0; r < R; ++r) out->paths.push_back(tables[r].path);
   for (size_t r = 0; r < R; ++r)
     for (size_t q = 0; q < r; ++q)
-      LUMOS_EXPECT(out.ranks[q] != out.ranks[r],
+      LUMOS_EXPECT(out->ranks[q] != out->ranks[r],
                    "multi-rank: " + tables[q].path + " and " + tables[r].path + " are both rank " +
-                       std::to_string(out.ranks[r]) +
+                       std::to_string(out->ranks[r]) +
                        " (distributedInfo.rank, or the file's position when absent)");
-  // 1. Align clocks: NCCL kernels of one collective end within microseconds on every rank.
+}
+
+// Aligns every rank's clock on rank 0's, shifting its events in place: NCCL kernels of one
+// collective end within microseconds on every rank.
+void align_clocks(std::vector<trace::EventTable>& tables, MultiRankResult* out) {
+  const size_t R = tables.size();
   const auto ref = comm_kernels(tables[0]);
   // Keyed ranks' collective ends by (group, sequence), on their own clocks.
   std::vector<std::map<std::pair<std::string, int64_t>, int64_t>> keys(R);
@@ -144,7 +146,7 @@ MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const Bu
   }
   const bool ref_keyed = keyed[0];
   std::vector<int64_t> shift_ns_of(R, 0);
-  out.clock_shift_us.assign(R, 0.0);
+  out->clock_shift_us.assign(R, 0.0);
   for (size_t r = 1; r < R; ++r) {
     const auto mine = comm_kernels(tables[r]);
     // With NCCL args on both sides, align on the kernels the ranks share by (group, sequence):
@@ -164,7 +166,7 @@ MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const Bu
       }
       const auto shift_ns = static_cast<int64_t>(median(d));
       shift_ns_of[r] = shift_ns;
-      out.clock_shift_us[r] = static_cast<double>(shift_ns) / 1000.0;
+      out->clock_shift_us[r] = static_cast<double>(shift_ns) / 1000.0;
       for (auto& e : tables[r].events) e.ts_ns += shift_ns;
       continue;
     }
@@ -176,72 +178,95 @@ MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const Bu
     for (size_t k = 0; k < ref.size(); ++k)
       d.push_back(static_cast<double>(ref[k].second - mine[k].second));
     const auto shift_ns = static_cast<int64_t>(median(d));
-    out.clock_shift_us[r] = static_cast<double>(shift_ns) / 1000.0;
+    out->clock_shift_us[r] = static_cast<double>(shift_ns) / 1000.0;
     for (auto& e : tables[r].events) e.ts_ns += shift_ns;
   }
-  // 2. Per-rank graphs, merged into one draft over a common origin.
-  std::vector<BuildResult> per;
+}
+
+// The per-rank graphs merged into one draft over a common origin (the earliest rank's t0).
+struct MergedDraft {
+  std::vector<BuildResult> per;  // each rank's own graph
   int64_t t0 = std::numeric_limits<int64_t>::max();
-  for (const auto& t : tables) {
-    per.push_back(build_graph(t, opt));
-    t0 = std::min(t0, per.back().graph.t0_ns);
-  }
   Draft d;
-  d.nodes.push_back({});
   std::vector<std::string> names;
   std::map<std::string, uint32_t> name_id;
-  auto intern = [&](const std::string& s) {
+  std::vector<Resource> resources;
+  std::vector<Step> steps;
+  std::vector<std::vector<uint32_t>> draft_of;  // rank graph node -> draft node
+
+  uint32_t intern(const std::string& s) {
     auto it = name_id.find(s);
     if (it != name_id.end()) return it->second;
     names.push_back(s);
     return name_id[s] = static_cast<uint32_t>(names.size() - 1);
-  };
-  std::vector<Resource> resources;
-  std::vector<Step> steps;
-  std::vector<std::vector<uint32_t>> draft_of(R);  // rank graph node -> draft node
-  for (size_t r = 0; r < R; ++r) {
-    const Graph& g = per[r].graph;
-    const double offset_us = static_cast<double>(g.t0_ns - t0) / 1000.0;
-    const uint32_t res_base = static_cast<uint32_t>(resources.size());
-    const int32_t step_base = static_cast<int32_t>(steps.size());
-    for (Resource res : g.resources) {
-      res.rank = out.ranks[r];
-      resources.push_back(res);
-    }
-    auto& map = draft_of[r];
-    map.assign(g.num_nodes(), 0);
-    for (NodeId v = 1; v < g.num_nodes(); ++v) {
-      DraftNode dn;
-      dn.kind = g.kind[v];
-      dn.cls = g.cls[v];
-      dn.resource = g.resource[v] == kNoResource ? kNoResource : res_base + g.resource[v];
-      dn.step = g.step[v] >= 0 ? step_base + g.step[v] : -1;
-      dn.name = intern(g.names[g.name[v]]);
-      dn.event = g.event[v];
-      dn.start_us = g.measured_start_us[v] + offset_us;
-      dn.dur_us = g.dur_us[v];
-      map[v] = static_cast<uint32_t>(d.nodes.size());
-      d.nodes.push_back(dn);
-    }
-    for (NodeId v = 1; v < g.num_nodes(); ++v)
-      for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e) {
-        const NodeId p = g.pred_index[e];
-        const double lag = p == kOrigin ? g.pred_lag_us[e] + offset_us : g.pred_lag_us[e];
-        d.edges.push_back({p == kOrigin ? 0u : map[p], map[v], g.pred_kind[e], lag});
-      }
-    for (Step s : g.steps) {
-      s.rank = out.ranks[r];
-      s.marker = s.marker == kOrigin ? kOrigin : map[s.marker];
-      steps.push_back(s);
-    }
   }
-  // 3. Rendezvous per collective instance. Kernels with NCCL args (process group and sequence
-  // number) meet by (group, sequence); the others by their order of issue among such kernels.
-  std::map<std::pair<std::string, int64_t>, std::vector<std::pair<size_t, uint32_t>>>
-      by_key;  // -> (rank idx, node)
-  std::vector<std::pair<std::string, int64_t>> key_order;
-  for (size_t r = 0; r < R; ++r) {
-    const Graph& g = per[r].graph;
+};
+
+// Copies rank r's graph into the draft: its resources, nodes (shifted to the common origin),
+// edges and steps, each tagged with the rank.
+void append_rank(MergedDraft& m, size_t r, int32_t rank) {
+  const Graph& g = m.per[r].graph;
+  const double offset_us = static_cast<double>(g.t0_ns - m.t0) / 1000.0;
+  const uint32_t res_base = static_cast<uint32_t>(m.resources.size());
+  const int32_t step_base = static_cast<int32_t>(m.steps.size());
+  for (Resource res : g.resources) {
+    res.rank = rank;
+    m.resources.push_back(res);
+  }
+  auto& map = m.draft_of[r];
+  map.assign(g.num_nodes(), 0);
+  for (NodeId v = 1; v < g.num_nodes(); ++v) {
+    DraftNode dn;
+    dn.kind = g.kind[v];
+    dn.cls = g.cls[v];
+    dn.resource = g.resource[v] == kNoResource ? kNoResource : res_base + g.resource[v];
+    dn.step = g.step[v] >= 0 ? step_base + g.step[v] : -1;
+    dn.name = m.intern(g.names[g.name[v]]);
+    dn.event = g.event[v];
+    dn.start_us = g.measured_start_us[v] + offset_us;
+    dn.dur_us = g.dur_us[v];
+    map[v] = static_cast<uint32_t>(m.d.nodes.size());
+    m.d.nodes.push_back(dn);
+  }
+  for (NodeId v = 1; v < g.num_nodes(); ++v)
+    for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e) {
+      const NodeId p = g.pred_index[e];
+      const double lag = p == kOrigin ? g.pred_lag_us[e] + offset_us : g.pred_lag_us[e];
+      m.d.edges.push_back({p == kOrigin ? 0u : map[p], map[v], g.pred_kind[e], lag});
+    }
+  for (Step s : g.steps) {
+    s.rank = rank;
+    s.marker = s.marker == kOrigin ? kOrigin : map[s.marker];
+    m.steps.push_back(s);
+  }
+}
+
+void merge_ranks(const std::vector<trace::EventTable>& tables, const BuildOptions& opt,
+                 const std::vector<int32_t>& ranks, MergedDraft* m) {
+  for (const auto& t : tables) {
+    m->per.push_back(build_graph(t, opt));
+    m->t0 = std::min(m->t0, m->per.back().graph.t0_ns);
+  }
+  m->d.nodes.push_back({});
+  m->draft_of.resize(tables.size());
+  for (size_t r = 0; r < tables.size(); ++r) append_rank(*m, r, ranks[r]);
+}
+
+using CollectiveKey = std::pair<std::string, int64_t>;  // (process group, sequence number)
+
+// Each collective instance's members: (rank idx, draft node) by key, keys in order of first sight.
+struct CollectiveMembers {
+  std::map<CollectiveKey, std::vector<std::pair<size_t, uint32_t>>> by_key;
+  std::vector<CollectiveKey> key_order;
+};
+
+// Kernels with NCCL args (process group and sequence number) meet by (group, sequence); the
+// others by their order of issue among such kernels.
+CollectiveMembers collective_members(const std::vector<trace::EventTable>& tables,
+                                     const MergedDraft& m) {
+  CollectiveMembers out;
+  for (size_t r = 0; r < tables.size(); ++r) {
+    const Graph& g = m.per[r].graph;
     std::map<int64_t, const trace::Event*> by_index;
     for (const auto& e : tables[r].events) by_index[e.index] = &e;
     std::vector<uint32_t> comm;
@@ -252,7 +277,7 @@ MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const Bu
     });
     int64_t order = 0;
     for (uint32_t v : comm) {
-      std::pair<std::string, int64_t> key{"", 0};
+      CollectiveKey key{"", 0};
       auto it = by_index.find(g.event[v]);
       const trace::Event* e = it == by_index.end() ? nullptr : it->second;
       if (e && e->collective >= 0 && !tables[r].collectives[e->collective].process_group.empty() &&
@@ -261,26 +286,34 @@ MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const Bu
                tables[r].collectives[e->collective].seq};
       else
         key = {"", order++};
-      auto& members = by_key[key];
-      if (members.empty()) key_order.push_back(key);
-      members.push_back({r, draft_of[r][v]});
+      auto& members = out.by_key[key];
+      if (members.empty()) out.key_order.push_back(key);
+      members.push_back({r, m.draft_of[r][v]});
     }
   }
+  return out;
+}
+
+// One rendezvous per collective instance with two or more members: each member's kernel becomes
+// its arrival (no duration) and a transfer that starts at the last arrival. Returns each
+// instance's transfer nodes; edges out of a moved kernel now leave from its transfer.
+std::vector<std::vector<uint32_t>> add_rendezvous(const CollectiveMembers& cm, MergedDraft& m,
+                                                  MultiRankResult* out) {
+  Draft& d = m.d;
   std::vector<uint32_t> moved_to(d.nodes.size(), 0);
   std::vector<std::vector<uint32_t>> instance_transfers;
-  std::vector<std::vector<size_t>> instance_ranks;
-  for (const auto& key : key_order) {
-    const auto& members = by_key[key];
+  for (const auto& key : cm.key_order) {
+    const auto& members = cm.by_key.at(key);
     if (members.size() < 2) continue;  // nobody to meet (a peer's trace is missing it)
     CollectiveInstance ci;
-    ci.name = names[d.nodes[members[0].second].name];
+    ci.name = m.names[d.nodes[members[0].second].name];
     double last = -1e300;
     for (const auto& [r, a] : members) last = std::max(last, d.nodes[a].start_us);
     const uint32_t rdv = static_cast<uint32_t>(d.nodes.size());
     DraftNode rn;
     rn.kind = NodeKind::kVirtual;
     rn.cls = NodeClass::kVirtual;
-    rn.name = intern("rendezvous " + ci.name);
+    rn.name = m.intern("rendezvous " + ci.name);
     rn.start_us = last;
     d.nodes.push_back(rn);
     std::vector<uint32_t> transfers;
@@ -306,31 +339,56 @@ MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const Bu
     ci.rendezvous = rdv;
     ci.rank_index = ranks_in;
     instance_transfers.push_back(transfers);
-    instance_ranks.push_back(ranks_in);
-    out.collectives.push_back(std::move(ci));
+    out->collectives.push_back(std::move(ci));
   }
   for (auto& e : d.edges)
     if (e.kind != EdgeKind::kCrossRank && e.src < moved_to.size() && moved_to[e.src] != 0)
       e.src = moved_to[e.src];
-  // 4. Flatten and remap the collective bookkeeping.
+  return instance_transfers;
+}
+
+// Flattens the draft into out->graph and remaps the steps' and collectives' draft node ids.
+void flatten_merged(MergedDraft& m, const std::vector<std::vector<uint32_t>>& instance_transfers,
+                    const std::string& source, MultiRankResult* out) {
   std::vector<NodeId> id;
-  out.graph = flatten(
-      d, &id, [&](uint32_t n) { return "node '" + names[d.nodes[n].name] + "'"; },
+  const Draft& d = m.d;
+  out->graph = flatten(
+      d, &id, [&](uint32_t n) { return "node '" + m.names[d.nodes[n].name] + "'"; },
       "multi-rank graph");
-  Graph& g = out.graph;
-  g.resources = std::move(resources);
-  g.names = std::move(names);
-  g.steps = std::move(steps);
+  Graph& g = out->graph;
+  g.resources = std::move(m.resources);
+  g.names = std::move(m.names);
+  g.steps = std::move(m.steps);
   for (auto& s : g.steps) s.marker = id[s.marker];
-  g.t0_ns = t0;
+  g.t0_ns = m.t0;
   g.rank = -1;
-  g.source = tables[0].path + " (+" + std::to_string(R - 1) + " ranks)";
-  for (size_t k = 0; k < out.collectives.size(); ++k) {
-    auto& ci = out.collectives[k];
+  g.source = source;
+  for (size_t k = 0; k < out->collectives.size(); ++k) {
+    auto& ci = out->collectives[k];
     for (auto& a : ci.arrive) a = id[a];
     ci.rendezvous = id[ci.rendezvous];
     for (uint32_t t : instance_transfers[k]) ci.transfer.push_back(id[t]);
   }
+}
+
+}  // namespace
+
+MultiRankResult build_multi_rank(std::vector<trace::EventTable> tables, const BuildOptions& opt) {
+  LUMOS_EXPECT(!tables.empty(), "multi-rank: no traces");
+  MultiRankResult out;
+  const size_t R = tables.size();
+  assign_ranks(tables, &out);
+  // 1. Align clocks.
+  align_clocks(tables, &out);
+  // 2. Per-rank graphs, merged into one draft over a common origin.
+  MergedDraft m;
+  merge_ranks(tables, opt, out.ranks, &m);
+  // 3. Rendezvous per collective instance.
+  const CollectiveMembers members = collective_members(tables, m);
+  const auto instance_transfers = add_rendezvous(members, m, &out);
+  // 4. Flatten and remap the collective bookkeeping.
+  flatten_merged(m, instance_transfers, tables[0].path + " (+" + std::to_string(R - 1) + " ranks)",
+                 &out);
   return out;
 }
 
