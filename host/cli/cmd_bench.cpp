@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/count_options.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
 #include "engine/batch_benchmark.hpp"
@@ -16,6 +17,10 @@
 namespace lumos::cli {
 
 namespace {
+
+constexpr int64_t kMaxU32 = UINT32_MAX;
+constexpr CountOption kNodes{"nodes", 2, kMaxU32}, kVariants{"variants", 1, kMaxU32},
+    kSeed{"seed", 0, INT64_MAX}, kTile{"tile", 0, 4096};
 
 // The graph `--graph` names: generated:MODEL, or an input as the other commands read it.
 graph::Graph benchmark_graph(const std::string& spec) {
@@ -48,37 +53,36 @@ int cmd_bench(int argc, char** argv) {
   }
   cxxopts::Options o("lumos bench batch",
                      "Batch replay throughput on a synthetic graph shaped like the traces.");
-  o.add_options()("nodes", "graph nodes", cxxopts::value<uint32_t>()->default_value("100000"))(
-      "variants", "variants per launch", cxxopts::value<uint32_t>()->default_value("1024"))(
+  o.add_options()(kNodes.name, count_help("graph nodes", kNodes), count_value("100000"))(
+      kVariants.name, count_help("variants per launch", kVariants), count_value("1024"))(
       "backend", "cpu or cuda (auto: the GPU when present)",
       cxxopts::value<std::string>()->default_value("auto"))(
-      "seed", "graph seed", cxxopts::value<uint64_t>()->default_value("1"))(
+      kSeed.name, count_help("graph seed", kSeed), count_value("1"))(
       "graph",
       "replay this graph instead of the synthetic one: a trace, a folder of rank traces, a "
       ".lgraph file, or generated:MODEL (the preset at TP 8 x PP 8 x DP 16, 64 micro-batches)",
       cxxopts::value<std::string>())(
       "project-gpu", "GPU of the CUDA backend's projected rate (a roofline, not a measurement)",
       cxxopts::value<std::string>()->default_value("h200"))(
-      "tile", "CPU backend: variants per tile (0: chosen from the program's working set)",
-      cxxopts::value<uint32_t>()->default_value("0"))(
+      kTile.name,
+      count_help("CPU backend: variants per tile (0: chosen from the program's working set)",
+                 kTile),
+      count_value("0"))(
       "no-path",
       "finish times only, without the critical path's composition (what sweeps run; CPU and "
       "CUDA backends, and the CUDA projection)")("json", "print JSON")("h,help", "show this help");
   const auto a = o.parse(argc - 1, argv + 1);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
   engine::BatchBenchmarkRequest req;
-  req.nodes = a["nodes"].as<uint32_t>();
-  req.variants = a["variants"].as<uint32_t>();
-  LUMOS_EXPECT((a.count("graph") || req.nodes >= 2) && req.variants >= 1,
-               "lumos bench batch: --nodes must be at least 2 and --variants at least 1");
+  req.nodes = static_cast<uint32_t>(count_of(a, kNodes, "lumos bench batch: "));
+  req.variants = static_cast<uint32_t>(count_of(a, kVariants, "lumos bench batch: "));
   req.backend = engine::parse_backend(a["backend"].as<std::string>());
   LUMOS_EXPECT(req.backend != engine::Backend::kReference,
                "lumos bench batch: the reference is what the backend is compared with");
-  req.seed = a["seed"].as<uint64_t>();
+  req.seed = static_cast<uint64_t>(count_of(a, kSeed, "lumos bench batch: "));
   req.project_gpu = a["project-gpu"].as<std::string>();
-  req.tile = a["tile"].as<uint32_t>();
+  req.tile = static_cast<uint32_t>(count_of(a, kTile, "lumos bench batch: "));
   req.critical_path = a.count("no-path") == 0;
-  LUMOS_EXPECT(req.tile <= 4096, "lumos bench batch: --tile must be 0 (auto) to 4096");
   graph::Graph other;
   if (a.count("graph")) {
     other = benchmark_graph(a["graph"].as<std::string>());

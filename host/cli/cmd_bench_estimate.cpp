@@ -6,6 +6,8 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/count_options.hpp"
+#include "cli/path_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
@@ -17,8 +19,10 @@ namespace lumos::cli {
 int bench_estimate(int argc, char** argv) {
   cxxopts::Options o("lumos bench estimate",
                      "Calibration check against published runs, and estimate latency");
-  o.add_options()("runs", "timed estimates of the largest preset at 1024 GPUs",
-                  cxxopts::value<int>()->default_value("5"))("json", "print JSON")(
+  constexpr CountOption kRuns{"runs", 1, 1000};
+  o.add_options()(kRuns.name,
+                  count_help("timed estimates of the largest preset at 1024 GPUs", kRuns),
+                  count_value("5"))("json", "print JSON")(
       "write-residuals",
       "also write each run's error to this file (kernels_db/calibration.json: the basis of "
       "every estimate's range)",
@@ -30,8 +34,8 @@ int bench_estimate(int argc, char** argv) {
     std::cout << o.help() << '\n';
     return 0;
   }
-  const int runs = a["runs"].as<int>();
-  LUMOS_EXPECT(runs >= 1 && runs <= 1000, "lumos bench estimate: --runs must be 1..1000");
+  check_paths("lumos bench estimate", a, {kDbInput}, {{"write-residuals", "--write-residuals"}});
+  const int runs = static_cast<int>(count_of(a, kRuns, "lumos bench estimate: "));
   if (a.count("write-residuals")) check_output_path(a["write-residuals"].as<std::string>());
   cost::KernelsDb storage;
   const cost::KernelsDb& db =

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/count_options.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
@@ -51,17 +52,18 @@ struct ScratchDir {
 
 int bench_whatif(int argc, char** argv) {
   cxxopts::Options o("lumos bench whatif", "Time trace what-ifs on a generated ~100K-node job");
-  o.add_options()("runs", "timed repetitions of each edit",
-                  cxxopts::value<int>()->default_value("5"))(
-      "layers", "layers of the traced job (32: about 100K nodes over 4 stages)",
-      cxxopts::value<int64_t>()->default_value("32"))("json", "print JSON")("h,help",
-                                                                            "show this help");
+  constexpr CountOption kRuns{"runs", 1, 100}, kLayers{"layers", 8, 1024};
+  o.add_options()(kRuns.name, count_help("timed repetitions of each edit", kRuns),
+                  count_value("5"))(
+      kLayers.name,
+      count_help("layers of the traced job, a multiple of 8 (32: about 100K nodes over 4 stages)",
+                 kLayers),
+      count_value("32"))("json", "print JSON")("h,help", "show this help");
   const auto a = o.parse(argc, argv);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
-  const int runs = a["runs"].as<int>();
-  const int64_t layers = a["layers"].as<int64_t>();
-  LUMOS_EXPECT(runs >= 1 && runs <= 100, "lumos bench whatif: --runs must be 1..100");
-  LUMOS_EXPECT(layers >= 8 && layers <= 1024 && layers % 8 == 0,
+  const int runs = static_cast<int>(count_of(a, kRuns, "lumos bench whatif: "));
+  const int64_t layers = count_of(a, kLayers, "lumos bench whatif: ");
+  LUMOS_EXPECT(layers % 8 == 0,
                "lumos bench whatif: --layers must be a multiple of 8 from 8 to 1024");
   const cost::KernelsDb& db = cost::embedded_db();
   estimate::EstimateRequest job;

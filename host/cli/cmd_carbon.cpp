@@ -8,6 +8,7 @@
 
 #include "carbon/grid_series.hpp"
 #include "cli/commands.hpp"
+#include "cli/count_options.hpp"
 #include "cli/layout_options.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
@@ -17,6 +18,8 @@
 namespace lumos::cli {
 
 int cmd_carbon(int argc, char** argv) {
+  // 2^20 GPUs: the most model::check_layout accepts.
+  constexpr CountOption kGpus{"gpus", 1, int64_t{1} << 20};
   cxxopts::Options o("lumos carbon",
                      "Energy and carbon of a training run: the step from an estimate (the "
                      "estimate's options) or a trace (--trace), its energy by part, operational "
@@ -36,9 +39,9 @@ int cmd_carbon(int argc, char** argv) {
       cxxopts::value<std::string>())("steps",
                                      "with --trace: steps in the run (default: the traced steps)",
                                      cxxopts::value<double>())(
-      "gpus", "with --trace: GPUs in the job (default: the traced ranks)",
-      cxxopts::value<int64_t>())("region", "grid region in kernels_db/carbon.json (default: world)",
-                                 cxxopts::value<std::string>())(
+      kGpus.name, count_help("with --trace: GPUs in the job (default: the traced ranks)", kGpus),
+      count_value())("region", "grid region in kernels_db/carbon.json (default: world)",
+                     cxxopts::value<std::string>())(
       "grid-series", "hourly grid intensity CSV (Electricity Maps export or timestamp,gCO2eq/kWh)",
       cxxopts::value<std::string>())("basis", "with an Electricity Maps export: lifecycle | direct",
                                      cxxopts::value<std::string>()->default_value("lifecycle"))(
@@ -85,7 +88,7 @@ int cmd_carbon(int argc, char** argv) {
     if (a.count("on-gpu")) req.on_gpu = a["on-gpu"].as<std::string>();
     if (a.count("speed")) req.speed = a["speed"].as<std::string>();
     if (a.count("steps")) req.steps = a["steps"].as<double>();
-    if (a.count("gpus")) req.gpus = a["gpus"].as<int64_t>();
+    if (a.count("gpus")) req.gpus = count_of(a, kGpus, "lumos carbon: ");
   } else {
     req.tokens = a["tokens"].as<double>();
     req.estimate = request_from(a);

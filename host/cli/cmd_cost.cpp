@@ -23,15 +23,25 @@ namespace {
 
 using namespace lumos::cost;
 
+// The cost models' own limits (gemm_model.cpp, attention_model.cpp): FLOPs stay far inside a
+// double. 2^20 ranks: the most any layout of `lumos estimate` spans.
+constexpr int64_t kMaxGemmDim = int64_t{1} << 31, kMaxSize = int64_t{1} << 24,
+                  kMaxRanks = int64_t{1} << 20;
+constexpr CountOption kM{"m", 1, kMaxGemmDim}, kN{"n", 1, kMaxGemmDim}, kK{"k", 1, kMaxGemmDim},
+    kBatch{"batch", 1, kMaxSize}, kHeads{"heads", 1, kMaxSize}, kSeq{"seq", 1, kMaxSize},
+    kHeadDim{"head-dim", 1, kMaxSize}, kRanks{"ranks", 1, kMaxRanks},
+    kRanksPerNode{"ranks-per-node", 1, kMaxRanks}, kNicsPerGpu{"nics-per-gpu", 1, 1024};
+
 int cost_gemm(int argc, char** argv) {
   CostOptions c("lumos cost gemm", "Time of a GEMM C[M,N] = A[M,K] B[K,N] on one GPU.");
-  c.o.add_options()("m", "M", arg<int64_t>())("n", "N", arg<int64_t>())("k", "K", arg<int64_t>())(
-      "batch", "independent GEMMs (bmm)", arg<int64_t>("1"))(
+  c.o.add_options()(kM.name, count_help("M", kM), count_value())(
+      kN.name, count_help("N", kN), count_value())(kK.name, count_help("K", kK), count_value())(
+      kBatch.name, count_help("independent GEMMs (bmm)", kBatch), count_value("1"))(
       "dtype", "fp32, tf32, bf16, fp16 or fp8", arg<std::string>("bf16"))(
       "no-points", "ignore measured points; use the fitted model only");
   if (!c.parse(argc, argv)) return 0;
   const GpuSpec& gpu = c.gpu();
-  const GemmQuery q{c.positive("m"), c.positive("n"), c.positive("k"), c.positive("batch"),
+  const GemmQuery q{c.positive(kM), c.positive(kN), c.positive(kK), c.positive(kBatch),
                     parse_dtype(c.str("dtype"))};
   return c.render(report::gemm_json, report::gemm_text, gpu, q,
                   gemm_time(*c.db, gpu, q, !c.has("no-points")));
@@ -39,10 +49,12 @@ int cost_gemm(int argc, char** argv) {
 
 int cost_attention(int argc, char** argv) {
   CostOptions c("lumos cost attention", "Time of FlashAttention forward or backward.");
-  c.o.add_options()("batch", "batch", arg<int64_t>())("heads", "heads", arg<int64_t>())(
-      "seq", "sequence length", arg<int64_t>())("head-dim", "head dim", arg<int64_t>("128"))(
-      "causal", "causal mask")("pass", "fwd or bwd", arg<std::string>("fwd"))(
-      "dtype", "bf16, fp16 or fp8", arg<std::string>("bf16"))(
+  c.o.add_options()(kBatch.name, count_help("batch", kBatch), count_value())(
+      kHeads.name, count_help("heads", kHeads), count_value())(
+      kSeq.name, count_help("sequence length", kSeq), count_value())(
+      kHeadDim.name, count_help("head dim", kHeadDim), count_value("128"))("causal", "causal mask")(
+      "pass", "fwd or bwd", arg<std::string>("fwd"))("dtype", "bf16, fp16 or fp8",
+                                                     arg<std::string>("bf16"))(
       "impl", "flash3, cudnn or flash2 (Ampere answers every one as flash2)",
       arg<std::string>("flash3"));
   if (!c.parse(argc, argv)) return 0;
@@ -53,8 +65,8 @@ int cost_attention(int argc, char** argv) {
       "lumos cost attention: --impl: expected flash3, cudnn or flash2, got '" + impl + "'");
   LUMOS_EXPECT(pass == "fwd" || pass == "bwd",
                "lumos cost attention: --pass: expected fwd or bwd, got '" + pass + "'");
-  AttentionQuery q{c.positive("batch"),        c.positive("heads"), c.positive("seq"),
-                   c.positive("head-dim"),     c.has("causal"),     pass == "bwd",
+  AttentionQuery q{c.positive(kBatch),         c.positive(kHeads), c.positive(kSeq),
+                   c.positive(kHeadDim),       c.has("causal"),    pass == "bwd",
                    parse_dtype(c.str("dtype"))};
   q.impl = impl == "flash3"  ? AttentionImpl::kFlash3
            : impl == "cudnn" ? AttentionImpl::kCudnn
@@ -70,13 +82,14 @@ int cost_collective(int argc, char** argv) {
                     "allreduce, allgather, reducescatter, alltoall, broadcast, reduce, sendrecv",
                     arg<std::string>("allreduce"))(
       "bytes", "message size (nccl-tests size: 4096, 64MiB, 1GiB, ...)", arg<std::string>())(
-      "ranks", "ranks in the group", arg<int64_t>())("ranks-per-node", "ranks per node",
-                                                     arg<int64_t>("8"))(
+      kRanks.name, count_help("ranks in the group", kRanks), count_value())(
+      kRanksPerNode.name, count_help("ranks per node", kRanksPerNode), count_value("8"))(
       "algo", "auto, ring, tree, nvls or nvlstree", arg<std::string>("auto"))(
       "topology", "a topology of kernels_db/nccl.json (default: the GPU's)", arg<std::string>())(
       "nic-bandwidth", "override: NIC line rate with its unit (400Gbps, 400Gb/s, 50GB/s)",
       arg<std::string>())("nic-gbps", "deprecated: NIC line rate in gigabits per second",
-                          arg<double>())("nics-per-gpu", "override: NICs per GPU", arg<int64_t>())(
+                          arg<double>())(
+      kNicsPerGpu.name, count_help("override: NICs per GPU", kNicsPerGpu), count_value())(
       "nic-efficiency", "override: achieved fraction of NIC line rate", arg<double>());
   if (!c.parse(argc, argv)) return 0;
   const GpuSpec& gpu = c.gpu();
@@ -88,14 +101,12 @@ int cost_collective(int argc, char** argv) {
   if (c.has("nic-gbps"))  // gigabits, as the name says and NICs are sold
     nic_gbytes = c.a["nic-gbps"].as<double>() / 8;
   std::optional<int> nics;
-  if (c.has("nics-per-gpu")) nics = c.positive<int>("nics-per-gpu", 1024);
+  if (c.has("nics-per-gpu")) nics = c.positive<int>(kNicsPerGpu);
   const Topology topo = collective_topology(*c.db, gpu, c.opt<std::string>("topology"),
                                             {nic_gbytes, nics, c.opt<double>("nic-efficiency")});
   LUMOS_EXPECT(c.has("bytes"), "lumos cost collective: missing --bytes");
-  // 2^20 ranks: the most any layout of `lumos estimate` spans.
   const CollectiveQuery q{parse_collective(c.str("op")), parse_bytes(c.str("bytes"), "--bytes"),
-                          c.positive<int>("ranks", int64_t{1} << 20),
-                          c.positive<int>("ranks-per-node", int64_t{1} << 20),
+                          c.positive<int>(kRanks), c.positive<int>(kRanksPerNode),
                           parse_coll_algo(c.str("algo"))};
   return c.render(report::collective_json, report::collective_text, gpu, topo, q,
                   collective_time(*c.db, gpu, topo, q));

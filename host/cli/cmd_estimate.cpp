@@ -8,7 +8,9 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/count_options.hpp"
 #include "cli/layout_options.hpp"
+#include "cli/path_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/heap_tuning.hpp"
@@ -25,6 +27,9 @@ namespace {
 using namespace lumos::model;
 using namespace lumos::estimate;
 
+// 2^20 GPUs: the most model::check_layout accepts.
+constexpr CountOption kGpus{"gpus", 1, int64_t{1} << 20}, kTop{"top", 0, 1000000};
+
 int run_search(const cxxopts::ParseResult& a, const cost::KernelsDb& db) {
   if (!a.count("gpus")) throw InputError("lumos estimate --search: --gpus N is required");
   for (const char* k : {"tp", "pp", "dp", "cp", "mbs", "interleave", "recompute", "sp", "dist-opt",
@@ -39,13 +44,12 @@ int run_search(const cxxopts::ParseResult& a, const cost::KernelsDb& db) {
   }
   SearchRequest q;
   q.base = request_from(a);
-  q.gpus = a["gpus"].as<int64_t>();
+  q.gpus = count_of(a, kGpus);
   q.memory_budget_bytes =
       cost::parse_bytes(a["search-memory"].as<std::string>(), "--search-memory");
   LUMOS_EXPECT(q.memory_budget_bytes >= 64.0 * 1024 * 1024,
                "lumos estimate --search: --search-memory must be at least 64MiB");
-  const int top = a["top"].as<int>();
-  LUMOS_EXPECT(top >= 0, "lumos estimate --search: --top must be >= 0");
+  const int top = static_cast<int>(count_of(a, kTop, "lumos estimate --search: "));
   q.detailed = static_cast<size_t>(top);
   keep_freed_graph_memory();
   const SearchResult r = search_layouts(q, db);
@@ -75,14 +79,16 @@ int run(int argc, char** argv, bool generate) {
     o.add_options()("search",
                     "search layouts of the model on --gpus GPUs (degrees, micro-batch, "
                     "interleaving, recomputation) and rank those that fit")(
-        "gpus", "GPUs for --search", cxxopts::value<int64_t>())(
+        kGpus.name, count_help("GPUs for --search", kGpus), count_value())(
         "search-memory",
         "graphs built at once stay within this (units: 768MiB, 4GiB); a layout whose graph "
         "(layers folded) alone needs more counts as too large, a top layout whose whole graph "
         "needs more is shown without its breakdown",
         cxxopts::value<std::string>()->default_value("768MiB"))(
-        "top", "layouts to print with --search, each estimated in full (bubble, exposed comm)",
-        cxxopts::value<int>()->default_value("10"))(
+        kTop.name,
+        count_help("layouts to print with --search, each estimated in full (bubble, exposed comm)",
+                   kTop),
+        count_value("10"))(
         "csv",
         "with --search, write every layout that fits to this CSV file (- prints it in place of "
         "the report)",
@@ -96,6 +102,8 @@ int run(int argc, char** argv, bool generate) {
     throw InputError(std::string(generate ? "lumos generate" : "lumos estimate") +
                      ": unexpected argument '" + a.unmatched()[0] + "'");
   if (generate && !a.count("output")) throw InputError("lumos generate: -o FOLDER is required");
+  check_paths(generate ? "lumos generate" : "lumos estimate", a, {kModelFileInput, kDbInput},
+              {{"output", "-o"}, {"csv", "--csv"}});
   cost::KernelsDb storage;
   const cost::KernelsDb& db =
       a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();

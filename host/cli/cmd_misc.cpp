@@ -4,8 +4,10 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/count_options.hpp"
 #include "cli/input_options.hpp"
 #include "cli/mpi_world.hpp"
+#include "cli/path_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "engine/engine.hpp"
@@ -31,6 +33,7 @@ int cmd_ingest(int argc, char** argv) {
     return 0;
   }
   apply_input_options(args);
+  check_paths("lumos ingest", args, {{"input", "the input trace"}}, {{"output", "-o"}});
   LUMOS_EXPECT(args.count("input"), "lumos ingest: missing TRACE (see --help)");
   LUMOS_EXPECT(args.count("output"), "lumos ingest: missing -o FILE.lgraph");
   LUMOS_EXPECT(!is_stdout(args["output"].as<std::string>()),
@@ -46,10 +49,11 @@ int cmd_ingest(int argc, char** argv) {
 
 int cmd_demo_trace(int argc, char** argv) {
   cxxopts::Options opts("lumos demo-trace", "Write the embedded demo trace (Kineto JSON).");
+  constexpr CountOption kSteps{"steps", 1, 100000};
   opts.add_options()("o,output", "file to write (- for standard output)",
-                     cxxopts::value<std::string>())(
-      "steps", "ProfilerSteps", cxxopts::value<int>()->default_value("3"))("h,help",
-                                                                           "show this help");
+                     cxxopts::value<std::string>())(kSteps.name,
+                                                    count_help("ProfilerSteps", kSteps),
+                                                    count_value("3"))("h,help", "show this help");
   const auto args = opts.parse(argc, argv);
   if (args.count("help")) {
     std::cout << opts.help() << '\n';
@@ -57,8 +61,7 @@ int cmd_demo_trace(int argc, char** argv) {
   }
   LUMOS_EXPECT(args.count("output"), "lumos demo-trace: missing -o FILE");
   trace::DemoOptions o;
-  o.steps = args["steps"].as<int>();
-  LUMOS_EXPECT(o.steps >= 1 && o.steps <= 100000, "lumos demo-trace: --steps must be in 1..100000");
+  o.steps = static_cast<int>(count_of(args, kSteps, "lumos demo-trace: "));
   const std::string json = trace::demo_trace_json(o);
   write_output(args["output"].as<std::string>(), [&](std::ostream& os) { os << json; });
   return 0;

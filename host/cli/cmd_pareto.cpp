@@ -9,6 +9,7 @@
 #include "common/atomic_file.hpp"
 #include "common/csv_table.hpp"
 #include "common/error.hpp"
+#include "common/path_identity.hpp"
 #include "report/sweep_csv.hpp"
 #include "sweep/pareto_csv.hpp"
 #include "sweep/shard_merge.hpp"
@@ -32,6 +33,10 @@ int cmd_pareto(int argc, char** argv) {
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
   LUMOS_EXPECT(a.count("inputs"), "lumos pareto: give one or more variants CSVs");
   const std::string out = a["output"].as<std::string>();
+  std::vector<common::RolePath> inputs;
+  for (const std::string& path : a["inputs"].as<std::vector<std::string>>())
+    inputs.push_back({path, "the input CSV"});
+  common::check_outputs_distinct("lumos pareto", inputs, {{out, "-o"}});
   if (!is_stdout(out)) check_output_path(out);
   std::vector<CsvTable> parts;
   for (const std::string& path : a["inputs"].as<std::vector<std::string>>())

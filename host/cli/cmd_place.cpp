@@ -10,6 +10,8 @@
 #include "carbon/fleet.hpp"
 #include "carbon/placement.hpp"
 #include "cli/commands.hpp"
+#include "cli/count_options.hpp"
+#include "cli/path_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
@@ -19,6 +21,8 @@ namespace lumos::cli {
 namespace {
 
 using namespace lumos::carbon;
+
+constexpr CountOption kCopies{"copies", 1, 100000}, kSeed{"seed", 0, INT64_MAX};
 
 // "0:1:0.05" -> 0, 0.05, ..., 1 (the end included when the step reaches it).
 std::vector<double> parse_levels(const std::string& text) {
@@ -58,13 +62,14 @@ int cmd_place(int argc, char** argv) {
       "sweep", "one job from a `lumos sweep` variants CSV over GPU types",
       cxxopts::value<std::string>())("job-name", "name of the --sweep job",
                                      cxxopts::value<std::string>()->default_value("training"))(
-      "copies", "--sweep: this many such jobs, running at once (they share the fleet)",
-      cxxopts::value<int>()->default_value("1"))(
-      "score-year", "per-score-year values of each server type (the paper's Tables 2 and 4)")(
+      kCopies.name,
+      count_help("--sweep: this many such jobs, running at once (they share the fleet)", kCopies),
+      count_value("1"))("score-year",
+                        "per-score-year values of each server type (the paper's Tables 2 and 4)")(
       "utilization", "sweep the load FROM:TO:STEP (e.g. 0:1:0.05)", cxxopts::value<std::string>())(
       "job-score", "--utilization: every job needs this benchmark score", cxxopts::value<double>())(
       "case-study", "--utilization: jobs of the paper's virtual-core classes (seeded)")(
-      "seed", "--case-study seed", cxxopts::value<uint64_t>()->default_value("1"))(
+      kSeed.name, count_help("--case-study seed", kSeed), count_value("1"))(
       "o,output", "--utilization: write the curve to this CSV", cxxopts::value<std::string>())(
       "plot", "--utilization: draw the curve to this SVG file", cxxopts::value<std::string>())(
       "amortization", "linear | zero-after-lifetime | years-in-service",
@@ -84,6 +89,11 @@ int cmd_place(int argc, char** argv) {
   if (!a.unmatched().empty())
     throw InputError("lumos place: unexpected argument '" + a.unmatched()[0] + "'");
   LUMOS_EXPECT(a.count("fleet"), "lumos place: a fleet file is required (lumos place FLEET.toml)");
+  check_paths("lumos place", a,
+              {{"fleet", "the fleet file"},
+               {"jobs", "the jobs file (--jobs)"},
+               {"sweep", "the variants CSV (--sweep)"}},
+              {{"output", "-o"}, {"plot", "--plot"}});
   const int modes = static_cast<int>(a.count("jobs") + a.count("sweep") + a.count("score-year") +
                                      a.count("utilization"));
   LUMOS_EXPECT(modes == 1,
@@ -119,7 +129,7 @@ int cmd_place(int argc, char** argv) {
                  "lumos place --utilization: give --job-score S or --case-study");
     DemandGenerator demand;
     if (a.count("case-study")) {
-      demand = case_study_jobs(a["seed"].as<uint64_t>());
+      demand = case_study_jobs(static_cast<uint64_t>(count_of(a, kSeed, "lumos place: ")));
     } else {
       const double score = a["job-score"].as<double>();
       LUMOS_EXPECT(score > 0 && std::isfinite(score), "--job-score must be positive");
@@ -144,8 +154,7 @@ int cmd_place(int argc, char** argv) {
     LUMOS_EXPECT(!a.count("copies"), "lumos place: --copies goes with --sweep");
     jobs = load_jobs(a["jobs"].as<std::string>(), fleet);
   } else {
-    const int copies = a["copies"].as<int>();
-    LUMOS_EXPECT(copies >= 1 && copies <= 100000, "lumos place: --copies must be 1 to 100000");
+    const int copies = static_cast<int>(count_of(a, kCopies, "lumos place: "));
     const Job j =
         job_from_sweep_csv(a["sweep"].as<std::string>(), fleet, a["job-name"].as<std::string>());
     for (int i = 0; i < copies; ++i) {

@@ -6,7 +6,9 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/count_options.hpp"
 #include "cli/input_options.hpp"
+#include "cli/path_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "estimate/trace_replay.hpp"
@@ -17,6 +19,9 @@
 
 namespace lumos::cli {
 namespace {
+
+constexpr CountOption kFromStep{"from-step", 0, INT32_MAX},
+    kPredictStep{"predict-step", 0, INT32_MAX};
 
 std::vector<std::string> all_of(const cxxopts::ParseResult& a, const char* key) {
   return a.count(key) ? a[key].as<std::vector<std::string>>() : std::vector<std::string>{};
@@ -55,9 +60,11 @@ int cmd_replay(int argc, char** argv) {
       "timeline",
       "write the replayed timeline as Chrome-trace JSON (opens in Perfetto); - prints it "
       "in place of the report",
-      cxxopts::value<std::string>())("from-step", "transplant: build the graph of ProfilerStep#M",
-                                     cxxopts::value<int64_t>())(
-      "predict-step", "transplant: predict ProfilerStep#N from it", cxxopts::value<int64_t>())(
+      cxxopts::value<std::string>())(
+      kFromStep.name, count_help("transplant: build the graph of ProfilerStep#M", kFromStep),
+      count_value())(kPredictStep.name,
+                     count_help("transplant: predict ProfilerStep#N from it", kPredictStep),
+                     count_value())(
       "critical-path",
       "critical path convention: hta (work only, as HTA) or timing (what set each start)",
       cxxopts::value<std::string>()->default_value("hta"))(
@@ -81,6 +88,7 @@ int cmd_replay(int argc, char** argv) {
     return 0;
   }
   apply_input_options(args);
+  check_paths("lumos replay", args, {{"input", "the input"}}, {{"timeline", "--timeline"}});
   const bool want_transplant = args.count("from-step") || args.count("predict-step");
   LUMOS_EXPECT(!want_transplant || (args.count("from-step") && args.count("predict-step")),
                "lumos replay: --from-step and --predict-step go together");
@@ -109,7 +117,8 @@ int cmd_replay(int argc, char** argv) {
   req.critical_path = cp_mode == "timing" ? replay::CriticalPathMode::kTiming
                                           : replay::CriticalPathMode::kHtaWeights;
   if (want_transplant)
-    req.transplant = {args["from-step"].as<int64_t>(), args["predict-step"].as<int64_t>()};
+    req.transplant = {count_of(args, kFromStep, "lumos replay: "),
+                      count_of(args, kPredictStep, "lumos replay: ")};
   const graph::LoadedInput in = graph::load_input(path);
   report::build_warnings(std::cerr, in.stats);
   const estimate::ReplayAnswer a = estimate::replay_trace(in, req);

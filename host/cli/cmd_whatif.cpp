@@ -6,7 +6,9 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/count_options.hpp"
 #include "cli/input_options.hpp"
+#include "cli/path_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
@@ -24,6 +26,13 @@
 
 namespace lumos::cli {
 namespace {
+
+// The ranges model::validate and model::check_layout accept.
+constexpr int64_t kMaxDegree = int64_t{1} << 16, kMaxSize = int64_t{1} << 24;
+constexpr CountOption kDp{"dp", 1, kMaxDegree}, kLayers{"layers", 1, kMaxSize},
+    kHidden{"hidden", 1, kMaxSize}, kFfn{"ffn", 1, kMaxSize}, kHeads{"heads", 1, kMaxSize},
+    kSeq{"seq", 1, kMaxSize}, kTp{"tp", 1, kMaxDegree}, kPp{"pp", 1, kMaxDegree},
+    kInterleave{"interleave", 1, kMaxDegree}, kMbs{"mbs", 1, kMaxSize}, kGbs{"gbs", 1, kMaxSize};
 
 constexpr const char* kStructuralFlags[] = {"layers", "hidden", "ffn",        "heads", "seq",
                                             "tp",     "pp",     "interleave", "mbs",   "gbs"};
@@ -46,15 +55,15 @@ int run_structural(const cxxopts::ParseResult& a, const graph::LoadedInput& in,
   if (a.count("gpu")) req.target_gpu = a["gpu"].as<std::string>();
   req.topology = w.topology;
   estimate::StructuralEdit& e = req.edit;
-  auto i64 = [&](const char* k, std::optional<int64_t>& to) {
-    if (a.count(k)) to = a[k].as<int64_t>();
+  auto i64 = [&](const CountOption& k, std::optional<int64_t>& to) {
+    if (a.count(k.name)) to = count_of(a, k, "lumos whatif: ");
   };
-  auto i32 = [&](const char* k, std::optional<int>& to) {
-    if (a.count(k)) to = a[k].as<int>();
+  auto i32 = [&](const CountOption& k, std::optional<int>& to) {
+    if (a.count(k.name)) to = static_cast<int>(count_of(a, k, "lumos whatif: "));
   };
-  i64("layers", e.layers), i64("hidden", e.hidden), i64("ffn", e.ffn), i64("heads", e.heads);
-  i64("seq", e.seq), i64("mbs", e.mbs), i64("gbs", e.gbs);
-  i32("tp", e.tp), i32("pp", e.pp), i32("interleave", e.interleave);
+  i64(kLayers, e.layers), i64(kHidden, e.hidden), i64(kFfn, e.ffn), i64(kHeads, e.heads);
+  i64(kSeq, e.seq), i64(kMbs, e.mbs), i64(kGbs, e.gbs);
+  i32(kTp, e.tp), i32(kPp, e.pp), i32(kInterleave, e.interleave);
   if (w.dp > 0) e.dp = w.dp;
   const estimate::StructuralAnswer ans =
       estimate::run_structural_whatif(in, req, cost::embedded_db());
@@ -95,10 +104,10 @@ int cmd_whatif(int argc, char** argv) {
       "csv", "write the table as CSV (- prints it in place of the report)",
       cxxopts::value<std::string>())("json", "print JSON")(
       "describe", "print the job found in the traces (groups, degrees, layers) and stop")(
-      "dp", "edit: another data-parallel degree (gradient collectives repriced)",
-      cxxopts::value<int>())("topology",
-                             "edit: price collectives on this kernels_db network topology",
-                             cxxopts::value<std::string>())(
+      kDp.name,
+      count_help("edit: another data-parallel degree (gradient collectives repriced)", kDp),
+      count_value())("topology", "edit: price collectives on this kernels_db network topology",
+                     cxxopts::value<std::string>())(
       "nic-bandwidth",
       "edit: NIC line rate of the network priced on, with its unit (400Gbps, 50GB/s)",
       cxxopts::value<std::string>())(
@@ -110,17 +119,17 @@ int cmd_whatif(int argc, char** argv) {
       cxxopts::value<std::string>())("model-file", "the traced model: a TOML model file",
                                      cxxopts::value<std::string>())(
       "stack", "software stack the trace ran (kernels_db/stacks.json)",
-      cxxopts::value<std::string>())("layers", "edit: transformer layers",
-                                     cxxopts::value<int64_t>())(
-      "hidden", "edit: hidden size", cxxopts::value<int64_t>())("ffn", "edit: MLP inner size",
-                                                                cxxopts::value<int64_t>())(
-      "heads", "edit: attention heads", cxxopts::value<int64_t>())("seq", "edit: sequence length",
-                                                                   cxxopts::value<int64_t>())(
-      "tp", "edit: tensor parallel degree", cxxopts::value<int>())("pp", "edit: pipeline stages",
-                                                                   cxxopts::value<int>())(
-      "interleave", "edit: virtual stages per GPU", cxxopts::value<int>())(
-      "mbs", "edit: micro-batch size", cxxopts::value<int64_t>())("gbs", "edit: global batch size",
-                                                                  cxxopts::value<int64_t>())(
+      cxxopts::value<std::string>())(kLayers.name, count_help("edit: transformer layers", kLayers),
+                                     count_value())(
+      kHidden.name, count_help("edit: hidden size", kHidden), count_value())(
+      kFfn.name, count_help("edit: MLP inner size", kFfn), count_value())(
+      kHeads.name, count_help("edit: attention heads", kHeads), count_value())(
+      kSeq.name, count_help("edit: sequence length", kSeq), count_value())(
+      kTp.name, count_help("edit: tensor parallel degree", kTp), count_value())(
+      kPp.name, count_help("edit: pipeline stages", kPp), count_value())(
+      kInterleave.name, count_help("edit: virtual stages per GPU", kInterleave), count_value())(
+      kMbs.name, count_help("edit: micro-batch size", kMbs), count_value())(
+      kGbs.name, count_help("edit: global batch size", kGbs), count_value())(
       "gpu", "edit: the GPU the edited job runs on", cxxopts::value<std::string>())(
       "timeline", "write the edited iteration as a Chrome trace", cxxopts::value<std::string>())(
       "emit-traces", "write the edited job as one Kineto trace per stage into this new folder",
@@ -130,6 +139,8 @@ int cmd_whatif(int argc, char** argv) {
   const auto a = o.parse(argc, argv);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
   apply_input_options(a);
+  check_paths("lumos whatif", a, {{"input", "the input"}, kModelFileInput},
+              {{"csv", "--csv"}, {"timeline", "--timeline"}, {"emit-traces", "--emit-traces"}});
   if (a.count("csv")) {  // before the variants: a bad path should not cost their time
     LUMOS_EXPECT(!is_stdout(a["csv"].as<std::string>()) || !a.count("json"),
                  "lumos whatif: --csv - and --json both write to standard output");
@@ -142,8 +153,7 @@ int cmd_whatif(int argc, char** argv) {
   if (a.count("speed")) req.speed = a["speed"].as<std::string>();
   req.backend = engine::parse_backend(a["backend"].as<std::string>());
   if (a.count("dp")) {
-    req.dp = a["dp"].as<int>();
-    LUMOS_EXPECT(req.dp >= 1, "lumos whatif: --dp: expected a degree of at least 1");
+    req.dp = static_cast<int>(count_of(a, kDp, "lumos whatif: "));
   }
   if (a.count("topology")) req.topology = a["topology"].as<std::string>();
   if (a.count("traced-topology")) req.traced_topology = a["traced-topology"].as<std::string>();

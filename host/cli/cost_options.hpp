@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/count_options.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
 
@@ -53,20 +54,15 @@ struct CostOptions {
     return has(key) ? std::optional<T>(a[key].as<T>()) : std::nullopt;
   }
   const cost::GpuSpec& gpu() const { return db->gpu(str("gpu")); }
-  // A positive count, present or defaulted, read as 64 bits and refused above `max` (and above
-  // what T holds) rather than truncated: --ranks 4294967304 is not 8 ranks.
+  // A positive count, present or defaulted, read by common::parse_count and refused outside its
+  // range (and above what T holds) rather than truncated: --ranks 4294967304 is not 8 ranks.
   template <typename T = int64_t>
-  T positive(const char* key, int64_t max = kMaxCount) const {
-    LUMOS_EXPECT(has(key) || a[key].has_default(), std::string("lumos cost: missing --") + key);
-    const int64_t n = a[key].as<int64_t>();
-    const int64_t cap = std::min<int64_t>(max, std::numeric_limits<T>::max());
-    LUMOS_EXPECT(n > 0 && n <= cap, std::string("lumos cost: --") + key +
-                                        " must be between 1 and " + std::to_string(cap) + " (got " +
-                                        std::to_string(n) + ")");
-    return static_cast<T>(n);
+  T positive(const CountOption& c) const {
+    LUMOS_EXPECT(has(c.name) || a[c.name].has_default(),
+                 std::string("lumos cost: missing --") + c.name);
+    const int64_t cap = std::min<int64_t>(c.max, std::numeric_limits<T>::max());
+    return static_cast<T>(count_of(a, {c.name, c.min, cap}, "lumos cost: "));
   }
-  // Shapes up to 2^40 elements along one dimension: their products stay finite in a double.
-  static constexpr int64_t kMaxCount = int64_t{1} << 40;
   template <typename Json, typename Text, typename... Result>
   int render(Json json, Text text, const Result&... r) const {  // the exit code
     return (has("json") ? json(std::cout, r...) : text(std::cout, r...)), 0;

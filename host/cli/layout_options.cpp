@@ -2,6 +2,7 @@
 // the estimate request they describe.
 #include "cli/layout_options.hpp"
 
+#include "cli/count_options.hpp"
 #include "cli/model_options.hpp"
 #include "common/error.hpp"
 #include "cost/dtype.hpp"
@@ -12,26 +13,37 @@ namespace lumos::cli {
 using namespace lumos::model;
 using estimate::EstimateRequest;
 
+namespace {
+
+// The ranges model::check_layout accepts (parallel_config.hpp).
+constexpr int64_t kMaxDegree = int64_t{1} << 16, kMaxBatch = int64_t{1} << 24;
+constexpr CountOption kTp{"tp", 1, kMaxDegree}, kPp{"pp", 1, kMaxDegree}, kDp{"dp", 1, kMaxDegree},
+    kCp{"cp", 1, kMaxDegree}, kInterleave{"interleave", 1, kMaxDegree}, kMbs{"mbs", 1, kMaxBatch},
+    kGbs{"gbs", 1, kMaxBatch}, kGpusPerNode{"gpus-per-node", 1, 1024};
+
+}  // namespace
+
 void layout_options(cxxopts::Options& o) {
   model_options(o);
   o.add_options()("gpu", "GPU in kernels_db", cxxopts::value<std::string>()->default_value("h100"))(
       "topology", "network topology in kernels_db (default: the GPU's)",
       cxxopts::value<std::string>())(
       "nic-bandwidth", "override: the topology's NIC line rate, with its unit (400Gbps, 50GB/s)",
-      cxxopts::value<std::string>())("gpus-per-node", "override: the topology's GPUs per node",
-                                     cxxopts::value<int>())(
-      "nvlink-bandwidth",
-      "override: the GPU's NVLink bandwidth per direction, with its unit (900GB/s)",
-      cxxopts::value<std::string>())("tp", "tensor parallel degree",
-                                     cxxopts::value<int>()->default_value("2"))(
-      "pp", "pipeline parallel degree", cxxopts::value<int>()->default_value("2"))(
-      "dp", "data parallel degree", cxxopts::value<int>()->default_value("4"))(
-      "cp", "context parallel degree", cxxopts::value<int>()->default_value("1"))(
-      "mbs", "micro-batch size (sequences)", cxxopts::value<int64_t>()->default_value("1"))(
-      "gbs", "global batch size (sequences)", cxxopts::value<int64_t>()->default_value("64"))(
-      "interleave", "virtual pipeline stages per GPU (interleaved 1F1B when > 1)",
-      cxxopts::value<int>()->default_value("1"))(
-      "recompute", "none | selective | full", cxxopts::value<std::string>()->default_value("none"))(
+      cxxopts::value<std::string>())(
+      kGpusPerNode.name, count_help("override: the topology's GPUs per node", kGpusPerNode),
+      count_value())("nvlink-bandwidth",
+                     "override: the GPU's NVLink bandwidth per direction, with its unit (900GB/s)",
+                     cxxopts::value<std::string>())(
+      kTp.name, count_help("tensor parallel degree", kTp), count_value("2"))(
+      kPp.name, count_help("pipeline parallel degree", kPp), count_value("2"))(
+      kDp.name, count_help("data parallel degree", kDp), count_value("4"))(
+      kCp.name, count_help("context parallel degree", kCp), count_value("1"))(
+      kMbs.name, count_help("micro-batch size (sequences)", kMbs), count_value("1"))(
+      kGbs.name, count_help("global batch size (sequences)", kGbs), count_value("64"))(
+      kInterleave.name,
+      count_help("virtual pipeline stages per GPU (interleaved 1F1B when > 1)", kInterleave),
+      count_value("1"))("recompute", "none | selective | full",
+                        cxxopts::value<std::string>()->default_value("none"))(
       "sp", "sequence parallel")("dist-opt", "distributed optimizer (reduce-scatter + all-gather)")(
       "fsdp", "fully sharded data parallel (weights, gradients and optimizer state sharded)")(
       "split-embedding",
@@ -56,13 +68,13 @@ EstimateRequest request_from(const cxxopts::ParseResult& a) {
   EstimateRequest req;
   req.model = model_from(a);
   ParallelConfig& c = req.cfg;
-  c.tp = a["tp"].as<int>();
-  c.pp = a["pp"].as<int>();
-  c.dp = a["dp"].as<int>();
-  c.cp = a["cp"].as<int>();
-  c.mbs = a["mbs"].as<int64_t>();
-  c.gbs = a["gbs"].as<int64_t>();
-  c.interleave = a["interleave"].as<int>();
+  c.tp = static_cast<int>(count_of(a, kTp));
+  c.pp = static_cast<int>(count_of(a, kPp));
+  c.dp = static_cast<int>(count_of(a, kDp));
+  c.cp = static_cast<int>(count_of(a, kCp));
+  c.mbs = count_of(a, kMbs);
+  c.gbs = count_of(a, kGbs);
+  c.interleave = static_cast<int>(count_of(a, kInterleave));
   c.recompute = parse_recompute(a["recompute"].as<std::string>());
   c.sequence_parallel = a.count("sp") > 0;
   c.distributed_optimizer = a.count("dist-opt") > 0;
@@ -84,9 +96,7 @@ EstimateRequest request_from(const cxxopts::ParseResult& a) {
     req.nic_gbps =
         cost::parse_bandwidth_gbytes_per_s(a["nic-bandwidth"].as<std::string>(), "--nic-bandwidth");
   if (a.count("gpus-per-node")) {
-    req.gpus_per_node = a["gpus-per-node"].as<int>();
-    LUMOS_EXPECT(req.gpus_per_node >= 1 && req.gpus_per_node <= 1024,
-                 "--gpus-per-node " + std::to_string(req.gpus_per_node) + ": expected 1 to 1024");
+    req.gpus_per_node = static_cast<int>(count_of(a, kGpusPerNode));
   }
   if (a.count("nvlink-bandwidth"))
     req.nvlink_gbps = cost::parse_bandwidth_gbytes_per_s(a["nvlink-bandwidth"].as<std::string>(),

@@ -8,7 +8,9 @@
 #include <optional>
 #include <string>
 
+#include "cli/count_options.hpp"
 #include "cli/model_options.hpp"
+#include "cli/path_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "sweep/option_text.hpp"
@@ -16,6 +18,11 @@
 #include "sweep/sweep_file.hpp"
 
 namespace lumos::cli {
+namespace {
+
+constexpr CountOption kTop{"top", 0, 1000000}, kThreads{"threads", 0, 4096};
+
+}  // namespace
 
 void sweep_options(cxxopts::Options& o) {
   model_options(o, "gpt3-175b");
@@ -68,10 +75,10 @@ void sweep_options(cxxopts::Options& o) {
       cxxopts::value<std::string>()->default_value(sweep::kDefaultObjectives))(
       "o,output", "variants CSV", cxxopts::value<std::string>())("pareto", "Pareto front CSV",
                                                                  cxxopts::value<std::string>())(
-      "top", "configurations shown", cxxopts::value<int>()->default_value("10"))(
+      kTop.name, count_help("configurations shown", kTop), count_value("10"))(
       "shard", "run part i of n (i/n); merge the CSVs with lumos pareto --merge",
-      cxxopts::value<std::string>())("threads", "worker threads (0: all cores)",
-                                     cxxopts::value<int>()->default_value("0"))(
+      cxxopts::value<std::string>())(
+      kThreads.name, count_help("worker threads (0: all cores)", kThreads), count_value("0"))(
       "memory",
       "bytes of graphs built at once, e.g. 4GiB (larger lets more graphs build in parallel)",
       cxxopts::value<std::string>()->default_value("4GiB"))(
@@ -99,6 +106,11 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
     if (!a.count(k) && file.options.count(k)) return file.options.at(k);
     return a[k].as<std::string>();
   };
+  // Before any work: no output may be an input (the sweep file's trace included) or the other.
+  std::vector<common::RolePath> traced;
+  if (given("trace")) traced.push_back({text("trace"), "the traced job (--trace)"});
+  check_paths("lumos sweep", a, {{"spec", "the sweep file (--spec)"}, kModelFileInput, kDbInput},
+              {{"output", "-o"}, {"pareto", "--pareto"}}, traced);
   SweepRequest q;
   q.spec.model = model_from(a, file.model ? &*file.model : nullptr);
   sweep::parse_axes({given, text}, &q.spec);
@@ -116,11 +128,11 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
                "--tokens: expected a positive number of tokens below 1e18");
   q.objectives = text("objectives");
   sweep::parse_objectives(q.objectives);
-  q.top = a["top"].as<int>();
-  LUMOS_EXPECT(q.top >= 0, "--top: expected a count >= 0");
+  q.top = static_cast<int>(count_of(a, kTop));
   q.opt = sweep::parse_run_options(
       a.count("shard") ? std::optional(a["shard"].as<std::string>()) : std::nullopt,
-      a["threads"].as<int>(), a["memory"].as<std::string>(), a["fold"].as<std::string>());
+      static_cast<int>(count_of(a, kThreads)), a["memory"].as<std::string>(),
+      a["fold"].as<std::string>());
   // Outputs are checked before the work, so that a bad path does not cost the sweep.
   int to_stdout = 0;
   for (const char* k : {"output", "pareto"}) {

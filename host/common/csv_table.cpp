@@ -1,8 +1,9 @@
 #include "common/csv_table.hpp"
 
-#include <fstream>
+#include <sstream>
 
 #include "common/error.hpp"
+#include "common/file_bytes.hpp"
 
 namespace lumos {
 
@@ -34,8 +35,10 @@ size_t csv_column(const std::vector<std::string>& header, const std::string& nam
 }
 
 CsvTable read_csv(const std::string& path) {
-  std::ifstream in(path);
-  LUMOS_EXPECT(in.good(), path + ": cannot open the file");
+  // Through the one input reader: a FIFO or a folder is refused, not waited on or misread.
+  const common::FileBytes bytes =
+      common::read_regular_file(path, 0, common::max_trace_bytes(), "a CSV file");
+  std::istringstream in(std::string(bytes.data.data(), bytes.size));
   return parse_csv(in, path);
 }
 

@@ -220,6 +220,25 @@ FileBytes read_regular_file(const std::string& path, size_t padding, uint64_t ma
   return out;
 }
 
+std::optional<std::string> regular_file_prefix(const std::string& path, size_t n) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  const FdCloser closer{fd};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  std::string out(n, '\0');
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::read(fd, out.data() + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<size_t>(r);
+  }
+  out.resize(got);
+  return out;
+}
+
 FileBytes read_file_bytes(const std::string& path, size_t padding, uint64_t max_bytes) {
   FileBytes raw = read_regular_file(path, padding, max_bytes);
   if (!looks_gzip(raw.data.data(), raw.size)) return raw;

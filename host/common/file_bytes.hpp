@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace lumos::common {
@@ -59,6 +60,10 @@ void expect_regular_file(const std::string& path, const std::string& expected = 
 FileBytes read_regular_file(const std::string& path, size_t padding,
                             uint64_t max_bytes = max_trace_bytes(),
                             const std::string& expected = "a trace file");
+
+// The first `n` bytes of `path` (fewer when it is shorter), or nothing when it is not a regular
+// file or cannot be opened: how a reader sniffs a format without waiting on a FIFO.
+std::optional<std::string> regular_file_prefix(const std::string& path, size_t n);
 
 // read_regular_file, then inflated when it is gzip; the limit applies to the inflated size too.
 // Throws InputError naming the file on a truncated or corrupt gzip stream.

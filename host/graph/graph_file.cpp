@@ -3,8 +3,7 @@
 #include <libdeflate.h>
 
 #include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <optional>
 #include <string_view>
 
 #include "common/atomic_file.hpp"
@@ -222,12 +221,9 @@ void write_graph_file(const Graph& g, const std::string& path) {
 }
 
 bool is_graph_file(const std::string& path) {
-  std::error_code ec;  // opening a FIFO would wait for a writer
-  if (!std::filesystem::is_regular_file(path, ec)) return false;
-  std::ifstream in(path, std::ios::binary);
-  char m[8] = {};
-  in.read(m, 8);
-  return in.gcount() == 8 && std::memcmp(m, kMagic, 8) == 0;
+  // Through the one input reader: opening a FIFO would wait for a writer.
+  const std::optional<std::string> head = common::regular_file_prefix(path, 8);
+  return head && head->size() == 8 && std::memcmp(head->data(), kMagic, 8) == 0;
 }
 
 void reseal_graph_bytes(std::string* bytes) {

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <filesystem>
 #include <map>
 
 #include "common/error.hpp"
+#include "common/file_bytes.hpp"
 
 namespace lumos::model {
 namespace {
@@ -128,11 +128,11 @@ void apply_overrides(ModelSpec* m, const std::vector<FieldOverride>& fields) {
 }
 
 toml::table parse_toml_file(const std::string& path, const std::string& kind) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw InputError(path + ": not a readable file (expected a TOML " + kind + " file)");
+  // Through the one input reader: a FIFO or a folder is refused, not waited on or misread.
+  const common::FileBytes bytes =
+      common::read_regular_file(path, 0, common::max_trace_bytes(), "a TOML " + kind + " file");
   try {
-    return toml::parse_file(path);
+    return toml::parse(std::string_view(bytes.data.data(), bytes.size), path);
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
     throw InputError(path + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "common/count_text.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "cost/size_units.hpp"
@@ -75,10 +76,7 @@ std::vector<double> parse_bandwidth_axis(const std::string& text, const std::str
 
 std::vector<std::string> parse_name_axis(const std::string& text, const std::string& what) {
   LUMOS_EXPECT(!text.empty(), what + ": the axis is empty");
-  std::vector<std::string> out = split(text, ',');
-  for (const std::string& s : out)
-    LUMOS_EXPECT(!s.empty(), what + ": an empty name in '" + text + "'");
-  return out;
+  return common::parse_name_list(text, what);
 }
 
 uint64_t parse_count(const std::string& s, const std::string& what) {

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "common/count_text.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "cost/kernels_db.hpp"
@@ -10,12 +11,8 @@
 namespace lumos::whatif {
 
 std::vector<std::string> parse_gpu_axis(const std::string& spec, const std::string& option) {
-  std::vector<std::string> out;
-  std::stringstream ss(spec);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  if (out.empty()) throw InputError(option + " names no GPU");
-  return out;
+  if (spec.empty()) throw InputError(option + " names no GPU");
+  return common::parse_name_list(spec, option);
 }
 
 Grid build_grid(const cost::KernelsDb& db, const std::string& traced_gpu,

@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "common/error.hpp"
 
 namespace lumos::testing {
 
@@ -116,6 +119,16 @@ inline std::string gzip_string(const std::string& s) {
   out.resize(z.total_out);
   deflateEnd(&z);
   return out;
+}
+
+// The message of the InputError that f throws; empty when it throws none.
+inline std::string input_error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 // The command failed as bad input should: exit code 1 and one line naming the problem.

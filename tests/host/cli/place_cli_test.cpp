@@ -112,7 +112,7 @@ TEST(PlaceCli, BadInputGetsOneLineAndNoFile) {
        "levels lie in [0, 1]"},
       {"place " + fleet("two-servers.toml") + " --utilization 0:1:0.1 -o " + out,
        "give --job-score S or --case-study"},
-      {"place " + tmp.file("missing.toml") + " --score-year", "not a readable file"},
+      {"place " + tmp.file("missing.toml") + " --score-year", "cannot open file"},
   };
   for (const auto& [args, needle] : cases) {
     const auto r = run_lumos(args);

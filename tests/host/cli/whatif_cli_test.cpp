@@ -214,7 +214,7 @@ TEST(WhatifCli, DescribeAndDpEditOfAGeneratedJob) {
 TEST(WhatifCli, EditsWithoutTheStructureTheyNeedAreOneLine) {
   lumos::testing::TempDir tmp;
   lumos::testing::expect_one_line_exit_1(run_lumos("whatif --dp 0"),
-                                         "--dp: expected a degree of at least 1");
+                                         "--dp must be between 1 and 65536 (got 0)");
   lumos::testing::expect_one_line_exit_1(run_lumos("whatif --dp 4"), "has no message size");
   lumos::testing::expect_one_line_exit_1(run_lumos("whatif --nic-bandwidth 400"),
                                          "--nic-bandwidth");

@@ -47,7 +47,7 @@ TEST(CsvTable, BadFilesFailInOneLineNamingTheFileLineAndColumn) {
   const CsvTable t = lumos::parse_csv(ok, "y.csv");
   EXPECT_EQ(error_of([&] { t.column("b"); }), "y.csv: no column 'b' (columns: index, a)");
   EXPECT_EQ(error_of([] { lumos::read_csv("/nonexistent/v.csv"); }),
-            "/nonexistent/v.csv: cannot open the file");
+            "/nonexistent/v.csv: cannot open file (No such file or directory)");
 }
 
 TEST(CsvTable, ReadsAFile) {
