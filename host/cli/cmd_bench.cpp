@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
 #include "engine/batch_benchmark.hpp"
@@ -66,6 +67,7 @@ int cmd_bench(int argc, char** argv) {
       "CUDA backends, and the CUDA projection)")("json", "print JSON")("h,help", "show this help");
   const auto a = o.parse(argc - 1, argv + 1);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  refuse_unexpected_args(a, "lumos bench batch");
   engine::BatchBenchmarkRequest req;
   req.nodes = a["nodes"].as<uint32_t>();
   req.variants = a["variants"].as<uint32_t>();

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
@@ -30,6 +31,7 @@ int bench_estimate(int argc, char** argv) {
     std::cout << o.help() << '\n';
     return 0;
   }
+  refuse_unexpected_args(a, "lumos bench estimate");
   const int runs = a["runs"].as<int>();
   LUMOS_EXPECT(runs >= 1 && runs <= 1000, "lumos bench estimate: --runs must be 1..1000");
   if (a.count("write-residuals")) check_output_path(a["write-residuals"].as<std::string>());

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
@@ -58,6 +59,7 @@ int bench_whatif(int argc, char** argv) {
                                                                             "show this help");
   const auto a = o.parse(argc, argv);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  refuse_unexpected_args(a, "lumos bench whatif");
   const int runs = a["runs"].as<int>();
   const int64_t layers = a["layers"].as<int64_t>();
   LUMOS_EXPECT(runs >= 1 && runs <= 100, "lumos bench whatif: --runs must be 1..100");

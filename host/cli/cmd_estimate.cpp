@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/layout_options.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/heap_tuning.hpp"
@@ -92,9 +93,7 @@ int run(int argc, char** argv, bool generate) {
     std::cout << o.help() << '\n';
     return 0;
   }
-  if (!a.unmatched().empty())
-    throw InputError(std::string(generate ? "lumos generate" : "lumos estimate") +
-                     ": unexpected argument '" + a.unmatched()[0] + "'");
+  refuse_unexpected_args(a, generate ? "lumos generate" : "lumos estimate");
   if (generate && !a.count("output")) throw InputError("lumos generate: -o FOLDER is required");
   cost::KernelsDb storage;
   const cost::KernelsDb& db =

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/csv_table.hpp"
 #include "common/error.hpp"
@@ -30,6 +31,7 @@ int cmd_pareto(int argc, char** argv) {
   o.positional_help("IN.csv [IN2.csv ...]");
   const auto a = o.parse(argc, argv);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  refuse_unexpected_args(a, "lumos pareto");
   LUMOS_EXPECT(a.count("inputs"), "lumos pareto: give one or more variants CSVs");
   const std::string out = a["output"].as<std::string>();
   if (!is_stdout(out)) check_output_path(out);

@@ -10,6 +10,7 @@
 #include "carbon/fleet.hpp"
 #include "carbon/placement.hpp"
 #include "cli/commands.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
@@ -81,8 +82,7 @@ int cmd_place(int argc, char** argv) {
     std::cout << o.help() << '\n';
     return 0;
   }
-  if (!a.unmatched().empty())
-    throw InputError("lumos place: unexpected argument '" + a.unmatched()[0] + "'");
+  refuse_unexpected_args(a, "lumos place");
   LUMOS_EXPECT(a.count("fleet"), "lumos place: a fleet file is required (lumos place FLEET.toml)");
   const int modes = static_cast<int>(a.count("jobs") + a.count("sweep") + a.count("score-year") +
                                      a.count("utilization"));

@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/mpi_world.hpp"
 #include "cli/sweep_options.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/csv_table.hpp"
 #include "common/heap_tuning.hpp"
@@ -31,6 +32,9 @@ int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
   sweep_options(o);
   const auto a = o.parse(argc, argv);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  refuse_unexpected_args(a, "lumos sweep",
+                         "a sweep file goes with --spec: lumos sweep --spec " +
+                             (a.unmatched().empty() ? std::string() : a.unmatched()[0]));
   cost::KernelsDb storage;
   const cost::KernelsDb& db =
       a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();

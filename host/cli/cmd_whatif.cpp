@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/input_options.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
@@ -129,6 +130,7 @@ int cmd_whatif(int argc, char** argv) {
   o.parse_positional({"input"});
   const auto a = o.parse(argc, argv);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  refuse_unexpected_args(a, "lumos whatif");
   apply_input_options(a);
   if (a.count("csv")) {  // before the variants: a bad path should not cost their time
     LUMOS_EXPECT(!is_stdout(a["csv"].as<std::string>()) || !a.count("json"),

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/unexpected_args.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
 
@@ -43,6 +44,7 @@ struct CostOptions {
         "json", "print JSON")("h,help", "show this help");
     a = o.parse(static_cast<int>(fixed.size()), fixed.data());
     if (has("help")) return std::cout << o.help() << '\n', false;
+    refuse_unexpected_args(a, o.program());
     db = has("db") ? &(own = cost::load_db(str("db"))) : &cost::embedded_db();
     return true;
   }
