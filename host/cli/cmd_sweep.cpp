@@ -19,6 +19,7 @@
 #include "report/sweep_csv.hpp"
 #include "report/sweep_report.hpp"
 #include "sweep/pareto_csv.hpp"
+#include "sweep/shard_header.hpp"
 #include "sweep/shard_merge.hpp"
 #include "sweep/sweep_run.hpp"
 
@@ -66,7 +67,15 @@ int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
     if (!a.count(k)) continue;
     const std::string path = a[k].as<std::string>();
     const std::vector<size_t>& rows = k[0] == 'o' ? all : rep.front;
-    write_output(path, [&](std::ostream& os) { report::write_csv(os, table, rows); });
+    // A shard's CSVs say which sweep and shard they are, for `lumos pareto` to check the set.
+    sweep::ShardHeader h{LUMOS_VERSION,    sweep::sweep_fingerprint(q.description),
+                         r.stats.variants, q.opt.shard,
+                         q.opt.shards,     rows.size(),
+                         k[0] == 'p'};
+    write_output(path, [&](std::ostream& os) {
+      if (a.count("shard")) os << sweep::shard_header_line(h) << '\n';
+      report::write_csv(os, table, rows);
+    });
     // A CSV on standard output keeps it to itself: the report goes to standard error.
     if (is_stdout(path)) csv_to_stdout = true;
     if (!is_stdout(path)) rep.wrote.push_back(path);
