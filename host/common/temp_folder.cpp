@@ -44,8 +44,11 @@ RemoveOnInterrupt::RemoveOnInterrupt(std::string folder, std::vector<std::string
   sigemptyset(&sa.sa_mask);
   sigaddset(&sa.sa_mask, SIGINT);
   sigaddset(&sa.sa_mask, SIGTERM);
-  ::sigaction(SIGINT, &sa, &state_->old_int);
-  ::sigaction(SIGTERM, &sa, &state_->old_term);
+  // A signal the process was started ignoring (`nohup`, a background job's SIGINT) stays ignored.
+  ::sigaction(SIGINT, nullptr, &state_->old_int);
+  ::sigaction(SIGTERM, nullptr, &state_->old_term);
+  if (state_->old_int.sa_handler != SIG_IGN) ::sigaction(SIGINT, &sa, nullptr);
+  if (state_->old_term.sa_handler != SIG_IGN) ::sigaction(SIGTERM, &sa, nullptr);
 }
 
 RemoveOnInterrupt::~RemoveOnInterrupt() {

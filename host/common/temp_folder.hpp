@@ -11,7 +11,8 @@ namespace lumos {
 // While it lives, SIGINT and SIGTERM remove `files` (full paths) and then the empty `folder`,
 // and the process then dies of the signal as it would have (same exit status). The handler uses
 // only async-signal-safe calls (unlink, rmdir, signal, raise), so every file the writer may
-// create must be listed. The destructor restores the handlers that were there.
+// create must be listed. A signal that is ignored stays ignored. The destructor restores the
+// handlers that were there.
 class RemoveOnInterrupt {
  public:
   RemoveOnInterrupt(std::string folder, std::vector<std::string> files);
