@@ -71,7 +71,12 @@ int run(int argc, char** argv, bool generate) {
                               : "Estimate a training iteration of a GPT or Llama model without a "
                                 "trace");
   layout_options(o);
-  if (generate) o.add_options()("o,output", "output folder", cxxopts::value<std::string>());
+  if (generate)
+    o.add_options()("o,output",
+                    "output folder (new or empty; written as .NAME.tmp.PID beside it and renamed "
+                    "at the end; SIGINT/SIGTERM remove it, and leftovers of dead processes are "
+                    "swept)",
+                    cxxopts::value<std::string>());
   if (!generate)
     o.add_options()("search",
                     "search layouts of the model on --gpus GPUs (degrees, micro-batch, "

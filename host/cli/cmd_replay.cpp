@@ -68,7 +68,7 @@ int cmd_replay(int argc, char** argv) {
       cxxopts::value<std::string>()->default_value("auto"))(
       "speed",
       "what-if: per-class speed factors, e.g. compute=2,comm=0.5 (cpu, compute, comm, memory); "
-      "with a folder, every rank's",
+      "a folder's ranks all take them",
       cxxopts::value<std::string>())(
       "slow-rank", "multi-rank what-if: scale rank R's compute, R:FACTOR (repeatable)",
       cxxopts::value<std::vector<std::string>>())(
