@@ -26,6 +26,13 @@ void shard(const TempDir& tmp, const std::string& sweep, int i, int n, const std
   ASSERT_EQ(r.exit_code, 0) << r.out;
 }
 
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 std::string first_line(const std::string& path) {
   std::ifstream in(path);
   std::string line;
@@ -45,6 +52,13 @@ class ShardSet : public ::testing::Test {
     expect_one_line_exit_1(r, needle);
     EXPECT_FALSE(std::filesystem::exists(tmp.file("out.csv"))) << args;
   }
+  // `pareto ARGS` writes what the whole sweep writes with `whole_flag` (-o or --pareto).
+  void same_as_whole_sweep(const std::string& whole_flag, const std::string& args) {
+    ASSERT_EQ(run_lumos(kSweep + " " + whole_flag + " " + tmp.file("whole.csv")).exit_code, 0);
+    const auto r = run_lumos("pareto " + args + " -o " + tmp.file("joined.csv"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(slurp(tmp.file("joined.csv")), slurp(tmp.file("whole.csv")));
+  }
   TempDir tmp;
 };
 
@@ -61,14 +75,7 @@ TEST_F(ShardSet, AShardsCsvStartsWithItsSweepLine) {
 }
 
 TEST_F(ShardSet, EveryShardMergesToTheWholeSweepWithoutTheLine) {
-  ASSERT_EQ(run_lumos(kSweep + " -o " + tmp.file("all.csv")).exit_code, 0);
-  const auto r = run_lumos("pareto --merge " + tmp.file("s1.csv") + " " + tmp.file("s0.csv") +
-                           " -o " + tmp.file("m.csv"));
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  std::ifstream a(tmp.file("m.csv")), b(tmp.file("all.csv"));
-  std::stringstream sa, sb;
-  sa << a.rdbuf(), sb << b.rdbuf();
-  EXPECT_EQ(sa.str(), sb.str());
+  same_as_whole_sweep("-o", "--merge " + tmp.file("s1.csv") + " " + tmp.file("s0.csv"));
 }
 
 TEST_F(ShardSet, AMissingShardIsRefused) {
@@ -116,14 +123,7 @@ TEST_F(ShardSet, ACutShardIsRefused) {
 }
 
 TEST_F(ShardSet, TheShardsFrontsGiveTheWholeFront) {
-  ASSERT_EQ(run_lumos(kSweep + " --pareto " + tmp.file("front.csv")).exit_code, 0);
-  const auto r = run_lumos("pareto " + tmp.file("s0.front.csv") + " " + tmp.file("s1.front.csv") +
-                           " -o " + tmp.file("f.csv"));
-  ASSERT_EQ(r.exit_code, 0) << r.out;
-  std::ifstream a(tmp.file("f.csv")), b(tmp.file("front.csv"));
-  std::stringstream sa, sb;
-  sa << a.rdbuf(), sb << b.rdbuf();
-  EXPECT_EQ(sa.str(), sb.str());
+  same_as_whole_sweep("--pareto", tmp.file("s0.front.csv") + " " + tmp.file("s1.front.csv"));
 }
 
 }  // namespace
