@@ -34,7 +34,9 @@ int run(int argc, char** argv) {
   } catch (const std::filesystem::filesystem_error& e) {
     // A path the system cannot follow (a link loop, a name too long, no permission) is the
     // input's problem: named with the system's reason.
-    std::cerr << "lumos " << cmd << ": " << e.path1().string() << ": " << e.code().message()
+    std::cerr << "lumos " << cmd << ": "
+              << (e.path1().empty() ? std::string(e.what())
+                                    : e.path1().string() + ": " + e.code().message())
               << '\n';
     return 1;
   } catch (const std::exception& e) {
