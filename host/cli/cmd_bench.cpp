@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
 #include "engine/batch_benchmark.hpp"
@@ -73,6 +74,7 @@ int cmd_bench(int argc, char** argv) {
       "CUDA backends, and the CUDA projection)")("json", "print JSON")("h,help", "show this help");
   const auto a = o.parse(argc - 1, argv + 1);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  refuse_unexpected_args(a, "lumos bench batch");
   engine::BatchBenchmarkRequest req;
   req.nodes = static_cast<uint32_t>(count_of(a, kNodes, "lumos bench batch: "));
   req.variants = static_cast<uint32_t>(count_of(a, kVariants, "lumos bench batch: "));

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
 #include "cli/path_options.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
@@ -34,6 +35,7 @@ int bench_estimate(int argc, char** argv) {
     std::cout << o.help() << '\n';
     return 0;
   }
+  refuse_unexpected_args(a, "lumos bench estimate");
   check_paths("lumos bench estimate", a, {kDbInput}, {{"write-residuals", "--write-residuals"}});
   const int runs = static_cast<int>(count_of(a, kRuns, "lumos bench estimate: "));
   if (a.count("write-residuals")) check_output_path(a["write-residuals"].as<std::string>());

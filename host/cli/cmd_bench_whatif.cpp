@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
@@ -61,6 +62,7 @@ int bench_whatif(int argc, char** argv) {
       count_value("32"))("json", "print JSON")("h,help", "show this help");
   const auto a = o.parse(argc, argv);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  refuse_unexpected_args(a, "lumos bench whatif");
   const int runs = static_cast<int>(count_of(a, kRuns, "lumos bench whatif: "));
   const int64_t layers = count_of(a, kLayers, "lumos bench whatif: ");
   LUMOS_EXPECT(layers % 8 == 0,

@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
 #include "cli/layout_options.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
 #include "estimate/training_carbon.hpp"
@@ -55,8 +56,7 @@ int cmd_carbon(int argc, char** argv) {
     std::cout << o.help() << '\n';
     return 0;
   }
-  if (!a.unmatched().empty())
-    throw InputError("lumos carbon: unexpected argument '" + a.unmatched()[0] + "'");
+  refuse_unexpected_args(a, "lumos carbon");
   LUMOS_EXPECT(!(a.count("region") && a.count("grid-series")),
                "lumos carbon: give --region or --grid-series, not both");
   LUMOS_EXPECT(a.count("grid-series") || (!a.count("start") && !a.count("window-end")),

@@ -14,6 +14,7 @@
 #include "cost/collective_topology.hpp"
 #include "cost/memory_model.hpp"
 #include "cost/size_units.hpp"
+#include "graph/graph_file.hpp"
 #include "report/cost_report.hpp"
 #include "trace/kineto_loader.hpp"
 #include "trace/trace_classification.hpp"
@@ -149,6 +150,12 @@ int cost_classify(int argc, char** argv) {
   if (!c.parse(argc, argv)) return 0;
   apply_input_options(c.a);
   LUMOS_EXPECT(c.has("input"), "lumos cost classify: missing TRACE");
+  // The classification reads the trace's events (kernel names, shapes, GPU): a graph file is
+  // named for what it is rather than parsed as JSON.
+  LUMOS_EXPECT(c.str("input") == "-" || !graph::is_graph_file(c.str("input")),
+               c.str("input") +
+                   ": a .lgraph graph file; lumos cost classify reads a Kineto trace (JSON, "
+                   "optionally gzip): give the trace it was ingested from");
   const trace::TraceClassification r =
       trace::classify_trace(*c.db, trace::load_trace(c.str("input")));
   if (c.has("json")) return report::classification_json(std::cout, r), 0;

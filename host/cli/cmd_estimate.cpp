@@ -11,6 +11,7 @@
 #include "cli/count_options.hpp"
 #include "cli/layout_options.hpp"
 #include "cli/path_options.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/heap_tuning.hpp"
@@ -74,7 +75,12 @@ int run(int argc, char** argv, bool generate) {
                               : "Estimate a training iteration of a GPT or Llama model without a "
                                 "trace");
   layout_options(o);
-  if (generate) o.add_options()("o,output", "output folder", cxxopts::value<std::string>());
+  if (generate)
+    o.add_options()("o,output",
+                    "output folder (new or empty; written as .NAME.tmp.PID beside it and renamed "
+                    "at the end; SIGINT/SIGTERM remove it, and leftovers of dead processes are "
+                    "swept)",
+                    cxxopts::value<std::string>());
   if (!generate)
     o.add_options()("search",
                     "search layouts of the model on --gpus GPUs (degrees, micro-batch, "
@@ -98,9 +104,7 @@ int run(int argc, char** argv, bool generate) {
     std::cout << o.help() << '\n';
     return 0;
   }
-  if (!a.unmatched().empty())
-    throw InputError(std::string(generate ? "lumos generate" : "lumos estimate") +
-                     ": unexpected argument '" + a.unmatched()[0] + "'");
+  refuse_unexpected_args(a, generate ? "lumos generate" : "lumos estimate");
   if (generate && !a.count("output")) throw InputError("lumos generate: -o FOLDER is required");
   check_paths(generate ? "lumos generate" : "lumos estimate", a, {kModelFileInput, kDbInput},
               {{"output", "-o"}, {"csv", "--csv"}});

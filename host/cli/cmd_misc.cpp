@@ -8,6 +8,7 @@
 #include "cli/input_options.hpp"
 #include "cli/mpi_world.hpp"
 #include "cli/path_options.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "engine/engine.hpp"
@@ -32,6 +33,7 @@ int cmd_ingest(int argc, char** argv) {
     std::cout << opts.help() << '\n';
     return 0;
   }
+  refuse_unexpected_args(args, "lumos ingest");
   apply_input_options(args);
   check_paths("lumos ingest", args, {{"input", "the input trace"}}, {{"output", "-o"}});
   LUMOS_EXPECT(args.count("input"), "lumos ingest: missing TRACE (see --help)");
@@ -59,6 +61,7 @@ int cmd_demo_trace(int argc, char** argv) {
     std::cout << opts.help() << '\n';
     return 0;
   }
+  refuse_unexpected_args(args, "lumos demo-trace");
   LUMOS_EXPECT(args.count("output"), "lumos demo-trace: missing -o FILE");
   trace::DemoOptions o;
   o.steps = static_cast<int>(count_of(args, kSteps, "lumos demo-trace: "));
@@ -67,7 +70,8 @@ int cmd_demo_trace(int argc, char** argv) {
   return 0;
 }
 
-int cmd_info(int, char**) {
+int cmd_info(int argc, char** argv) {
+  refuse_unexpected_args(std::vector<std::string>(argv + 1, argv + argc), "lumos info");
   std::cout << "lumos " << LUMOS_VERSION << "\n";
   for (const std::string& line : engine::device_report()) std::cout << line << '\n';
   std::cout << (built_with_mpi() ? "mpi: yes (mpirun -n N lumos sweep splits a sweep over ranks)\n"

@@ -6,12 +6,14 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/csv_table.hpp"
 #include "common/error.hpp"
 #include "common/path_identity.hpp"
 #include "report/sweep_csv.hpp"
 #include "sweep/pareto_csv.hpp"
+#include "sweep/shard_header.hpp"
 #include "sweep/shard_merge.hpp"
 
 namespace lumos::cli {
@@ -19,7 +21,9 @@ namespace lumos::cli {
 int cmd_pareto(int argc, char** argv) {
   cxxopts::Options o("lumos pareto",
                      "The Pareto front of variants CSVs (e.g. a sweep's shards), or the CSVs "
-                     "merged.");
+                     "merged. Shards' CSVs (sweep --shard, with their #lumos-sweep line) must be "
+                     "every shard of one sweep, once each; --merge takes their variants, not "
+                     "their fronts.");
   o.add_options()("objectives", "2 or 3 columns, minimised ('-' prefix: maximised)",
                   cxxopts::value<std::string>()->default_value(sweep::kDefaultObjectives))(
       "merge", "join the inputs' rows (in `index` order) without taking a front")(
@@ -31,6 +35,7 @@ int cmd_pareto(int argc, char** argv) {
   o.positional_help("IN.csv [IN2.csv ...]");
   const auto a = o.parse(argc, argv);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  refuse_unexpected_args(a, "lumos pareto");
   LUMOS_EXPECT(a.count("inputs"), "lumos pareto: give one or more variants CSVs");
   const std::string out = a["output"].as<std::string>();
   std::vector<common::RolePath> inputs;
@@ -39,8 +44,14 @@ int cmd_pareto(int argc, char** argv) {
   common::check_outputs_distinct("lumos pareto", inputs, {{out, "-o"}});
   if (!is_stdout(out)) check_output_path(out);
   std::vector<CsvTable> parts;
-  for (const std::string& path : a["inputs"].as<std::vector<std::string>>())
+  std::vector<sweep::ShardInput> shards;
+  for (const std::string& path : a["inputs"].as<std::vector<std::string>>()) {
     parts.push_back(read_csv(path));
+    shards.push_back(
+        {path, sweep::find_shard_header(parts.back().comments, path), parts.back().rows.size()});
+  }
+  // Shards' CSVs (sweep --shard) must make one whole sweep: no gap, no shard twice, one sweep.
+  sweep::check_shard_set(shards, a.count("merge") > 0);
   const CsvTable merged = sweep::merge_shards(std::move(parts));
   const CsvView table = csv_view(merged);
   std::vector<size_t> keep;

@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
 #include "cli/path_options.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
@@ -86,8 +87,7 @@ int cmd_place(int argc, char** argv) {
     std::cout << o.help() << '\n';
     return 0;
   }
-  if (!a.unmatched().empty())
-    throw InputError("lumos place: unexpected argument '" + a.unmatched()[0] + "'");
+  refuse_unexpected_args(a, "lumos place");
   LUMOS_EXPECT(a.count("fleet"), "lumos place: a fleet file is required (lumos place FLEET.toml)");
   check_paths("lumos place", a,
               {{"fleet", "the fleet file"},

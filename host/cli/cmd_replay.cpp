@@ -9,6 +9,7 @@
 #include "cli/count_options.hpp"
 #include "cli/input_options.hpp"
 #include "cli/path_options.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "estimate/trace_replay.hpp"
@@ -33,7 +34,9 @@ int replay_folder(const std::string& dir, const cxxopts::ParseResult& a) {
     edits.slow.push_back(whatif::parse_rank_value(s, "--slow-rank"));
   for (const std::string& s : all_of(a, "skew"))
     edits.skew.push_back(whatif::parse_rank_value(s, "--skew"));
-  const estimate::JobReplay j = estimate::replay_job(dir, edits, a.count("allow-partial") > 0);
+  const estimate::JobReplay j =
+      estimate::replay_job(dir, edits, a.count("allow-partial") > 0,
+                           a.count("speed") ? a["speed"].as<std::string>() : std::string());
   for (const std::string& w : j.job.warnings) std::cerr << "lumos replay: warning: " << w << '\n';
   if (a.count("timeline")) {
     report::write_timeline(j.job.graph, j.replay, a["timeline"].as<std::string>());
@@ -71,7 +74,8 @@ int cmd_replay(int argc, char** argv) {
       "backend", "engine for the step times: auto (GPU when present), reference, cpu or cuda",
       cxxopts::value<std::string>()->default_value("auto"))(
       "speed",
-      "what-if: per-class speed factors, e.g. compute=2,comm=0.5 (cpu, compute, comm, memory)",
+      "what-if: per-class speed factors, e.g. compute=2,comm=0.5 (cpu, compute, comm, memory); "
+      "a folder's ranks all take them",
       cxxopts::value<std::string>())(
       "slow-rank", "multi-rank what-if: scale rank R's compute, R:FACTOR (repeatable)",
       cxxopts::value<std::vector<std::string>>())(
@@ -87,6 +91,7 @@ int cmd_replay(int argc, char** argv) {
     std::cout << opts.help() << '\n';
     return 0;
   }
+  refuse_unexpected_args(args, "lumos replay", "one trace, graph file or folder of rank traces");
   apply_input_options(args);
   check_paths("lumos replay", args, {{"input", "the input"}}, {{"timeline", "--timeline"}});
   const bool want_transplant = args.count("from-step") || args.count("predict-step");

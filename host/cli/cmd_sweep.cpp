@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/mpi_world.hpp"
 #include "cli/sweep_options.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/csv_table.hpp"
 #include "common/heap_tuning.hpp"
@@ -18,6 +19,7 @@
 #include "report/sweep_csv.hpp"
 #include "report/sweep_report.hpp"
 #include "sweep/pareto_csv.hpp"
+#include "sweep/shard_header.hpp"
 #include "sweep/shard_merge.hpp"
 #include "sweep/sweep_run.hpp"
 
@@ -31,6 +33,9 @@ int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
   sweep_options(o);
   const auto a = o.parse(argc, argv);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  refuse_unexpected_args(a, "lumos sweep",
+                         "a sweep file goes with --spec: lumos sweep --spec " +
+                             (a.unmatched().empty() ? std::string() : a.unmatched()[0]));
   cost::KernelsDb storage;
   const cost::KernelsDb& db =
       a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
@@ -62,7 +67,15 @@ int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
     if (!a.count(k)) continue;
     const std::string path = a[k].as<std::string>();
     const std::vector<size_t>& rows = k[0] == 'o' ? all : rep.front;
-    write_output(path, [&](std::ostream& os) { report::write_csv(os, table, rows); });
+    // A shard's CSVs say which sweep and shard they are, for `lumos pareto` to check the set.
+    sweep::ShardHeader h{LUMOS_VERSION,    sweep::sweep_fingerprint(q.description),
+                         r.stats.variants, q.opt.shard,
+                         q.opt.shards,     rows.size(),
+                         k[0] == 'p'};
+    write_output(path, [&](std::ostream& os) {
+      if (a.count("shard")) os << sweep::shard_header_line(h) << '\n';
+      report::write_csv(os, table, rows);
+    });
     // A CSV on standard output keeps it to itself: the report goes to standard error.
     if (is_stdout(path)) csv_to_stdout = true;
     if (!is_stdout(path)) rep.wrote.push_back(path);

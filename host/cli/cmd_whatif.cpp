@@ -9,6 +9,7 @@
 #include "cli/count_options.hpp"
 #include "cli/input_options.hpp"
 #include "cli/path_options.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
@@ -138,6 +139,7 @@ int cmd_whatif(int argc, char** argv) {
   o.parse_positional({"input"});
   const auto a = o.parse(argc, argv);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  refuse_unexpected_args(a, "lumos whatif");
   apply_input_options(a);
   check_paths("lumos whatif", a, {{"input", "the input"}, kModelFileInput},
               {{"csv", "--csv"}, {"timeline", "--timeline"}, {"emit-traces", "--emit-traces"}});

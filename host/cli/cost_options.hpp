@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/count_options.hpp"
+#include "cli/unexpected_args.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
 
@@ -44,6 +45,7 @@ struct CostOptions {
         "json", "print JSON")("h,help", "show this help");
     a = o.parse(static_cast<int>(fixed.size()), fixed.data());
     if (has("help")) return std::cout << o.help() << '\n', false;
+    refuse_unexpected_args(a, o.program());
     db = has("db") ? &(own = cost::load_db(str("db"))) : &cost::embedded_db();
     return true;
   }

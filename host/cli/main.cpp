@@ -5,7 +5,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <new>
 #include <string>
 
 #include "cli/commands.hpp"
@@ -22,6 +24,20 @@ int run(int argc, char** argv) {
     return 1;
   } catch (const cxxopts::exceptions::exception& e) {
     std::cerr << "lumos " << cmd << ": " << e.what() << '\n';
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // Memory is the machine's limit, not a bug: the input or the options asked for more.
+    std::cerr << "lumos " << cmd
+              << ": out of memory (the input or the options ask for more than this machine or "
+                 "its limit allows)\n";
+    return 1;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the system cannot follow (a link loop, a name too long, no permission) is the
+    // input's problem: named with the system's reason.
+    std::cerr << "lumos " << cmd << ": "
+              << (e.path1().empty() ? std::string(e.what())
+                                    : e.path1().string() + ": " + e.code().message())
+              << '\n';
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "lumos: internal error: " << e.what() << '\n';
@@ -42,11 +58,12 @@ bool stdout_delivered() {
 
 int main(int argc, char** argv) {
   int rc = run(argc, argv);
-  if (!stdout_delivered()) {
+  // A failed run has said why in its one line (a write to standard output that failed included).
+  if (!stdout_delivered() && rc == 0) {
     const int err = errno;
     std::cerr << "lumos: cannot write to standard output"
               << (err ? std::string(" (") + std::strerror(err) + ")" : std::string()) << '\n';
-    if (rc == 0) rc = 1;
+    rc = 1;
   }
   return rc;
 }

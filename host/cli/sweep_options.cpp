@@ -5,6 +5,7 @@
 #endif
 #include "cli/sweep_options.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "cli/path_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "sweep/option_text.hpp"
 #include "sweep/pareto_csv.hpp"
 #include "sweep/sweep_file.hpp"
@@ -21,6 +23,17 @@ namespace lumos::cli {
 namespace {
 
 constexpr CountOption kTop{"top", 0, 1000000}, kThreads{"threads", 0, 4096};
+// The sweep's definition as text, for its fingerprint: equal for every shard of one command.
+std::string describe(const sweep::SweepSpec& s, const std::map<std::string, std::string>& read) {
+  const model::ModelSpec& m = s.model;
+  std::string d =
+      std::string("lumos ") + LUMOS_VERSION + "\nmodel " + m.name + " " + std::to_string(m.layers) +
+      " " + std::to_string(m.hidden) + " " + std::to_string(m.ffn) + " " + std::to_string(m.heads) +
+      " " + std::to_string(m.kv_heads) + " " + std::to_string(m.head_dim) + " " +
+      std::to_string(m.vocab) + " " + std::to_string(m.seq) + " " + model::to_string(m.act) + "\n";
+  for (const auto& [k, v] : read) d += k + "=" + v + "\n";
+  return d + strprintf("tokens=%.17g\n", s.tokens_to_train);
+}
 
 }  // namespace
 
@@ -76,7 +89,9 @@ void sweep_options(cxxopts::Options& o) {
       "o,output", "variants CSV", cxxopts::value<std::string>())("pareto", "Pareto front CSV",
                                                                  cxxopts::value<std::string>())(
       kTop.name, count_help("configurations shown", kTop), count_value("10"))(
-      "shard", "run part i of n (i/n); merge the CSVs with lumos pareto --merge",
+      "shard",
+      "run part i of n (i/n); its CSVs start with a #lumos-sweep line naming the sweep and the "
+      "shard; merge them with lumos pareto --merge",
       cxxopts::value<std::string>())(
       kThreads.name, count_help("worker threads (0: all cores)", kThreads), count_value("0"))(
       "memory",
@@ -102,9 +117,12 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
   if (a.count("spec"))
     file = sweep::load_sweep_file(a["spec"].as<std::string>(), sweep::sweep_file_options());
   auto given = [&](const char* k) { return a.count(k) > 0 || file.options.count(k) > 0; };
+  std::map<std::string, std::string> read;  // every option the sweep is built from
   auto text = [&](const char* k) {
-    if (!a.count(k) && file.options.count(k)) return file.options.at(k);
-    return a[k].as<std::string>();
+    const std::string v =
+        !a.count(k) && file.options.count(k) ? file.options.at(k) : a[k].as<std::string>();
+    read[k] = v;
+    return v;
   };
   // Before any work: no output may be an input (the sweep file's trace included) or the other.
   std::vector<common::RolePath> traced;
@@ -126,6 +144,7 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
         sweep::parse_tokens(file.options.at("tokens"), a["spec"].as<std::string>());
   LUMOS_EXPECT(q.spec.tokens_to_train > 0 && q.spec.tokens_to_train < 1e18,
                "--tokens: expected a positive number of tokens below 1e18");
+  q.description = describe(q.spec, read);
   q.objectives = text("objectives");
   sweep::parse_objectives(q.objectives);
   q.top = static_cast<int>(count_of(a, kTop));

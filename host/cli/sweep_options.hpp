@@ -22,6 +22,9 @@ struct SweepRequest {
   sweep::SweepOptions opt;                        // under mpirun, this rank's shard
   std::string objectives;                         // as given, checked
   int top = 10;
+  // What defines the sweep (lumos's version, the model, every sweep option read, the tokens), as
+  // text: its fingerprint names the sweep in a shard's CSVs (sweep/shard_header.hpp).
+  std::string description;
 };
 
 // Throws InputError for a bad option or sweep file, an output that cannot be written, or --shard

@@ -46,11 +46,17 @@ CsvTable parse_csv(std::istream& in, const std::string& path) {
   CsvTable t;
   t.source = path;
   std::string line;
-  LUMOS_EXPECT(static_cast<bool>(std::getline(in, line)) && !line.empty(),
-               path + ": empty file, expected a CSV header");
-  if (!line.empty() && line.back() == '\r') line.pop_back();
+  size_t n = 0;  // the line number of `line`
+  bool got = false;
+  while ((got = static_cast<bool>(std::getline(in, line)))) {
+    ++n;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] != '#') break;
+    t.comments.push_back(line);
+  }
+  LUMOS_EXPECT(got && !line.empty(), path + ": empty file, expected a CSV header");
   t.header = split_cells(line);
-  for (size_t n = 2; std::getline(in, line); ++n) {
+  for (++n; std::getline(in, line); ++n) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     std::vector<std::string> cells = split_cells(line);

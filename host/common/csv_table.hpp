@@ -19,11 +19,15 @@ struct CsvTable {
   std::string source;  // file name
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
+  // Lines before the header that start with '#' (a sweep shard's provenance,
+  // sweep/shard_header.hpp), without their line ends.
+  std::vector<std::string> comments;
   size_t column(const std::string& name) const { return csv_column(header, name, source); }
 };
 
 // Reads a CSV written by lumos. Throws InputError for a missing or empty file or a row whose cell
-// count differs from the header's (file and line). Blank lines are skipped.
+// count differs from the header's (file and line). Blank lines are skipped, and so are lines
+// starting with '#' before the header (kept in `comments`).
 CsvTable read_csv(const std::string& path);
 CsvTable parse_csv(std::istream& in, const std::string& source);
 

@@ -22,9 +22,10 @@ namespace {
 std::atomic<uint64_t> g_max_trace_bytes{kDefaultMaxTraceBytes};
 thread_local size_t t_peak_buffer_bytes = 0;
 
-std::string over_limit(const std::string& what, const std::string& amount, uint64_t max_bytes) {
-  return what + ": " + amount + " more than the " + describe_bytes(max_bytes) +
-         " limit of --max-trace-bytes (raise it to read this input)";
+std::string over_limit(const std::string& what, const std::string& amount, uint64_t max_bytes,
+                       const std::string& limit_of = kTraceLimit) {
+  return what + ": " + amount + " more than the " + describe_bytes(max_bytes) + " limit of " +
+         limit_of;
 }
 
 // Why `st` is not a regular file, in words for "PATH is ...; expected ...".
@@ -44,13 +45,13 @@ void expect_regular(const std::string& path, const struct stat& st, const std::s
 
 // Appends the rest of `fd` (standard input) to `out`, growing it geometrically up to the limit.
 void read_stream(int fd, const std::string& what, size_t padding, uint64_t max_bytes,
-                 FileBytes& out) {
+                 const std::string& limit_of, FileBytes& out) {
   // One byte past the limit tells a stream of exactly the limit from a longer one.
   const uint64_t most = max_bytes == UINT64_MAX ? max_bytes : max_bytes + 1;
   size_t cap = static_cast<size_t>(std::min<uint64_t>(1 << 16, most));
   for (;;) {
     if (out.size == cap) {
-      LUMOS_EXPECT(cap < most, over_limit(what, "holds", max_bytes));
+      LUMOS_EXPECT(cap < most, over_limit(what, "holds", max_bytes, limit_of));
       cap = static_cast<size_t>(std::min<uint64_t>(uint64_t{cap} * 2, most));
     }
     if (out.data.size() < cap + padding) out.data.resize(cap + padding);
@@ -60,7 +61,7 @@ void read_stream(int fd, const std::string& what, size_t padding, uint64_t max_b
     if (n == 0) break;
     out.size += static_cast<size_t>(n);
   }
-  LUMOS_EXPECT(out.size <= max_bytes, over_limit(what, "holds", max_bytes));
+  LUMOS_EXPECT(out.size <= max_bytes, over_limit(what, "holds", max_bytes, limit_of));
 }
 
 struct FdCloser {
@@ -141,7 +142,7 @@ bool looks_gzip(const char* data, size_t size) {
 }
 
 FileBytes gunzip_bytes(const char* data, size_t size, size_t padding, const std::string& what,
-                       uint64_t max_bytes) {
+                       uint64_t max_bytes, const std::string& limit_of) {
   std::unique_ptr<libdeflate_decompressor, decltype(&libdeflate_free_decompressor)> d(
       libdeflate_alloc_decompressor(), &libdeflate_free_decompressor);
   LUMOS_EXPECT(d != nullptr, what + ": out of memory creating the gzip decompressor");
@@ -161,13 +162,22 @@ FileBytes gunzip_bytes(const char* data, size_t size, size_t padding, const std:
     LUMOS_EXPECT(size - in_pos >= 18,
                  what + ": truncated gzip stream" + at + " (member shorter than a header)");
     for (;;) {
-      if (out.data.size() < cap + padding) out.data.resize(cap + padding);
+      if (out.data.size() < cap + padding) {
+        try {
+          out.data.resize(cap + padding);
+        } catch (const std::bad_alloc&) {
+          // A limit near the machine's memory (or the process's) is reached before the limit.
+          throw InputError(what + ": out of memory while inflating to " + describe_bytes(cap) +
+                           " (limit " + describe_bytes(max_bytes) +
+                           (limit_of == kTraceLimit ? " of --max-trace-bytes" : "") + ")");
+        }
+      }
       size_t in_used = 0, out_used = 0;
       const libdeflate_result r = libdeflate_gzip_decompress_ex(
           d.get(), data + in_pos, size - in_pos, out.data.data() + out.size, cap - out.size,
           &in_used, &out_used);
       if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
-        LUMOS_EXPECT(cap < max_bytes, over_limit(what, "inflates to", max_bytes));
+        LUMOS_EXPECT(cap < max_bytes, over_limit(what, "inflates to", max_bytes, limit_of));
         cap = static_cast<size_t>(std::min<uint64_t>(uint64_t{cap} * 2, max_bytes));
         continue;
       }
@@ -190,10 +200,10 @@ void expect_regular_file(const std::string& path, const std::string& expected) {
 }
 
 FileBytes read_regular_file(const std::string& path, size_t padding, uint64_t max_bytes,
-                            const std::string& expected) {
+                            const std::string& expected, const std::string& limit_of) {
   FileBytes out;
   if (path == "-") {
-    read_stream(STDIN_FILENO, "<stdin>", padding, max_bytes, out);
+    read_stream(STDIN_FILENO, "<stdin>", padding, max_bytes, limit_of, out);
     finish(out, padding);
     return out;
   }
@@ -207,7 +217,8 @@ FileBytes read_regular_file(const std::string& path, size_t padding, uint64_t ma
   LUMOS_EXPECT(::fstat(fd, &st) == 0, path + ": cannot read file (" + std::strerror(errno) + ")");
   expect_regular(path, st, expected);
   const uint64_t n = static_cast<uint64_t>(st.st_size);
-  LUMOS_EXPECT(n <= max_bytes, over_limit(path, "holds " + describe_bytes(n) + ",", max_bytes));
+  LUMOS_EXPECT(n <= max_bytes,
+               over_limit(path, "holds " + describe_bytes(n) + ",", max_bytes, limit_of));
   out.data.resize(static_cast<size_t>(n) + padding);
   while (out.size < n) {
     const ssize_t got = ::read(fd, out.data.data() + out.size, static_cast<size_t>(n) - out.size);
@@ -239,11 +250,12 @@ std::optional<std::string> regular_file_prefix(const std::string& path, size_t n
   return out;
 }
 
-FileBytes read_file_bytes(const std::string& path, size_t padding, uint64_t max_bytes) {
-  FileBytes raw = read_regular_file(path, padding, max_bytes);
+FileBytes read_file_bytes(const std::string& path, size_t padding, uint64_t max_bytes,
+                          const std::string& limit_of) {
+  FileBytes raw = read_regular_file(path, padding, max_bytes, "a trace file", limit_of);
   if (!looks_gzip(raw.data.data(), raw.size)) return raw;
   const std::string what = path == "-" ? "<stdin>" : path;
-  return gunzip_bytes(raw.data.data(), raw.size, padding, what, max_bytes);
+  return gunzip_bytes(raw.data.data(), raw.size, padding, what, max_bytes, limit_of);
 }
 
 }  // namespace lumos::common

@@ -57,9 +57,12 @@ void expect_regular_file(const std::string& path, const std::string& expected = 
 // The bytes of a regular file as they are (no inflation); `path` "-" reads standard input to its
 // end. Throws InputError naming the file and the limit when it holds more than `max_bytes`, and
 // as expect_regular_file does.
+// `limit_of` says whose limit `max_bytes` is in that message.
+inline constexpr const char* kTraceLimit = "--max-trace-bytes (raise it to read this input)";
 FileBytes read_regular_file(const std::string& path, size_t padding,
                             uint64_t max_bytes = max_trace_bytes(),
-                            const std::string& expected = "a trace file");
+                            const std::string& expected = "a trace file",
+                            const std::string& limit_of = kTraceLimit);
 
 // The first `n` bytes of `path` (fewer when it is shorter), or nothing when it is not a regular
 // file or cannot be opened: how a reader sniffs a format without waiting on a FIFO.
@@ -68,15 +71,18 @@ std::optional<std::string> regular_file_prefix(const std::string& path, size_t n
 // read_regular_file, then inflated when it is gzip; the limit applies to the inflated size too.
 // Throws InputError naming the file on a truncated or corrupt gzip stream.
 FileBytes read_file_bytes(const std::string& path, size_t padding,
-                          uint64_t max_bytes = max_trace_bytes());
+                          uint64_t max_bytes = max_trace_bytes(),
+                          const std::string& limit_of = kTraceLimit);
 
 // Inflates an in-memory gzip stream (one or more members). `what` names the source in messages.
 // The size trailer is not trusted: the output buffer starts at 8 times the compressed size (at
 // least 64 KiB) and doubles while the data needs more, so it holds at most twice what the data
 // inflates to, of which only what was written is resident, and never more than `max_bytes`
-// (then InputError names the limit and --max-trace-bytes).
+// (then InputError names the limit and `limit_of`). A buffer the machine cannot give is an
+// InputError saying so ("out of memory while inflating"), not std::bad_alloc.
 FileBytes gunzip_bytes(const char* data, size_t size, size_t padding, const std::string& what,
-                       uint64_t max_bytes = max_trace_bytes());
+                       uint64_t max_bytes = max_trace_bytes(),
+                       const std::string& limit_of = kTraceLimit);
 
 bool looks_gzip(const char* data, size_t size);
 

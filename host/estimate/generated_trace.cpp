@@ -9,6 +9,7 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/temp_folder.hpp"
 #include "trace/kineto_writer.hpp"
 
 namespace lumos::estimate {
@@ -162,21 +163,33 @@ std::vector<std::string> write_stage_traces(const StepGraph& sg, const replay::R
                out + ": cannot create the folder " + parent.string() + " (" + ec.message() + ")");
   // Written beside the target and renamed into place when every stage is written: a failure
   // part-way (a full disk at stage 2) leaves no folder that replays as a smaller job.
-  std::string tmp_name = target.filename().string();
-  tmp_name.insert(0, 1, '.');  // hidden (appended, not `"." + name`: GCC 12 warns falsely there)
-  tmp_name += ".tmp." + std::to_string(::getpid());
-  const fs::path tmp = parent / tmp_name;
+  std::string tmp_prefix = target.filename().string();
+  tmp_prefix.insert(0, 1, '.');  // hidden (appended, not `"." + name`: GCC 12 warns falsely there)
+  tmp_prefix += ".tmp.";
+  // The folders of writers that were killed (SIGKILL leaves no chance to clean up) go first.
+  remove_stale_temporaries(parent.string(), tmp_prefix);
+  const std::string pid = std::to_string(::getpid());
+  const fs::path tmp = parent / (tmp_prefix + pid);
   fs::remove_all(tmp, ec);
   LUMOS_EXPECT(fs::create_directory(tmp, ec) && !ec,
                out + ": cannot create a temporary folder beside it (" + ec.message() + ")");
+  std::vector<std::string> names, tmp_files;
+  const int digits = sg.stages > 1000 ? 4 : sg.stages > 100 ? 3 : sg.stages > 10 ? 2 : 1;
+  for (int s = 0; s < sg.stages; ++s) {
+    std::string idx = std::to_string(s);
+    idx.insert(0, static_cast<size_t>(std::max(0, digits - static_cast<int>(idx.size()))), '0');
+    names.push_back("stage" + idx + ".rank" +
+                    std::to_string(sg.stage_rank[static_cast<size_t>(s)]) + ".json");
+    // Each file and the temporary write_file_atomically writes it through.
+    tmp_files.push_back((tmp / names.back()).string());
+    tmp_files.push_back(tmp_files.back() + ".tmp." + pid);
+  }
+  // Stopped by SIGINT or SIGTERM (Ctrl-C, a scheduler's time limit), no hidden folder is left.
+  const RemoveOnInterrupt cleanup(tmp.string(), tmp_files);
   std::vector<std::string> paths;
   try {
-    const int digits = sg.stages > 1000 ? 4 : sg.stages > 100 ? 3 : sg.stages > 10 ? 2 : 1;
     for (int s = 0; s < sg.stages; ++s) {
-      std::string idx = std::to_string(s);
-      idx.insert(0, static_cast<size_t>(std::max(0, digits - static_cast<int>(idx.size()))), '0');
-      const std::string name =
-          "stage" + idx + ".rank" + std::to_string(sg.stage_rank[static_cast<size_t>(s)]) + ".json";
+      const std::string& name = names[static_cast<size_t>(s)];
       const std::string text = stage_trace_json(sg, r, s, gpu_name);
       write_file_atomically((tmp / name).string(), [&](std::ostream& os) { os << text; });
       paths.push_back((target / name).string());

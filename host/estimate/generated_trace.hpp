@@ -20,7 +20,9 @@ std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r,
 // Writes <out>/stage<k>.rank<r>.json for every stage, all at once: into a temporary folder
 // beside `out`, renamed to `out` at the end, so that `out` holds every stage or does not exist.
 // `out` must be missing or an empty folder (InputError otherwise: nothing is replaced). Each
-// trace lists the stage ranks as the job's traced ranks. Returns the paths written.
+// trace lists the stage ranks as the job's traced ranks. Returns the paths written. SIGINT or
+// SIGTERM while it writes removes the temporary folder (common/temp_folder.hpp); temporary
+// folders of `out` left by processes that no longer run (SIGKILL) are removed first.
 std::vector<std::string> write_stage_traces(const StepGraph& sg, const replay::ReplayResult& r,
                                             const std::string& out, const std::string& gpu_name);
 

@@ -56,10 +56,17 @@ ReplayAnswer replay_trace(const graph::LoadedInput& in, const ReplayRequest& req
 }
 
 JobReplay replay_job(const std::string& dir, const whatif::StragglerEdits& edits,
-                     bool allow_partial) {
+                     bool allow_partial, const std::string& speed) {
+  // Parsed before the folder is read: a bad factor should not cost the load.
+  const replay::VariantBatch variant =
+      speed.empty() ? replay::VariantBatch::identity(1)
+                    : whatif::parse_speed_variant(speed, "lumos replay: --speed");
   JobReplay j;
   j.job = graph::load_multi_rank(dir, allow_partial);
-  const std::vector<double> dur = whatif::apply_stragglers(&j.job, edits);
+  std::vector<double> dur = whatif::apply_stragglers(&j.job, edits);
+  const graph::Graph& g = j.job.graph;
+  for (graph::NodeId v = 0; v < g.num_nodes(); ++v)
+    dur[v] /= variant.speed[static_cast<size_t>(g.cls[v])][0];
   j.replay = replay::reference_replay(j.job.graph, &dur);
   j.steps = replay::step_times(j.job.graph, j.replay);
   j.waits = replay::collective_waits(j.job, j.replay, j.steps);

@@ -52,7 +52,9 @@ struct JobReplay {
 };
 
 // allow_partial: see graph::load_multi_rank (missing ranks become warnings in job.warnings).
+// `speed` ("compute=2,comm=0.5", "" = as traced) divides each class's durations on every rank,
+// after the straggler edits, as `lumos replay TRACE --speed` does for one rank.
 JobReplay replay_job(const std::string& dir, const whatif::StragglerEdits& edits,
-                     bool allow_partial = false);
+                     bool allow_partial = false, const std::string& speed = "");
 
 }  // namespace lumos::estimate

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <string_view>
 #include <unordered_map>
 
 #include "common/error.hpp"
@@ -99,6 +100,10 @@ void Loader::fail_event(std::string_view field, std::string_view expected) const
 }
 
 void Loader::fail_json(simdjson::error_code code) const {
+  // The parser's buffers could not be allocated: the machine's limit, not the file's fault.
+  if (code == simdjson::MEMALLOC)
+    throw InputError(label_ + ": out of memory while parsing its " + common::describe_bytes(size_) +
+                     " of JSON");
   std::string where = event_pos_
                           ? " in event #" + std::to_string(event_index_) + " (starting at byte " +
                                 std::to_string(offset_of(event_pos_)) + ")"
@@ -513,7 +518,11 @@ EventTable Loader::run() {
   thread_local simdjson::ondemand::parser parser;
   table_.events.reserve(size_ / 400);
   simdjson::ondemand::document doc;
-  if (auto err = parser.iterate(json_, size_, size_ + simdjson::SIMDJSON_PADDING).get(doc))
+  // A UTF-8 byte order mark (Windows tools and some editors write one) is not JSON: it is
+  // skipped, and byte offsets in messages still count from the file's start.
+  const size_t bom = size_ >= 3 && std::string_view(json_, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  if (auto err = parser.iterate(json_ + bom, size_ - bom, size_ - bom + simdjson::SIMDJSON_PADDING)
+                     .get(doc))
     fail_json(err);
   json_type t;
   if (auto err = doc.type().get(t)) fail_json(err);

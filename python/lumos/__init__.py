@@ -36,6 +36,7 @@ __all__ = [
     "whatif",
     "sweep",
     "pareto",
+    "read_csv",
     "place",
     "carbon",
     "cost",
@@ -115,12 +116,24 @@ def _json(*args: Any) -> Dict[str, Any]:
     return doc
 
 
+def read_csv(path: str) -> pd.DataFrame:
+    """A CSV that lumos wrote, as a DataFrame. Lines starting with ``#`` before the column names
+    (the ``#lumos-sweep`` line of a ``lumos sweep --shard`` file) are skipped."""
+    skip = 0
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.startswith("#"):
+                break
+            skip += 1
+    return pd.read_csv(path, skiprows=skip, keep_default_na=False, na_values=[""])
+
+
 def _csv_from(*args: Any, flag: str) -> pd.DataFrame:
     """Runs a command that writes a CSV to the file after ``flag`` and reads it back."""
     with tempfile.TemporaryDirectory(prefix="lumos_") as tmp:
         path = os.path.join(tmp, "out.csv")
         run(*args, flag, path)
-        return pd.read_csv(path, keep_default_na=False, na_values=[""])
+        return read_csv(path)
 
 
 @dataclass

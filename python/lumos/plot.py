@@ -24,6 +24,8 @@ import matplotlib.patches
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from . import read_csv
+
 _BREAKDOWN = ["exposed_compute_us", "overlapped_us", "exposed_comm_us", "bubble_us", "other_us"]
 
 
@@ -164,7 +166,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     matplotlib.use("Agg")  # files only; notebooks keep their own backend
     try:
         if a.kind in ("pareto", "heatmap", "utilization"):
-            df = pd.read_csv(a.input)
+            df = read_csv(a.input)  # a shard's CSV starts with a #lumos-sweep line
             ax = {"pareto": pareto_front, "heatmap": sweep_heatmap,
                   "utilization": utilization_curve}[a.kind](df)
         else:
