@@ -48,8 +48,10 @@ int cmd_bench(int argc, char** argv) {
   }
   cxxopts::Options o("lumos bench batch",
                      "Batch replay throughput on a synthetic graph shaped like the traces.");
-  o.add_options()("nodes", "graph nodes", cxxopts::value<uint32_t>()->default_value("100000"))(
-      "variants", "variants per launch", cxxopts::value<uint32_t>()->default_value("1024"))(
+  o.add_options()("nodes", "graph nodes (2 to 20000000)",
+                  cxxopts::value<uint32_t>()->default_value("100000"))(
+      "variants", "variants per launch (nodes x variants at most 5e10)",
+      cxxopts::value<uint32_t>()->default_value("1024"))(
       "backend", "cpu or cuda (auto: the GPU when present)",
       cxxopts::value<std::string>()->default_value("auto"))(
       "seed", "graph seed", cxxopts::value<uint64_t>()->default_value("1"))(
