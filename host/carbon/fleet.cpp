@@ -5,9 +5,11 @@
 
 #include <toml++/toml.h>
 
+#include "carbon/placement.hpp"
 #include "common/csv_table.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "common/physical_ranges.hpp"
 #include "model/model_toml.hpp"
 
 namespace lumos::carbon {
@@ -34,6 +36,14 @@ double number(const toml::table& t, const std::string& path, const std::string& 
   LUMOS_EXPECT(*v >= min, where(path, *n, key) + ": expected at least " + strprintf("%g", min) +
                               ", got " + strprintf("%g", *v));
   return *v;
+}
+
+// A number field inside one of the shared physical ranges (common/physical_ranges.hpp).
+double ranged(const toml::table& t, const std::string& path, const std::string& key,
+              const PhysicalRange& range, bool required, double fallback = 0) {
+  const double v = number(t, path, key, -HUGE_VAL, required, fallback);
+  if (const toml::node* n = t.get(key)) expect_in_range(range, v, where(path, *n, key));
+  return v;
 }
 
 // A count: a whole number from 1 to 10^6.
@@ -95,14 +105,15 @@ Fleet load_fleet(const std::string& path) {
   Fleet f;
   f.name = path;
   double reference_year = 0;
+  double servers = 0;
   if (const toml::node* n = root.get("fleet")) {
     const auto* t = n->as_table();
     LUMOS_EXPECT(t, where(path, *n, "fleet") + ": expected a [fleet] table");
     only_keys(*t, path, "[fleet]",
               {"name", "grid_g_per_kwh", "pue", "whole_resources", "reference_year", "source"});
     if (t->get("name")) f.name = text(*t, path, "name", true);
-    f.grid_g_per_kwh = number(*t, path, "grid_g_per_kwh", 0, false, -1);
-    f.pue = number(*t, path, "pue", 1, false, 1);
+    f.grid_g_per_kwh = ranged(*t, path, "grid_g_per_kwh", kGridIntensityRange, false, -1);
+    f.pue = ranged(*t, path, "pue", kPueRange, false, 1);
     reference_year = number(*t, path, "reference_year", 1900, false, 0);
     if (const toml::node* w = t->get("whole_resources")) {
       const auto* b = w->as_boolean();
@@ -124,26 +135,33 @@ Fleet load_fleet(const std::string& path) {
     p.count = count_of(t, path, true);
     p.resources = number(t, path, "resources", 1, true);
     p.score = number(t, path, "score", 0, false);
-    p.idle_w = number(t, path, "idle_w", 0, false);
-    p.max_w = number(t, path, "max_w", 0, true);
+    p.idle_w = ranged(t, path, "idle_w", kServerPowerRange, false);
+    p.max_w = ranged(t, path, "max_w", kServerPowerRange, true);
     LUMOS_EXPECT(p.max_w >= p.idle_w, where(path, n, "max_w") + ": below idle_w");
-    p.embodied_g = number(t, path, "embodied_kg", 0, true) * 1000.0;
-    p.lifetime_y = number(t, path, "lifetime_y", 0, false, 5);
-    LUMOS_EXPECT(p.lifetime_y > 0, where(path, n, "lifetime_y") + ": expected a positive number");
+    p.embodied_g = ranged(t, path, "embodied_kg", kEmbodiedRange, true) * 1000.0;
+    p.lifetime_y = ranged(t, path, "lifetime_y", kLifetimeRange, false, 5);
     const bool has_age = t.get("age_y") != nullptr, has_year = t.get("year") != nullptr;
     LUMOS_EXPECT(has_age != has_year,
                  where(path, n, p.name) + ": give its age as age_y or year (one of them)");
     if (has_age) {
-      p.age_y = number(t, path, "age_y", 0, true);
+      p.age_y = ranged(t, path, "age_y", kAgeRange, true);
     } else {
       LUMOS_EXPECT(reference_year > 0,
                    where(path, n, "year") + ": needs [fleet] reference_year to give an age");
       const double year = number(t, path, "year", 1900, true);
       LUMOS_EXPECT(year <= reference_year,
                    where(path, n, "year") + ": after the fleet's reference_year");
-      p.age_y = reference_year - year;
+      p.age_y = expect_in_range(kAgeRange, reference_year - year,
+                                where(path, *t.get("year"), "year") + " (reference_year - year)");
     }
     f.pools.push_back(p);
+    servers += static_cast<double>(p.count);
+    LUMOS_EXPECT(static_cast<double>(f.pools.size()) <= kMaxServerTypes,
+                 where(path, n, "name") + ": more than " + strprintf("%.0f", kMaxServerTypes) +
+                     " server types");
+    LUMOS_EXPECT(servers <= kMaxFleetServers, where(path, n, "count") + ": the fleet passes " +
+                                                  strprintf("%.0f", kMaxFleetServers) +
+                                                  " servers over all its types");
   }
   return f;
 }
@@ -173,6 +191,7 @@ std::vector<Job> load_jobs(const std::string& path, const Fleet& f) {
   const toml::table root = model::parse_toml_file(path, "jobs");
   only_keys(root, path, "the file", {"job"});
   std::vector<Job> jobs;
+  double total_jobs = 0, total_options = 0;
   for (const toml::node& n : tables(root, path, "job")) {
     const toml::table& t = *n.as_table();
     only_keys(t, path, "[[job]]", {"name", "count", "score", "hours", "option"});
@@ -205,6 +224,10 @@ std::vector<Job> load_jobs(const std::string& path, const Fleet& f) {
       const double hours = number(t, path, "hours", 1e-9, true);
       j = job_from_score(f, name, score, hours);
     }
+    // Counted before the copies are made: a file of 40 x 10^6 jobs is refused at once.
+    total_jobs += static_cast<double>(count);
+    total_options += static_cast<double>(count) * static_cast<double>(j.options.size());
+    check_placement_size(f, total_jobs, total_options, 1, path);
     for (int64_t i = 0; i < count; ++i) {
       jobs.push_back(j);
       if (count > 1) jobs.back().name += " #" + std::to_string(i + 1);

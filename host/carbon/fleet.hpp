@@ -45,9 +45,15 @@ struct Job {
   std::vector<JobOption> options;
 };
 
+// A fleet file's size: server types, and servers over all types (far beyond any datacenter;
+// each type's count is at most 10^6).
+constexpr double kMaxServerTypes = 10000;
+constexpr double kMaxFleetServers = 1e7;
+
 // Reads a fleet file (TOML; README "Carbon and placement" gives the format). Throws InputError
 // naming the file, line and field for a missing or bad value: negative power or embodied carbon,
-// a count or resources below 1, a lifetime that is not positive.
+// a count or resources below 1, a value outside its common/physical_ranges.hpp range, a fleet
+// above the caps above.
 Fleet load_fleet(const std::string& path);
 
 // Reads a jobs file (TOML [[job]] tables: `score` and `hours`, or per-pool options).

@@ -9,13 +9,13 @@
 
 #include "common/error.hpp"
 #include "common/file_bytes.hpp"
+#include "common/physical_ranges.hpp"
 
 namespace lumos::carbon {
 namespace {
 
 // A year of hourly rows is ~1 MB; this only stops a wrong file from filling memory.
 constexpr uint64_t kMaxGridFileBytes = uint64_t{256} << 20;
-constexpr double kMaxGPerKwh = 10000;  // several times the dirtiest grid: larger is a unit error
 // 0000-01-01 and 9999-12-31 23:59:59: four-digit years, and step arithmetic cannot overflow.
 constexpr int64_t kMinUnixS = -62167219200;
 constexpr int64_t kMaxUnixS = 253402300799;
@@ -298,8 +298,10 @@ class SeriesBuilder {
     LUMOS_EXPECT(!cell.empty(), where + " is empty: expected a number in gCO2eq/kWh");
     const auto v = parse_number(cell);
     LUMOS_EXPECT(v, where + " " + std::string(cell) + ": expected a number in gCO2eq/kWh");
-    LUMOS_EXPECT(std::isfinite(*v) && *v >= 0 && *v < kMaxGPerKwh,
-                 where + " " + std::string(cell) + ": expected a finite value >= 0 and < 10000");
+    // Several times the dirtiest grid at most: larger is a unit error.
+    LUMOS_EXPECT(in_range(kGridIntensityRange, *v), where + " " + std::string(cell) +
+                                                        ": expected a value in " +
+                                                        range_text(kGridIntensityRange));
     return *v;
   }
 

@@ -10,9 +10,9 @@
 // Timestamps are UTC: `YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DDTHH:MM:SS` or `YYYY-MM-DDTHH:MM`,
 // optionally ending in `Z` or `+00:00`, or integer Unix seconds. CRLF line ends, a UTF-8 BOM,
 // quoted cells (without embedded commas) and blank lines are accepted.
-// Rows must be at least 2, values finite, >= 0 and < 10000 gCO2eq/kWh, and timestamps must rise
-// by one constant step (the first one): a gap is an error, not filled, because filling it would
-// invent the very hours a job may be moved to.
+// Rows must be at least 2, values in [0, 10000] gCO2eq/kWh (common/physical_ranges.hpp), and
+// timestamps must rise by one constant step (the first one): a gap is an error, not filled,
+// because filling it would invent the very hours a job may be moved to.
 #pragma once
 #include <cstdint>
 #include <string>

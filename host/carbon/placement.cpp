@@ -5,6 +5,8 @@
 #include <limits>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
+#include "common/physical_ranges.hpp"
 
 namespace lumos::carbon {
 
@@ -20,6 +22,17 @@ double rate_g_per_year(const ServerPool& p, const CarbonSettings& s) {
 
 // Capacity checks and level limits share one relative tolerance for sums of fractions.
 constexpr double kFitTolerance = 1e-9;
+
+// Every number a report prints is finite, or the run is refused naming it: the inputs' ranges
+// keep them so, and this is the check that nothing overflowed between (docs/design.md).
+void expect_finite(const Placement& p) {
+  const std::string by = std::string("place: the placement by ") + to_string(p.metric) + ": ";
+  expect_finite_result(p.energy_kwh, by + "energy");
+  expect_finite_result(p.operational_g, by + "operational carbon");
+  expect_finite_result(p.embodied_g, by + "embodied carbon");
+  expect_finite_result(p.footprint_g(), by + "footprint");
+  for (double g : p.metric_g) expect_finite_result(g, by + "a job's carbon");
+}
 
 }  // namespace
 
@@ -43,6 +56,20 @@ OptionCarbon option_carbon(const Fleet& f, const JobOption& o, const CarbonSetti
   c.operational_g = c.energy_kwh * s.grid_g_per_kwh;
   c.embodied_g = rate_g_per_year(p, s) * o.hours / kHoursPerYear * share;
   return c;
+}
+
+void check_placement_size(const Fleet& f, double jobs, double options, double placements,
+                          const std::string& what) {
+  LUMOS_EXPECT(jobs <= kMaxPlacedJobs, what + ": " + strprintf("%.0f", jobs) + " jobs; at most " +
+                                           strprintf("%.0f", kMaxPlacedJobs) +
+                                           " are placed at once");
+  const double work = placements * (jobs * static_cast<double>(f.pools.size()) + options);
+  LUMOS_EXPECT(work <= kMaxPlacementWork,
+               what + ": " + strprintf("%.0f", jobs) + " jobs on " +
+                   std::to_string(f.pools.size()) + " server types, placed " +
+                   strprintf("%.0f", placements) + " times, is " + strprintf("%.3g", work) +
+                   " job-options of work; at most " + strprintf("%.0f", kMaxPlacementWork) +
+                   " (fewer jobs, server types or levels)");
 }
 
 Placement place_jobs(const Fleet& f, const std::vector<Job>& jobs, Metric m,
@@ -118,6 +145,11 @@ Placement place_jobs(const Fleet& f, const std::vector<Job>& jobs, Metric m,
 
 std::vector<Placement> place_by_every_metric(const Fleet& f, const std::vector<Job>& jobs,
                                              const CarbonSettings& s) {
+  double options = 0;
+  for (const Job& j : jobs) options += static_cast<double>(j.options.size());
+  // Each metric places the jobs twice: once to find the horizon, once over it.
+  check_placement_size(f, static_cast<double>(jobs.size()), options, 2.0 * kMetrics.size(),
+                       "place");
   double horizon_h = 0;
   for (Metric m : kMetrics) {
     const Placement p = place_jobs(f, jobs, m, s);
@@ -126,6 +158,7 @@ std::vector<Placement> place_by_every_metric(const Fleet& f, const std::vector<J
   }
   std::vector<Placement> out;
   for (Metric m : kMetrics) out.push_back(place_jobs(f, jobs, m, s, horizon_h));
+  for (const Placement& p : out) expect_finite(p);
   return out;
 }
 
@@ -160,7 +193,14 @@ ScoreYearTable score_year_table(const Fleet& f, const CarbonSettings& s) {
     t.footprint[i] = all_m + t.rows[t.chosen[i]].o;
   }
   for (size_t i = 0; i < kMetrics.size(); ++i)
-    t.added_over_osci[i] = t.footprint[i] / t.footprint[0] - 1;
+    t.added_over_osci[i] = t.footprint[0] > 0 ? t.footprint[i] / t.footprint[0] - 1 : 0;
+  for (const ScoreYearRow& r : t.rows)
+    for (double v : {r.m, r.o, r.sci, r.tsci, r.osci})
+      expect_finite_result(v, "place --score-year: server " + r.name + "'s gCO2 per score-year");
+  for (size_t i = 0; i < kMetrics.size(); ++i)
+    expect_finite_result(
+        t.footprint[i] + t.added_over_osci[i],
+        std::string("place --score-year: the cluster footprint by ") + to_string(kMetrics[i]));
   return t;
 }
 
@@ -200,6 +240,22 @@ std::vector<UtilizationPoint> utilization_sweep(const Fleet& f, const DemandGene
     total_score = slots * demand(0);
   }
   LUMOS_EXPECT(total_score > 0, "place --utilization: no server of the fleet fits one job");
+  // The jobs every level needs, from the smallest demand, checked before any is built: a fleet
+  // of billions of score units and a tiny job is refused at once, not after minutes.
+  double smallest = HUGE_VAL;
+  for (uint64_t n = 0; n < 64; ++n) smallest = std::min(smallest, demand(n));
+  double jobs_at_top = 0, jobs_in_all = 0;
+  for (double level : levels) {
+    const double n = std::floor(level * total_score * (1 + kFitTolerance) / smallest);
+    jobs_at_top = std::max(jobs_at_top, n);
+    jobs_in_all += n;
+  }
+  // Each job has at most one option per server type.
+  check_placement_size(f, jobs_at_top, 0, 1, "place --utilization");
+  check_placement_size(f, jobs_in_all / static_cast<double>(std::max<size_t>(levels.size(), 1)),
+                       jobs_in_all * static_cast<double>(f.pools.size()) /
+                           static_cast<double>(std::max<size_t>(levels.size(), 1)),
+                       static_cast<double>(levels.size() * kMetrics.size()), "place --utilization");
   std::vector<UtilizationPoint> out;
   for (double level : levels) {
     LUMOS_EXPECT(level >= 0 && level <= 1,
@@ -212,6 +268,9 @@ std::vector<UtilizationPoint> utilization_sweep(const Fleet& f, const DemandGene
     for (uint64_t n = 0;; ++n) {
       const double d = demand(n);
       if (placed + d > limit) break;
+      // The estimate above takes its smallest demand from a sample; this holds whatever comes.
+      if (static_cast<double>(n) >= kMaxPlacedJobs)
+        check_placement_size(f, static_cast<double>(n) + 1, 0, 1, "place --utilization");
       jobs.push_back(job_from_score(f, "job " + std::to_string(n), d, hours));
       placed += d;
     }
@@ -223,8 +282,12 @@ std::vector<UtilizationPoint> utilization_sweep(const Fleet& f, const DemandGene
       pt.footprint_g[i] = p.footprint_g();
       pt.unplaced[i] = p.unplaced;
     }
-    for (size_t i = 0; i < kMetrics.size(); ++i)
+    for (size_t i = 0; i < kMetrics.size(); ++i) {
       pt.added_over_osci[i] = pt.footprint_g[0] > 0 ? pt.footprint_g[i] / pt.footprint_g[0] - 1 : 0;
+      expect_finite_result(
+          pt.footprint_g[i] + pt.added_over_osci[i],
+          std::string("place --utilization: the footprint by ") + to_string(kMetrics[i]));
+    }
     out.push_back(pt);
   }
   return out;

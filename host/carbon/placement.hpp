@@ -54,6 +54,17 @@ struct Placement {
   double footprint_g() const { return embodied_g + operational_g; }
 };
 
+// Caps on a placement's size, checked before its jobs are built (docs/design.md, caps before
+// work): jobs placed at once, and the work of placing them (each job looks at every server type
+// for tSCI's idle share and at each of its options), over every placement of the run.
+constexpr double kMaxPlacedJobs = 1e6;
+constexpr double kMaxPlacementWork = 1e8;
+
+// Throws InputError (one line naming `what` and the cap) when `jobs` jobs with `options` options
+// in all, each placement done `placements` times, would pass a cap.
+void check_placement_size(const Fleet& f, double jobs, double options, double placements,
+                          const std::string& what);
+
 // Throws InputError naming the job when it fits on no pool, unless `skip_unfit` (then the job is
 // left out and counted in `unplaced`). `horizon_h` 0: the longest option of any job; callers
 // comparing metrics pass one horizon to all (lumos place: the longest option any metric chose).

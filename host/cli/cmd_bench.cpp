@@ -20,7 +20,7 @@ namespace lumos::cli {
 namespace {
 
 constexpr int64_t kMaxU32 = UINT32_MAX;
-constexpr CountOption kNodes{"nodes", 2, kMaxU32}, kVariants{"variants", 1, kMaxU32},
+constexpr CountOption kNodes{"nodes", 2, 20000000}, kVariants{"variants", 1, kMaxU32},
     kSeed{"seed", 0, INT64_MAX}, kTile{"tile", 0, 4096};
 
 // The graph `--graph` names: generated:MODEL, or an input as the other commands read it.
@@ -55,9 +55,9 @@ int cmd_bench(int argc, char** argv) {
   cxxopts::Options o("lumos bench batch",
                      "Batch replay throughput on a synthetic graph shaped like the traces.");
   o.add_options()(kNodes.name, count_help("graph nodes", kNodes), count_value("100000"))(
-      kVariants.name, count_help("variants per launch", kVariants), count_value("1024"))(
-      "backend", "cpu or cuda (auto: the GPU when present)",
-      cxxopts::value<std::string>()->default_value("auto"))(
+      kVariants.name, count_help("variants per launch (nodes x variants at most 5e10)", kVariants),
+      count_value("1024"))("backend", "cpu or cuda (auto: the GPU when present)",
+                           cxxopts::value<std::string>()->default_value("auto"))(
       kSeed.name, count_help("graph seed", kSeed), count_value("1"))(
       "graph",
       "replay this graph instead of the synthetic one: a trace, a folder of rank traces, a "

@@ -12,6 +12,7 @@
 #include "cli/layout_options.hpp"
 #include "cli/unexpected_args.hpp"
 #include "common/error.hpp"
+#include "common/physical_ranges.hpp"
 #include "cost/kernels_db.hpp"
 #include "estimate/training_carbon.hpp"
 #include "report/carbon_report.hpp"
@@ -49,8 +50,9 @@ int cmd_carbon(int argc, char** argv) {
       "start", "when the run starts (UTC; default: the series' start)",
       cxxopts::value<std::string>())(
       "window-end", "latest start to consider: also report the start that emits least",
-      cxxopts::value<std::string>())("pue", "the site's PUE (default: kernels_db/carbon.json's)",
-                                     cxxopts::value<double>());
+      cxxopts::value<std::string>())(
+      "pue", "the site's PUE, in [1, 5] (default: kernels_db/carbon.json's)",
+      cxxopts::value<double>());
   const auto a = o.parse(argc, argv);
   if (a.count("help")) {
     std::cout << o.help() << '\n';
@@ -69,8 +71,9 @@ int cmd_carbon(int argc, char** argv) {
   const cost::KernelsDb& db =
       a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
   estimate::CarbonRequest req;
-  req.pue = a.count("pue") ? a["pue"].as<double>() : db.carbon.pue;
-  LUMOS_EXPECT(req.pue >= 1 && req.pue <= 5, "lumos carbon: --pue must lie in [1, 5]");
+  req.pue = a.count("pue")
+                ? expect_in_range(kPueRange, a["pue"].as<double>(), "lumos carbon: --pue")
+                : db.carbon.pue;
   if (a.count("grid-series")) {
     const std::string basis = a["basis"].as<std::string>();
     LUMOS_EXPECT(basis == "lifecycle" || basis == "direct",

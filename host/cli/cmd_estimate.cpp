@@ -80,7 +80,11 @@ int run(int argc, char** argv, bool generate) {
                     "output folder (new or empty; written as .NAME.tmp.PID beside it and renamed "
                     "at the end; SIGINT/SIGTERM remove it, and leftovers of dead processes are "
                     "swept)",
-                    cxxopts::value<std::string>());
+                    cxxopts::value<std::string>())(
+        "max-output-bytes",
+        "largest set of traces to write, estimated from the graph's size before anything is "
+        "built or written (units: 512MiB, 8GiB)",
+        cxxopts::value<std::string>()->default_value("2GiB"));
   if (!generate)
     o.add_options()("search",
                     "search layouts of the model on --gpus GPUs (degrees, micro-batch, "
@@ -115,7 +119,17 @@ int run(int argc, char** argv, bool generate) {
   if (!generate &&
       (a.count("gpus") || a.count("csv") || a.count("top") || a.count("search-memory")))
     throw InputError("lumos estimate: --gpus, --top, --csv and --search-memory go with --search");
-  const EstimateRun r = run_estimate(request_from(a), db);
+  EstimateRequest req = request_from(a);
+  if (generate) {
+    const std::string text = a["max-output-bytes"].as<std::string>();
+    const double max_bytes = cost::parse_bytes(text, "--max-output-bytes");
+    LUMOS_EXPECT(max_bytes >= 1,
+                 "--max-output-bytes: expected at least 1 byte, got '" + text + "'");
+    // Counted past the cap only as far as needed to know it is passed.
+    req.count_nodes_up_to = static_cast<uint64_t>(max_bytes / kTraceBytesPerNode) + 1;
+    req.check_nodes = [max_bytes](uint64_t nodes) { check_trace_bytes(nodes, max_bytes); };
+  }
+  const EstimateRun r = run_estimate(req, db);
   std::vector<std::string> files;
   if (generate)
     files = write_stage_traces(r.step, r.replay, a["output"].as<std::string>(), r.estimate.gpu);

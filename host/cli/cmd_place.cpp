@@ -16,6 +16,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "common/physical_ranges.hpp"
 #include "report/place_report.hpp"
 
 namespace lumos::cli {
@@ -56,10 +57,13 @@ std::vector<double> parse_levels(const std::string& text) {
 
 int cmd_place(int argc, char** argv) {
   cxxopts::Options o("lumos place",
-                     "Place jobs on a fleet by oSCI, SCI and tSCI, and what each costs the fleet");
+                     "Place jobs on a fleet by oSCI, SCI and tSCI, and what each costs the fleet. "
+                     "A fleet has at most 10,000 server types and 10,000,000 servers; a "
+                     "placement at most 1,000,000 jobs and 1e8 job-options of work.");
   o.add_options()("fleet", "fleet file (TOML; README \"Carbon and placement\")",
-                  cxxopts::value<std::string>())("jobs", "jobs file (TOML [[job]] tables)",
-                                                 cxxopts::value<std::string>())(
+                  cxxopts::value<std::string>())(
+      "jobs", "jobs file (TOML [[job]] tables; at most 1,000,000 jobs)",
+      cxxopts::value<std::string>())(
       "sweep", "one job from a `lumos sweep` variants CSV over GPU types",
       cxxopts::value<std::string>())("job-name", "name of the --sweep job",
                                      cxxopts::value<std::string>()->default_value("training"))(
@@ -67,7 +71,10 @@ int cmd_place(int argc, char** argv) {
       count_help("--sweep: this many such jobs, running at once (they share the fleet)", kCopies),
       count_value("1"))("score-year",
                         "per-score-year values of each server type (the paper's Tables 2 and 4)")(
-      "utilization", "sweep the load FROM:TO:STEP (e.g. 0:1:0.05)", cxxopts::value<std::string>())(
+      "utilization",
+      "sweep the load FROM:TO:STEP (e.g. 0:1:0.05; at most 1,000,000 jobs a level, estimated "
+      "before any is built)",
+      cxxopts::value<std::string>())(
       "job-score", "--utilization: every job needs this benchmark score", cxxopts::value<double>())(
       "case-study", "--utilization: jobs of the paper's virtual-core classes (seeded)")(
       kSeed.name, count_help("--case-study seed", kSeed), count_value("1"))(
@@ -75,7 +82,8 @@ int cmd_place(int argc, char** argv) {
       "plot", "--utilization: draw the curve to this SVG file", cxxopts::value<std::string>())(
       "amortization", "linear | zero-after-lifetime | years-in-service",
       cxxopts::value<std::string>()->default_value("years-in-service"))(
-      "grid-intensity", "gCO2/kWh (default: the fleet's grid_g_per_kwh)", cxxopts::value<double>())(
+      "grid-intensity", "gCO2/kWh, in [0, 10000] (default: the fleet's grid_g_per_kwh)",
+      cxxopts::value<double>())(
       "procurement",
       "the server types are candidates to buy: footprints count the embodied carbon of the "
       "servers the jobs need, not of every server listed")("json", "print JSON")("h,help",
@@ -110,11 +118,13 @@ int cmd_place(int argc, char** argv) {
   CarbonSettings s;
   s.amortization = parse_amortization(a["amortization"].as<std::string>(), "--amortization");
   s.procurement = a.count("procurement") > 0;
-  s.grid_g_per_kwh =
-      a.count("grid-intensity") ? a["grid-intensity"].as<double>() : fleet.grid_g_per_kwh;
-  LUMOS_EXPECT(s.grid_g_per_kwh >= 0 && std::isfinite(s.grid_g_per_kwh),
+  s.grid_g_per_kwh = a.count("grid-intensity")
+                         ? expect_in_range(kGridIntensityRange, a["grid-intensity"].as<double>(),
+                                           "--grid-intensity")
+                         : fleet.grid_g_per_kwh;
+  LUMOS_EXPECT(s.grid_g_per_kwh >= 0,
                "lumos place: no grid intensity (give --grid-intensity G or the fleet's "
-               "grid_g_per_kwh), or a negative one");
+               "grid_g_per_kwh)");
   const bool json = a.count("json") > 0;
 
   if (a.count("score-year")) {

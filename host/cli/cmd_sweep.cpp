@@ -29,7 +29,8 @@ namespace {
 int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
   cxxopts::Options o("lumos sweep",
                      "Many configurations of a model through the batch engine; variants and their "
-                     "Pareto front to CSV.");
+                     "Pareto front to CSV. At most 10,000,000 configurations, counted from the "
+                     "axes before any is expanded.");
   sweep_options(o);
   const auto a = o.parse(argc, argv);
   if (a.count("help")) return std::cout << o.help() << '\n', 0;

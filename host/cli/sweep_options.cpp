@@ -15,6 +15,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "model/model_spec.hpp"
 #include "sweep/option_text.hpp"
 #include "sweep/pareto_csv.hpp"
 #include "sweep/sweep_file.hpp"
@@ -75,7 +76,7 @@ void sweep_options(cxxopts::Options& o) {
       cxxopts::value<std::string>())(
       "region", "grid regions for operational carbon (list; kernels_db/carbon.json)",
       cxxopts::value<std::string>()->default_value("world"))(
-      "pue", "datacenter PUE (list; default: kernels_db/carbon.json's)",
+      "pue", "datacenter PUE, each in [1, 5] (list; default: kernels_db/carbon.json's)",
       cxxopts::value<std::string>())("gpus-per-node",
                                      "GPUs per node (list; default: the topology's)",
                                      cxxopts::value<std::string>())(
@@ -138,6 +139,9 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
                  "--model-file FILE); its layer count comes from the trace");
     q.traced = estimate::trace_sweep(text("trace"), given, db, &q.spec);
   }
+  // The model is checked as `lumos estimate` checks it, once for the whole sweep: a bad model
+  // is bad input, not a sweep of configurations that are all infeasible.
+  model::validate(q.spec.model);
   q.spec.tokens_to_train = a["tokens"].as<double>();
   if (!a.count("tokens") && file.options.count("tokens"))
     q.spec.tokens_to_train =

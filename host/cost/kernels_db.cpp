@@ -10,6 +10,7 @@
 
 #include "common/error.hpp"
 #include "common/file_bytes.hpp"
+#include "common/physical_ranges.hpp"
 
 namespace lumos::cost {
 
@@ -348,10 +349,11 @@ void parse_carbon(element root, KernelsDb* db) {
   c.memory_bound_fraction = in(power, "memory_bound_fraction", "power", 0, 1);
   c.comm_fraction = in(power, "comm_fraction", "power", 0, 1);
   c.node_overhead_w_per_gpu = in(power, "node_overhead_w_per_gpu", "power", 0, 1e5);
-  c.pue = in(power, "pue", "power", 1, 5);
-  c.gpu_embodied_kg = in(emb, "gpu_kg", "embodied", 0, 1e6);
-  c.server_embodied_kg_per_gpu = in(emb, "server_kg_per_gpu", "embodied", 0, 1e6);
-  c.lifetime_y = in(emb, "lifetime_y", "embodied", 0.1, 100);
+  c.pue = in(power, "pue", "power", kPueRange.min, kPueRange.max);
+  c.gpu_embodied_kg = in(emb, "gpu_kg", "embodied", kEmbodiedRange.min, kEmbodiedRange.max);
+  c.server_embodied_kg_per_gpu =
+      in(emb, "server_kg_per_gpu", "embodied", kEmbodiedRange.min, kEmbodiedRange.max);
+  c.lifetime_y = in(emb, "lifetime_y", "embodied", kLifetimeRange.min, kLifetimeRange.max);
   array regions;
   if (root["regions"].get(regions)) r.fail("regions", "expected an array");
   int i = 0;
@@ -360,7 +362,8 @@ void parse_carbon(element root, KernelsDb* db) {
     GridRegion g;
     g.name = r.str(e, "name", path);
     g.g_per_kwh = r.num(e, "g_per_kwh", path);
-    if (!(g.g_per_kwh >= 0 && g.g_per_kwh < 1e4)) r.fail(path + ".g_per_kwh", "out of range");
+    if (!in_range(kGridIntensityRange, g.g_per_kwh))
+      r.fail(path + ".g_per_kwh", "expected " + range_text(kGridIntensityRange));
     element year = r.at(e, "year", path);
     if (!year.is_null()) g.year = static_cast<int>(r.integer(e, "year", path));
     g.basis = r.str(e, "basis", path);

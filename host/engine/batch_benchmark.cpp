@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "common/thread_pool.hpp"
 #include "cost/kernels_db.hpp"
 #include "graph/synthetic_graph.hpp"
@@ -30,6 +31,16 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
   const Backend backend = req.backend != Backend::kAuto ? req.backend
                           : cuda_available()            ? Backend::kCuda
                                                         : Backend::kCpu;
+  const uint64_t nodes = req.graph ? req.graph->num_nodes() : req.nodes;
+  LUMOS_EXPECT(req.graph || nodes <= kMaxBenchNodes, "batch benchmark: --nodes " +
+                                                         std::to_string(nodes) + ": at most " +
+                                                         std::to_string(kMaxBenchNodes) + " nodes");
+  const double node_variants = static_cast<double>(nodes) * req.variants;
+  LUMOS_EXPECT(node_variants <= kMaxBenchNodeVariants,
+               "batch benchmark: " + std::to_string(nodes) + " nodes x " +
+                   std::to_string(req.variants) + " variants is " +
+                   strprintf("%.3g", node_variants) + " node-variants per launch; at most " +
+                   strprintf("%.0f", kMaxBenchNodeVariants));
   graph::Graph synthetic;
   if (!req.graph) synthetic = graph::synthetic_graph(req.nodes, req.seed);
   const graph::Graph& g = req.graph ? *req.graph : synthetic;

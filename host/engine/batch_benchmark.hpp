@@ -10,6 +10,13 @@
 
 namespace lumos::engine {
 
+// Caps checked before the graph is made (docs/design.md, caps before work): synthetic graph
+// nodes (as many as the largest step graph an estimate builds), and nodes x variants of one
+// launch (the 10 M-node x 4,096-variant benchmark of docs/benchmarks.md fits; 10^11 would take
+// tens of seconds a launch on a CPU, and its state outgrows a GPU's memory).
+constexpr uint64_t kMaxBenchNodes = 20'000'000;
+constexpr double kMaxBenchNodeVariants = 5e10;
+
 struct BatchBenchmarkRequest {
   uint32_t nodes = 100000;              // at least 2
   uint32_t variants = 1024;             // per launch, at least 1

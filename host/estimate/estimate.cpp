@@ -71,7 +71,16 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   const auto t0 = std::chrono::steady_clock::now();
   StepCosts costs = price_step(e.model, e.cfg, e.layout, db, gpu, topo, req.options);
   if (req.adjust_costs) req.adjust_costs(costs);
-  run.step = build_step_graph(e.model, e.cfg, e.layout, costs);
+  if (req.check_nodes) {
+    const uint64_t up_to = std::min(req.count_nodes_up_to, kMaxStepGraphNodes);
+    const StepGraphCount counted =
+        count_step_graph(e.model, e.cfg, e.layout, costs, up_to, /*fold_layers=*/false);
+    req.check_nodes(counted.nodes);
+    run.step = build_step_graph(e.model, e.cfg, e.layout, costs, kMaxStepGraphNodes, false,
+                                counted.nodes <= up_to ? &counted : nullptr);
+  } else {
+    run.step = build_step_graph(e.model, e.cfg, e.layout, costs);
+  }
   e.build_ms = ms_since(t0);
   const graph::Graph& g = run.step.graph;
   e.nodes = g.num_nodes();

@@ -37,6 +37,12 @@ struct EstimateRequest {
   StepCostOptions options;
   // Applied to the priced kernels before the graph is built (a trace's calibration), if set.
   std::function<void(model::StepCosts&)> adjust_costs;
+  // When set, the graph's nodes are counted before it is built (a dry run that allocates no
+  // graph and stops once it passes `count_nodes_up_to`) and this is called with the count: a
+  // caller's cap on what the graph will cost (`lumos generate --max-output-bytes`), checked
+  // before the work.
+  std::function<void(uint64_t nodes)> check_nodes;
+  uint64_t count_nodes_up_to = model::kMaxStepGraphNodes;
 };
 
 struct StageReport {

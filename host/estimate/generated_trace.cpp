@@ -9,6 +9,8 @@
 
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/file_bytes.hpp"
+#include "common/format.hpp"
 #include "common/temp_folder.hpp"
 #include "trace/kineto_writer.hpp"
 
@@ -40,6 +42,16 @@ std::vector<std::pair<std::string, trace::ArgValue>> gemm_operator_args(const co
 }
 
 }  // namespace
+
+void check_trace_bytes(uint64_t nodes, double max_bytes) {
+  // `nodes` may be a count stopped just past the cap: the message says "more", not how much.
+  LUMOS_EXPECT(static_cast<double>(nodes) * kTraceBytesPerNode <= max_bytes,
+               "lumos generate: --max-output-bytes " +
+                   common::describe_bytes(static_cast<uint64_t>(max_bytes)) +
+                   ": the traces would take more (over " + std::to_string(nodes - 1) +
+                   " kernels and calls, about " + strprintf("%.0f", kTraceBytesPerNode) +
+                   " bytes each); raise it, or give fewer micro-batches or layers");
+}
 
 std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r, int stage,
                              const std::string& gpu_name) {

@@ -5,6 +5,7 @@
 #include "carbon/trace_energy.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "common/physical_ranges.hpp"
 #include "cost/kernels_db.hpp"
 #include "estimate/trace_replay.hpp"
 #include "estimate/trace_whatif.hpp"
@@ -134,6 +135,14 @@ CarbonAnswer run_carbon(const CarbonRequest& req, const cost::KernelsDb& db) {
   }
   out.account = carbon::carbon_account(out.per_gpu_step, out.gpus, out.steps, out.hours * out.gpus,
                                        out.grid_g_per_kwh, db.carbon);
+  // The options' ranges keep these finite; this is the check that nothing overflowed between.
+  const carbon::CarbonAccount& c = out.account;
+  for (const auto& [v, what] : {std::pair<double, const char*>{out.hours, "the run's hours"},
+                                {c.energy_kwh, "the run's energy"},
+                                {c.operational_kg, "the operational carbon"},
+                                {c.embodied_kg, "the embodied carbon"},
+                                {c.sci_kg, "the SCI"}})
+    expect_finite_result(v, std::string("lumos carbon: ") + what);
   return out;
 }
 

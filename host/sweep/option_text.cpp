@@ -4,6 +4,7 @@
 
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "common/physical_ranges.hpp"
 #include "cost/size_units.hpp"
 
 namespace lumos::sweep {
@@ -69,9 +70,9 @@ void parse_hardware_axes(const OptionText& o, SweepSpec* spec) {
   if (given("pue")) {
     spec->pue.clear();
     for (const std::string& item : parse_name_axis(text("pue"), "--pue")) {
-      const double v = parse_finite(item).value_or(0);
-      LUMOS_EXPECT(v >= 1 && v <= 5, "--pue " + item + ": expected a number in [1, 5]");
-      spec->pue.push_back(v);
+      const std::optional<double> v = parse_finite(item);
+      LUMOS_EXPECT(v, "--pue " + item + ": expected a number in " + range_text(kPueRange));
+      spec->pue.push_back(expect_in_range(kPueRange, *v, "--pue " + item));
     }
   }
   if (given("gpus-per-node"))

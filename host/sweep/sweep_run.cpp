@@ -324,14 +324,15 @@ class GroupRunner {
 }  // namespace
 
 SweepResult run_sweep(const SweepSpec& spec, const cost::KernelsDb& db, const SweepOptions& opt) {
-  const std::vector<SweepVariant> all = expand(spec);
-  LUMOS_EXPECT(!all.empty(), "sweep: no configuration has the GPU counts asked for (--gpus)");
-  // Unknown names are bad input for the whole sweep, whichever configuration would meet them.
+  // Unknown names are bad input for the whole sweep, whichever configuration would meet them:
+  // checked before anything is expanded.
   for (const std::string& g : spec.gpus) db.gpu(g);
   for (const std::string& t : spec.topologies)
     if (!t.empty()) db.topology(t);
   for (const std::string& s : spec.stacks) db.stack(s.empty() ? db.default_stack : s);
   for (const std::string& r : spec.regions) db.carbon.region(r);
+  const std::vector<SweepVariant> all = expand(spec);
+  LUMOS_EXPECT(!all.empty(), "sweep: no configuration has the GPU counts asked for (--gpus)");
   return run_sweep(spec, all, db, opt);
 }
 

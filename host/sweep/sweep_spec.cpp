@@ -7,6 +7,7 @@
 #include "common/count_text.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "common/physical_ranges.hpp"
 #include "cost/size_units.hpp"
 
 namespace lumos::sweep {
@@ -86,7 +87,11 @@ uint64_t parse_count(const std::string& s, const std::string& what) {
   return std::stoull(s);
 }
 
-std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
+namespace {
+
+// What expand() and count_configurations() need of the axes before either loops over them:
+// none empty, each value in range (degrees beyond any layout's would overflow their products).
+void check_axes(const SweepSpec& s) {
   for (const auto* axis : {&s.tp, &s.cp, &s.pp, &s.interleave, &s.mbs, &s.gbs})
     LUMOS_EXPECT(!axis->empty(), "sweep: an axis is empty");
   LUMOS_EXPECT(!s.recompute.empty() && !s.sequence_parallel.empty() &&
@@ -101,23 +106,81 @@ std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
   for (double bw : s.nvlink_gbps)
     LUMOS_EXPECT(bw >= 0 && std::isfinite(bw), "sweep: an NVLink bandwidth is negative");
   for (double p : s.pue)
-    LUMOS_EXPECT(p == 0 || (p >= 1 && p <= 5),
-                 "sweep: a PUE must lie in [1, 5], got " + strprintf("%g", p));
-  // Every combination of the speed axes (one of all ones without axes).
-  struct Speed {
-    std::array<float, replay::kNumNodeClasses> factor{1, 1, 1, 1, 1};
-    std::string label = "1";
-  };
-  std::vector<Speed> speeds(1);
+    if (p != 0) expect_in_range(kPueRange, p, "sweep: --pue");
   std::array<bool, replay::kNumNodeClasses> named{};
   for (const whatif::SpeedAxis& axis : s.speed) {
     LUMOS_EXPECT(!axis.factors.empty(), "sweep: the speed axis of " + axis.name + " is empty");
     LUMOS_EXPECT(!named[static_cast<size_t>(axis.cls)],
                  "sweep: --speed names " + axis.name + " twice; give its factors as one list");
     named[static_cast<size_t>(axis.cls)] = true;
-    LUMOS_EXPECT(speeds.size() * axis.factors.size() <= limit,
-                 "sweep: more than " + std::to_string(limit) +
-                     " combinations of speed-ups; narrow the axes or shard");
+  }
+  for (const auto* axis : {&s.tp, &s.cp, &s.pp, &s.dp, &s.interleave})
+    for (int64_t v : *axis)
+      LUMOS_EXPECT(v <= (int64_t{1} << 16),
+                   "sweep: a parallel degree of " + std::to_string(v) + " (at most 65536)");
+  for (const int64_t total : s.total_gpus)
+    LUMOS_EXPECT(total <= (int64_t{1} << 20),
+                 "sweep: --gpus " + std::to_string(total) + " (at most 1048576)");
+}
+
+uint64_t saturating_product(uint64_t a, uint64_t b) {
+  return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+}  // namespace
+
+uint64_t count_configurations(const SweepSpec& s, uint64_t stop_above) {
+  check_axes(s);
+  // Every axis but the layout degrees multiplies each layout's configurations.
+  uint64_t per_layout = 1;
+  for (size_t n :
+       {s.interleave.size(), s.mbs.size(), s.gbs.size(), s.recompute.size(),
+        s.sequence_parallel.size(), s.fsdp.size(), s.distributed_optimizer.size(), s.dtypes.size(),
+        s.stacks.size(), s.gpus.size(), s.topologies.size(), s.gpus_per_node.size(),
+        s.nic_gbps.size(), s.nvlink_gbps.size(), s.regions.size(), s.pue.size()})
+    per_layout = saturating_product(per_layout, n);
+  for (const whatif::SpeedAxis& axis : s.speed)
+    per_layout = saturating_product(per_layout, axis.factors.size());
+  if (s.total_gpus.empty()) {
+    uint64_t layouts = 1;
+    for (size_t n : {s.tp.size(), s.cp.size(), s.pp.size(), s.dp.size()})
+      layouts = saturating_product(layouts, n);
+    return saturating_product(layouts, per_layout);
+  }
+  // With GPU totals only the layouts whose degrees divide a total count, as expand() leaves the
+  // others out; the same short loops, stopped once the count passes the limit.
+  uint64_t n = 0;
+  for (int64_t total : s.total_gpus)
+    for (int64_t tp : s.tp) {
+      if (total % tp != 0) continue;
+      for (int64_t cp : s.cp) {
+        if (total % (tp * cp) != 0) continue;
+        for (int64_t pp : s.pp) {
+          if (total % (tp * cp * pp) != 0) continue;
+          n = per_layout > UINT64_MAX - n ? UINT64_MAX : n + per_layout;
+          if (n > stop_above) return n;
+        }
+      }
+    }
+  return n;
+}
+
+std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
+  // Counted before anything is expanded: a sweep above the cap is refused at once rather than
+  // after minutes of allocation (docs/design.md, caps before work).
+  const uint64_t count = count_configurations(s, limit);
+  const std::string how_many = count == UINT64_MAX    ? "more than 10^19"
+                               : s.total_gpus.empty() ? std::to_string(count)
+                                                      : "more than " + std::to_string(limit);
+  LUMOS_EXPECT(count <= limit, "sweep: " + how_many + " configurations; at most " +
+                                   std::to_string(limit) + " are expanded (narrow the axes)");
+  // Every combination of the speed axes (one of all ones without axes).
+  struct Speed {
+    std::array<float, replay::kNumNodeClasses> factor{1, 1, 1, 1, 1};
+    std::string label = "1";
+  };
+  std::vector<Speed> speeds(1);
+  for (const whatif::SpeedAxis& axis : s.speed) {
     std::vector<Speed> next;
     for (const Speed& sp : speeds)
       for (float f : axis.factors) {
@@ -130,6 +193,7 @@ std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
     speeds = std::move(next);
   }
   std::vector<SweepVariant> out;
+  out.reserve(count);
   const std::vector<int64_t> totals = s.total_gpus.empty() ? std::vector<int64_t>{0} : s.total_gpus;
   auto add = [&](const model::ParallelConfig& c) {
     for (const std::string& stack : s.stacks)
@@ -141,9 +205,6 @@ std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
                 for (const std::string& region : s.regions)
                   for (double pue : s.pue)
                     for (const Speed& speed : speeds) {
-                      LUMOS_EXPECT(out.size() < limit,
-                                   "sweep: more than " + std::to_string(limit) +
-                                       " configurations; narrow the axes or shard");
                       SweepVariant v;
                       v.index = out.size();
                       v.cfg = c;
@@ -160,14 +221,6 @@ std::vector<SweepVariant> expand(const SweepSpec& s, uint64_t limit) {
                       out.push_back(std::move(v));
                     }
   };
-  // Degrees beyond any layout's (check_layout allows 2^16 each) would overflow their products.
-  for (const auto* axis : {&s.tp, &s.cp, &s.pp, &s.dp, &s.interleave})
-    for (int64_t v : *axis)
-      LUMOS_EXPECT(v <= (int64_t{1} << 16),
-                   "sweep: a parallel degree of " + std::to_string(v) + " (at most 65536)");
-  for (const int64_t total : totals)
-    LUMOS_EXPECT(total <= (int64_t{1} << 20),
-                 "sweep: --gpus " + std::to_string(total) + " (at most 1048576)");
   for (int64_t total : totals)
     for (int64_t tp : s.tp) {
       if (total > 0 && total % tp != 0) continue;  // only divisors: the loops stay short

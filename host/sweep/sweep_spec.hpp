@@ -76,10 +76,20 @@ std::vector<std::string> parse_name_axis(const std::string& text, const std::str
 // Parses a non-negative integer of at most 15 digits; `what` names it in the error.
 uint64_t parse_count(const std::string& text, const std::string& what);
 
+// The most configurations one sweep expands (each takes a few hundred bytes before it runs).
+constexpr uint64_t kMaxSweepConfigurations = 10'000'000;
+
+// How many configurations expand() gives, computed from the axes without expanding them: the
+// layouts (only those whose degrees divide a --gpus total) times every other axis's length.
+// Counting stops once it passes `stop_above`, returning a value above it (UINT64_MAX when the
+// product overflows).
+uint64_t count_configurations(const SweepSpec& spec, uint64_t stop_above = UINT64_MAX - 1);
+
 // Every configuration of the spec in a fixed order (layout axes outermost, then stack, then GPU
 // and topology innermost, so that configurations sharing a graph are adjacent). Layouts whose
 // degrees do not divide total_gpus are left out (they are not configurations of that total).
-// Throws InputError when the expansion passes `limit` configurations.
-std::vector<SweepVariant> expand(const SweepSpec& spec, uint64_t limit = 10'000'000);
+// Throws InputError, before expanding anything, when the spec has more than `limit`
+// configurations.
+std::vector<SweepVariant> expand(const SweepSpec& spec, uint64_t limit = kMaxSweepConfigurations);
 
 }  // namespace lumos::sweep

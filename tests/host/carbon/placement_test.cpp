@@ -220,9 +220,9 @@ TEST(Fleet, BadFleetFilesNameTheLineAndField) {
   const std::string head = "[fleet]\nreference_year = 2024\n[[server]]\nname = \"x\"\n";
   const std::pair<std::string, std::string> cases[] = {
       {head + "count = 1\nresources = 8\nmax_w = -5\nembodied_kg = 1\nage_y = 1\n",
-       ":7: max_w: expected at least 0"},
+       ":7: max_w: expected a power in [0, 1000000] W, got -5"},
       {head + "count = 1\nresources = 8\nmax_w = 5\nembodied_kg = -1\nage_y = 1\n",
-       ":8: embodied_kg: expected at least 0"},
+       ":8: embodied_kg: expected an embodied carbon in [0, 1000000] kg, got -1"},
       {head + "count = 0\nresources = 8\nmax_w = 5\nembodied_kg = 1\nage_y = 1\n",
        ":5: count: expected at least 1"},
       {head + "count = 1\nresources = 8\nembodied_kg = 1\nage_y = 1\n", "max_w: missing"},

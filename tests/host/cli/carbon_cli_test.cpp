@@ -116,7 +116,7 @@ TEST(CarbonCli, BadInputGetsOneLine) {
       {kRun + "--grid-series " + gap, "gap.csv:4"},
       {kRun + "--region se --grid-series " + gap, "give --region or --grid-series, not both"},
       {kRun + "--start 2023-01-01T00:00Z", "--start and --window-end go with --grid-series"},
-      {kRun + "--pue 0.5", "--pue must lie in [1, 5]"},
+      {kRun + "--pue 0.5", "--pue: expected a PUE in [1, 5], got 0.5"},
       {kRun + "--tokens -1", "--tokens must be positive"},
       {kRun + "--steps 10", "--steps goes with --trace"},
       {"carbon --trace '' --tokens 1e9", "--tokens goes with an estimate"},

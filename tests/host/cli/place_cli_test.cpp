@@ -103,7 +103,8 @@ TEST(PlaceCli, BadInputGetsOneLineAndNoFile) {
                 "hours = 5\n");
   const std::string out = tmp.file("curve.csv");
   const std::pair<std::string, std::string> cases[] = {
-      {"place " + neg + " --score-year --grid-intensity 10", "idle_w: expected at least 0"},
+      {"place " + neg + " --score-year --grid-intensity 10",
+       "idle_w: expected a power in [0, 1000000] W, got -3"},
       {"place " + fleet("two-servers.toml") + " --jobs " + jobs, "job big fits on no server type"},
       {"place " + fleet("two-servers.toml") + " --score-year --amortization forever",
        "expected linear, zero-after-lifetime or years-in-service"},
