@@ -55,7 +55,7 @@ int cmd_bench(int argc, char** argv) {
   cxxopts::Options o("lumos bench batch",
                      "Batch replay throughput on a synthetic graph shaped like the traces.");
   o.add_options()(kNodes.name, count_help("graph nodes", kNodes), count_value("100000"))(
-      kVariants.name, count_help("variants per launch (nodes x variants at most 5e10)", kVariants),
+      kVariants.name, count_help("variants per launch; nodes x variants at most 5e10", kVariants),
       count_value("1024"))("backend", "cpu or cuda (auto: the GPU when present)",
                            cxxopts::value<std::string>()->default_value("auto"))(
       kSeed.name, count_help("graph seed", kSeed), count_value("1"))(

@@ -112,7 +112,7 @@ TEST(CapsBeforeWork, BenchBatchNodeVariantsAboveTheCapAreRefusedBeforeTheGraph) 
   expect_quick_refusal("bench batch --nodes 10000000 --variants 10000 --backend cpu",
                        "node-variants per launch; at most 50000000000");
   expect_quick_refusal("bench batch --nodes 4000000000 --variants 1 --backend cpu",
-                       "at most 20000000 nodes");
+                       "--nodes must be between 2 and 20000000");
 }
 
 // A legal PP 128 layout used to write gigabytes for minutes; its size is now estimated from

@@ -165,7 +165,7 @@ TEST(CountsDoNotWrap, ValuesBeyondAnOptionsRangeAreRefusedNotWrapped) {
   TempDir tmp;
   // Each value, read into 32 bits, wraps to a small one that the command would have run with.
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"bench batch --backend cpu --nodes 5000000000", "--nodes must be between 2 and 4294967295"},
+      {"bench batch --backend cpu --nodes 5000000000", "--nodes must be between 2 and 20000000"},
       {"bench batch --backend cpu --variants 4294967297", "--variants must be between 1 and"},
       {"sweep --model llama3-8b --gpus 16 --tp 1 --pp 1 --gpu h100 --top 5000000000",
        "--top must be between 0 and 1000000 (got 5000000000)"},
@@ -188,7 +188,7 @@ TEST(CountsDoNotWrap, ValuesBeyondAnOptionsRangeAreRefusedNotWrapped) {
 
 TEST(CountsDoNotWrap, HelpStatesEachCountsRange) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"bench batch --help", "graph nodes (2 to 4294967295)"},
+      {"bench batch --help", "graph nodes (2 to 20000000)"},
       {"sweep --help", "configurations shown (0 to 1000000)"},
       {"estimate --help", "tensor parallel degree (1 to 65536)"},
       {"place --help", "(1 to 100000)"},
