@@ -160,4 +160,9 @@ PeerWaits peer_waits(const graph::Graph& g, const TracedKernels& tk, const cost:
   return w;
 }
 
+PeerWaits peer_waits(const graph::Graph& g, const std::vector<const trace::EventTable*>& traces,
+                     const cost::KernelsDb& db) {
+  return peer_waits(g, classify_traced(traces, db), db);
+}
+
 }  // namespace lumos::whatif

@@ -57,5 +57,8 @@ struct PeerWaits {
 // Every communication kernel of the graph (built from tk's traces; a multi-rank graph too).
 // Kernels of a graph without traces (tk empty) are counted as transfers.
 PeerWaits peer_waits(const graph::Graph& g, const TracedKernels& tk, const cost::KernelsDb& db);
+// The same, classifying the traces behind g first.
+PeerWaits peer_waits(const graph::Graph& g, const std::vector<const trace::EventTable*>& traces,
+                     const cost::KernelsDb& db);
 
 }  // namespace lumos::whatif
