@@ -39,7 +39,7 @@ struct ReplayAnswer {
   std::vector<replay::StreamBusy> streams;
   replay::CriticalPath critical_path;
   std::optional<whatif::TransplantResult> transplant;
-  replay::ReplayResult replay;  // the reference replay (for timelines)
+  replay::ReplayResult replay;   // the reference replay (for timelines)
   whatif::PeerWaits peer_waits;  // the traced communication: transfers and waits for peers
 };
 

@@ -1,8 +1,8 @@
 #include "report/whatif_report.hpp"
 
 #include "common/format.hpp"
-#include "report/peer_waits_report.hpp"
 #include "common/json_writer.hpp"
+#include "report/peer_waits_report.hpp"
 
 namespace lumos::report {
 
@@ -85,8 +85,8 @@ std::string degree(int d) {
 
 }  // namespace
 
-void job_structure_text(std::ostream& os, const std::string& input,
-                        const whatif::JobStructure& js, const whatif::PeerWaits* waits) {
+void job_structure_text(std::ostream& os, const std::string& input, const whatif::JobStructure& js,
+                        const whatif::PeerWaits* waits) {
   os << strprintf("lumos whatif --describe: %s (%zu traced ranks of a world of %s)\n\n",
                   input.c_str(), js.traced_ranks.size(), degree(js.world_size).c_str());
   os << strprintf("degrees: tp %s, cp %s, dp %s, pp %s", degree(js.tp).c_str(),
@@ -124,8 +124,8 @@ void job_structure_text(std::ostream& os, const std::string& input,
   if (waits) peer_waits_text(os, *waits);
 }
 
-void job_structure_json(std::ostream& os, const std::string& input,
-                        const whatif::JobStructure& js, const whatif::PeerWaits* waits) {
+void job_structure_json(std::ostream& os, const std::string& input, const whatif::JobStructure& js,
+                        const whatif::PeerWaits* waits) {
   common::JsonWriter w(os);
   w.begin_object().field("input", input).field("world_size", static_cast<int64_t>(js.world_size));
   w.key("traced_ranks").begin_array();

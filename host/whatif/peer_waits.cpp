@@ -20,7 +20,7 @@ bool is_p2p(trace::CollectiveType t) {
 
 // What one traced instance is an instance of, and what the cost model says it takes.
 struct Instance {
-  std::string key;   // "" when the trace gives no message size
+  std::string key;      // "" when the trace gives no message size
   double model_us = 0;  // 0 when the model cannot price it
 };
 
@@ -114,8 +114,7 @@ PeerWaits peer_waits(const graph::Graph& g, const TracedKernels& tk, const cost:
   std::vector<Instance> instance_of_kernel;
   std::unordered_map<std::string, double> shortest_us, model_us;
   for (graph::NodeId v = 1; v < g.num_nodes(); ++v) {
-    if (g.kind[v] != graph::NodeKind::kKernel || g.cls[v] != graph::NodeClass::kComm ||
-        arrival[v])
+    if (g.kind[v] != graph::NodeKind::kKernel || g.cls[v] != graph::NodeClass::kComm || arrival[v])
       continue;
     KernelWait k;
     k.node = v;

@@ -8,7 +8,8 @@
 // same links, so the shortest instance is its transfer; when even the shortest instance takes
 // more than kWaitedFactor x the cost model's time for it on the slowest placement the job allows,
 // every instance waited (a pipeline receive waits for the previous stage in every micro-batch)
-// and that model time is the transfer. Each instance's transfer is min(its recorded time, that transfer); the rest is wait.
+// and that model time is the transfer. Each instance's transfer is min(its recorded time, that
+// transfer); the rest is wait.
 #pragma once
 #include <cstdint>
 #include <string>

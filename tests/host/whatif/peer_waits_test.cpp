@@ -89,8 +89,8 @@ TEST(PeerWaits, ShortestInstanceOrTheModelIsTheTransfer) {
   // A send and a receive of one size share their transfer, on groups of their own.
   const double big_us[3] = {1.5 * m_big, 1.5 * m_big + 100, 1.5 * m_big + 500};
   const double send_us = 1.2 * m_p2p, recv_us = 1.2 * m_p2p + 1000;
-  std::string ev = kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 0, 40 * m_small,
-                          "allreduce", small, 8, "tp", 7);
+  std::string ev = kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 0, 40 * m_small, "allreduce",
+                          small, 8, "tp", 7);
   ev += "," + kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 1e5, 50 * m_small, "allreduce",
                      small, 8, "tp", 7);
   for (int i = 0; i < 3; ++i)
@@ -98,12 +98,14 @@ TEST(PeerWaits, ShortestInstanceOrTheModelIsTheTransfer) {
                        "allreduce", big, 8, "dp", 20);
   ev += "," + kernel("ncclDevKernel_SendRecv", 6e5, send_us, "send", msg, 2, "pp/fwd", 30);
   ev += "," + kernel("ncclDevKernel_SendRecv", 7e5, recv_us, "recv", msg, 2, "pp/bwd", 31);
-  ev += R"J(,{"ph":"X","cat":"kernel","name":"sm90_xmma_gemm_bf16","pid":0,"tid":7,"ts":8e5,"dur":50,"args":{"device":0,"stream":7}})J";
+  ev +=
+      R"J(,{"ph":"X","cat":"kernel","name":"sm90_xmma_gemm_bf16","pid":0,"tid":7,"ts":8e5,"dur":50,"args":{"device":0,"stream":7}})J";
   lumos::testing::TempDir tmp;
   const std::string path = tmp.write(
-      "t.json", R"J({"distributedInfo":{"backend":"nccl","rank":0,"world_size":8},)J"
-                R"J("deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],"traceEvents":[)J" +
-                    ev + "]}");
+      "t.json",
+      R"J({"distributedInfo":{"backend":"nccl","rank":0,"world_size":8},)J"
+      R"J("deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],"traceEvents":[)J" +
+          ev + "]}");
   const LoadedInput in = lumos::graph::load_input(path);
   const PeerWaits w = waits_of(in);
   ASSERT_EQ(w.kernels.size(), 7u);  // the GEMM is not communication
@@ -111,8 +113,8 @@ TEST(PeerWaits, ShortestInstanceOrTheModelIsTheTransfer) {
   std::sort(kernels.begin(), kernels.end(), [&](const auto& a, const auto& b) {
     return in.graph.measured_start_us[a.node] < in.graph.measured_start_us[b.node];
   });
-  const double expect_transfer[7] = {m_small,   m_small,   big_us[0], big_us[0],
-                                     big_us[0], send_us,   send_us};
+  const double expect_transfer[7] = {m_small,   m_small, big_us[0], big_us[0],
+                                     big_us[0], send_us, send_us};
   const TransferFrom expect_from[7] = {TransferFrom::kModel,    TransferFrom::kModel,
                                        TransferFrom::kShortest, TransferFrom::kShortest,
                                        TransferFrom::kShortest, TransferFrom::kShortest,
@@ -143,8 +145,8 @@ TEST(PeerWaits, OneRanksReceivesWaitAndItsCollectivesDoNot) {
     const auto* ck = tk.kernel_of(in.graph, k.node, &ti);
     ASSERT_NE(ck, nullptr);
     const auto& e = tk.tables[ti]->events[ck->event];
-    const bool recv = tk.tables[ti]->collectives[e.collective].type ==
-                      lumos::trace::CollectiveType::kRecv;
+    const bool recv =
+        tk.tables[ti]->collectives[e.collective].type == lumos::trace::CollectiveType::kRecv;
     if (recv)
       recv_wait += k.wait_us;
     else  // the generated job's collectives run without stragglers
@@ -172,8 +174,8 @@ TEST(PeerWaits, OneRanksTransfersMatchTheFoldersRendezvous) {
 
 TEST(PeerWaits, OneRanksTraceCalibratesCommunicationAsTheWholeFolder) {
   const Job job(pipelined_job());
-  const auto folder = lumos::estimate::calibrate_trace(lumos::graph::load_job(job.folder),
-                                                       request(), db());
+  const auto folder =
+      lumos::estimate::calibrate_trace(lumos::graph::load_job(job.folder), request(), db());
   const auto alone =
       lumos::estimate::calibrate_trace(lumos::graph::load_input(job.rank0), request(), db());
   const double f_folder = folder.calibration.factor("comm");
@@ -195,7 +197,7 @@ TEST(PeerWaits, OneRanksTraceGivesTheFoldersEditedStep) {
                          .edited.estimate.step_time_us;
     const double a = lumos::estimate::run_structural_whatif(alone, request(e), db())
                          .edited.estimate.step_time_us;
-    EXPECT_NEAR(a / f, 1.0, 0.03) << "layers " << e.layers.value_or(0) << " dp "
-                                  << e.dp.value_or(0) << ": " << a << " us vs " << f << " us";
+    EXPECT_NEAR(a / f, 1.0, 0.03) << "layers " << e.layers.value_or(0) << " dp " << e.dp.value_or(0)
+                                  << ": " << a << " us vs " << f << " us";
   }
 }
