@@ -27,7 +27,7 @@ struct UtilizationSeries {
 // One series per rank of the graph, over as many bins as the later of the traced and the
 // replayed GPU work needs. Throws InputError unless bin_us > 0, or when the grid would exceed
 // kMaxUtilizationBins bins.
-inline constexpr size_t kMaxUtilizationBins = 10'000'000;
+inline constexpr size_t kMaxUtilizationBins = 1'000'000;  // 1ms bins over 1000 s
 std::vector<UtilizationSeries> utilization_bins(const graph::Graph& g, const ReplayResult& r,
                                                 double bin_us);
 

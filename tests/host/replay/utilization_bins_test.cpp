@@ -39,8 +39,8 @@ TEST(UtilizationBins, KernelSpanningManyBinsAndEmptyBins) {
 
 TEST(UtilizationBins, StreamsOfOneGpuCountOnce) {
   lumos::trace::KinetoWriter w;
-  w.cpu_op(1, "start", 0, 1);  // the trace starts at 0
-  w.launch(1, "cudaLaunchKernel", 1, 1, "kernel", "a", 0, 7, 100, 1400);  // [100,1500)
+  w.cpu_op(1, "start", 0, 1);                                              // the trace starts at 0
+  w.launch(1, "cudaLaunchKernel", 1, 1, "kernel", "a", 0, 7, 100, 1400);   // [100,1500)
   w.launch(1, "cudaLaunchKernel", 3, 1, "kernel", "b", 0, 8, 1000, 1200);  // [1000,2200)
   w.launch(1, "cudaLaunchKernel", 5, 1, "kernel", "c", 0, 7, 2500, 100);   // [2500,2600)
   w.launch(1, "cudaMemcpyAsync", 7, 1, "gpu_memcpy", "Memcpy HtoD", 0, 9, 2950, 100);
