@@ -15,6 +15,7 @@
 #include "common/format.hpp"
 #include "cost/collective_model.hpp"
 #include "estimate/trace_structural.hpp"
+#include "estimate/trace_whatif.hpp"
 #include "generated_job.hpp"
 #include "graph/load_input.hpp"
 
@@ -189,10 +190,12 @@ TEST(PeerWaits, OneRanksTraceGivesTheFoldersEditedStep) {
   const Job job(pipelined_job());
   const LoadedInput folder = lumos::graph::load_job(job.folder);
   const LoadedInput alone = lumos::graph::load_input(job.rank0);
-  lumos::estimate::StructuralEdit none, layers, dp;
+  lumos::estimate::StructuralEdit none, layers, dp, pp_up, pp_down;
   layers.layers = 16;
   dp.dp = 8;
-  for (const auto& e : {none, layers, dp}) {
+  pp_up.pp = 4;
+  pp_down.pp = 1;
+  for (const auto& e : {none, layers, dp, pp_up, pp_down}) {
     const double f = lumos::estimate::run_structural_whatif(folder, request(e), db())
                          .edited.estimate.step_time_us;
     const double a = lumos::estimate::run_structural_whatif(alone, request(e), db())
@@ -200,4 +203,18 @@ TEST(PeerWaits, OneRanksTraceGivesTheFoldersEditedStep) {
     EXPECT_NEAR(a / f, 1.0, 0.03) << "layers " << e.layers.value_or(0) << " dp " << e.dp.value_or(0)
                                   << ": " << a << " us vs " << f << " us";
   }
+}
+
+TEST(PeerWaits, ADataParallelEditOfOneRanksTraceScalesTransfersNotWaits) {
+  JobConfig c = pipelined_job();
+  c.dp = 2, c.gbs = 8;  // one node: DP 8 moves the pipeline pairs across nodes
+  const Job job(c);
+  lumos::estimate::WhatifRequest req;
+  req.dp = 8;
+  const auto folder = lumos::estimate::run_whatif(lumos::graph::load_job(job.folder), req, db());
+  const auto alone = lumos::estimate::run_whatif(lumos::graph::load_input(job.rank0), req, db());
+  const double f = folder.result.makespan_us[0], a = alone.result.makespan_us[0];
+  EXPECT_GT(f, 1.1 * folder.unedited_us);  // the edit matters
+  // Scaling the receives' waits with their transfers would multiply them by the NIC/NVLink ratio.
+  EXPECT_NEAR(a / f, 1.0, 0.03) << a << " us alone vs " << f << " us for the folder";
 }
