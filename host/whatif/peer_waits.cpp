@@ -161,7 +161,10 @@ PeerWaits peer_waits(const graph::Graph& g, const TracedKernels& tk, const cost:
 
 PeerWaits peer_waits(const graph::Graph& g, const std::vector<const trace::EventTable*>& traces,
                      const cost::KernelsDb& db) {
-  return peer_waits(g, classify_traced(traces, db), db);
+  bool any = false;  // classifying a large trace costs more than its replay: only when needed
+  for (graph::NodeId v = 1; v < g.num_nodes() && !any; ++v)
+    any = g.kind[v] == graph::NodeKind::kKernel && g.cls[v] == graph::NodeClass::kComm;
+  return any ? peer_waits(g, classify_traced(traces, db), db) : PeerWaits{};
 }
 
 }  // namespace lumos::whatif
