@@ -12,10 +12,12 @@
 #include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "cost/size_units.hpp"
 #include "estimate/trace_replay.hpp"
 #include "report/build_warnings.hpp"
 #include "report/replay_report.hpp"
 #include "report/timeline_writer.hpp"
+#include "report/utilization_csv.hpp"
 #include "whatif/transplant.hpp"
 
 namespace lumos::cli {
@@ -26,6 +28,24 @@ constexpr CountOption kFromStep{"from-step", 0, INT32_MAX},
 
 std::vector<std::string> all_of(const cxxopts::ParseResult& a, const char* key) {
   return a.count(key) ? a[key].as<std::vector<std::string>>() : std::vector<std::string>{};
+}
+
+bool wants_utilization(const cxxopts::ParseResult& a) {
+  return a.count("utilization-bin") || a.count("utilization-csv");
+}
+
+// The utilization CSV goes to --utilization-csv FILE, else to standard output in place of the
+// report. Returns whether it took standard output.
+bool write_utilization(const cxxopts::ParseResult& a, const graph::Graph& g,
+                       const replay::ReplayResult& r) {
+  if (!wants_utilization(a)) return false;
+  const double bin_us = cost::parse_duration_us(
+      a.count("utilization-bin") ? a["utilization-bin"].as<std::string>() : "1ms",
+      "lumos replay: --utilization-bin");
+  const std::string to = a.count("utilization-csv") ? a["utilization-csv"].as<std::string>() : "-";
+  const auto series = replay::utilization_bins(g, r, bin_us);
+  write_output(to, [&](std::ostream& os) { report::utilization_csv(os, series); });
+  return is_stdout(to);
 }
 
 int replay_folder(const std::string& dir, const cxxopts::ParseResult& a) {
@@ -42,6 +62,7 @@ int replay_folder(const std::string& dir, const cxxopts::ParseResult& a) {
     report::write_timeline(j.job.graph, j.replay, a["timeline"].as<std::string>());
     if (is_stdout(a["timeline"].as<std::string>())) return 0;  // the timeline is the output
   }
+  if (write_utilization(a, j.job.graph, j.replay)) return 0;  // the CSV is the output
   if (a.count("json"))
     report::job_json(std::cout, dir, j);
   else
@@ -83,7 +104,13 @@ int cmd_replay(int argc, char** argv) {
       cxxopts::value<std::vector<std::string>>())(
       "allow-partial",
       "replay a folder that lacks some ranks of its world size (a warning names them)")(
-      "h,help", "show this help");
+      "utilization-bin",
+      "GPU busy fraction per bin of this width (us, ms or s: 1ms), traced and replayed, as CSV "
+      "(default bin with --utilization-csv: 1ms)",
+      cxxopts::value<std::string>())(
+      "utilization-csv",
+      "write the utilization CSV to this file (default, or -: printed in place of the report)",
+      cxxopts::value<std::string>())("h,help", "show this help");
   add_input_options(opts);
   opts.parse_positional({"input"});
   const auto args = opts.parse(argc, argv);
@@ -102,6 +129,20 @@ int cmd_replay(int argc, char** argv) {
     LUMOS_EXPECT(!is_stdout(timeline) || !args.count("json"),
                  "lumos replay: --timeline - and --json both write to standard output");
     if (!is_stdout(timeline)) check_output_path(timeline);
+  }
+  if (wants_utilization(args)) {  // before the replay, as the timeline
+    const std::string to =
+        args.count("utilization-csv") ? args["utilization-csv"].as<std::string>() : "-";
+    const bool report_to_stdout =
+        args.count("json") ||
+        (args.count("timeline") && is_stdout(args["timeline"].as<std::string>()));
+    LUMOS_EXPECT(!is_stdout(to) || !report_to_stdout,
+                 "lumos replay: the utilization CSV takes standard output; give --utilization-csv "
+                 "FILE with --json or --timeline -");
+    if (!is_stdout(to)) check_output_path(to);
+    if (args.count("utilization-bin"))
+      cost::parse_duration_us(args["utilization-bin"].as<std::string>(),
+                              "lumos replay: --utilization-bin");
   }
   const std::string path = args.count("input") ? args["input"].as<std::string>() : "";
   if (!path.empty() && std::filesystem::is_directory(path)) {
@@ -133,6 +174,7 @@ int cmd_replay(int argc, char** argv) {
     report::write_timeline(in.graph, a.replay, args["timeline"].as<std::string>());
     if (is_stdout(args["timeline"].as<std::string>())) return 0;  // the timeline is the output
   }
+  if (write_utilization(args, in.graph, a.replay)) return 0;  // the CSV is the output
   if (args.count("json"))
     report::replay_json(std::cout, in, a);
   else

@@ -24,6 +24,7 @@
 #include "report/timeline_writer.hpp"
 #include "report/whatif_report.hpp"
 #include "whatif/grid.hpp"
+#include "whatif/peer_waits.hpp"
 
 namespace lumos::cli {
 namespace {
@@ -188,7 +189,8 @@ int cmd_whatif(int argc, char** argv) {
   for (const auto& w : in.warnings) std::cerr << "lumos whatif: " << w << '\n';
   if (a.count("describe")) {
     const auto render = a.count("json") ? report::job_structure_json : report::job_structure_text;
-    render(std::cout, in.label, estimate::describe_job(in, cost::embedded_db()));
+    const whatif::PeerWaits waits = whatif::peer_waits(in.graph, in.tables(), cost::embedded_db());
+    render(std::cout, in.label, estimate::describe_job(in, cost::embedded_db()), &waits);
     return 0;
   }
   if (structural) return run_structural(a, in, req);

@@ -74,4 +74,23 @@ double parse_bandwidth_gbytes_per_s(const std::string& text, const std::string& 
   return gbytes;
 }
 
+double parse_duration_us(const std::string& text, const std::string& what) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  const std::string expected =
+      ": expected a duration with its unit such as 250us, 1ms or 0.5s, got '" + text + "'";
+  LUMOS_EXPECT(end != text.c_str() && std::isfinite(v) && v > 0, what + expected);
+  const std::string unit(end);
+  double scale = 0;
+  if (unit == "us")
+    scale = 1;
+  else if (unit == "ms")
+    scale = 1e3;
+  else if (unit == "s")
+    scale = 1e6;
+  else
+    throw InputError(what + expected);
+  return v * scale;
+}
+
 }  // namespace lumos::cost

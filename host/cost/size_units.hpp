@@ -1,5 +1,6 @@
 // Parses sizes and bandwidths with units as users write them: 4096, 1e9, 512KiB, 64MiB, 1GiB,
-// 1GB (decimal); 400Gbps, 400Gb/s (bits, as NICs are sold), 50GB/s (bytes).
+// 1GB (decimal); 400Gbps, 400Gb/s (bits, as NICs are sold), 50GB/s (bytes); durations 250us,
+// 1ms, 0.5s.
 #pragma once
 #include <string>
 
@@ -18,5 +19,9 @@ double parse_bytes(const std::string& text, const std::string& what);
 // B = bytes (GB/s, GBps). Throws InputError naming `what` for a missing or unknown unit or a
 // rate outside [1 Mb/s, 10 TB/s].
 double parse_bandwidth_gbytes_per_s(const std::string& text, const std::string& what);
+
+// A duration in microseconds. The unit is required (us, ms or s). Throws InputError naming
+// `what` for a missing or unknown unit, or a duration that is not positive and finite.
+double parse_duration_us(const std::string& text, const std::string& what);
 
 }  // namespace lumos::cost

@@ -1,6 +1,7 @@
 #include "estimate/trace_replay.hpp"
 
 #include "common/error.hpp"
+#include "cost/kernels_db.hpp"
 #include "replay/slot_table.hpp"
 #include "whatif/speed_axes.hpp"
 
@@ -50,6 +51,8 @@ ReplayAnswer replay_trace(const graph::LoadedInput& in, const ReplayRequest& req
   }
   a.streams = replay::stream_busy(g, r);
   a.critical_path = replay::critical_path(g, r, -1, req.critical_path);
+  const cost::KernelsDb& db = cost::embedded_db();
+  a.peer_waits = whatif::peer_waits(g, in.tables(), db);
   if (req.transplant)
     a.transplant = whatif::transplant(*in.table, req.transplant->first, req.transplant->second);
   return a;
@@ -62,7 +65,12 @@ JobReplay replay_job(const std::string& dir, const whatif::StragglerEdits& edits
       speed.empty() ? replay::VariantBatch::identity(1)
                     : whatif::parse_speed_variant(speed, "lumos replay: --speed");
   JobReplay j;
-  j.job = graph::load_multi_rank(dir, allow_partial);
+  std::vector<trace::EventTable> tables;
+  j.job = graph::load_multi_rank(dir, allow_partial, &tables);
+  std::vector<const trace::EventTable*> traces;
+  for (const auto& t : tables) traces.push_back(&t);
+  const cost::KernelsDb& db = cost::embedded_db();
+  j.peer_waits = whatif::peer_waits(j.job.graph, traces, db);
   std::vector<double> dur = whatif::apply_stragglers(&j.job, edits);
   const graph::Graph& g = j.job.graph;
   for (graph::NodeId v = 0; v < g.num_nodes(); ++v)

@@ -15,6 +15,7 @@
 #include "replay/critical_path.hpp"
 #include "replay/reference_replay.hpp"
 #include "replay/step_report.hpp"
+#include "whatif/peer_waits.hpp"
 #include "whatif/stragglers.hpp"
 #include "whatif/transplant.hpp"
 
@@ -38,7 +39,8 @@ struct ReplayAnswer {
   std::vector<replay::StreamBusy> streams;
   replay::CriticalPath critical_path;
   std::optional<whatif::TransplantResult> transplant;
-  replay::ReplayResult replay;  // the reference replay (for timelines)
+  replay::ReplayResult replay;   // the reference replay (for timelines)
+  whatif::PeerWaits peer_waits;  // the traced communication: transfers and waits for peers
 };
 
 // Throws InputError for a bad speed spec, or a transplant on a graph file.
@@ -49,6 +51,7 @@ struct JobReplay {
   replay::ReplayResult replay;
   std::vector<replay::StepTime> steps;
   replay::CollectiveWaits waits;
+  whatif::PeerWaits peer_waits;  // measured at the rendezvous, estimated where peers are missing
 };
 
 // allow_partial: see graph::load_multi_rank (missing ranks become warnings in job.warnings).

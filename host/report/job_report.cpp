@@ -3,6 +3,7 @@
 
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
+#include "report/peer_waits_report.hpp"
 #include "report/replay_report.hpp"
 
 namespace lumos::report {
@@ -61,6 +62,8 @@ void job_json(std::ostream& os, const std::string& dir, const estimate::JobRepla
       .field("rank", m.ranks[cw.straggler])
       .field("waited_on_us", cw.waited_on_us[cw.straggler])
       .end_object();
+  w.key("comm_waits");
+  peer_waits_json(w, j.peer_waits);
   w.key("collectives").begin_array();
   for (size_t k = 0; k < m.collectives.size(); ++k) {
     const auto& c = m.collectives[k];
@@ -111,6 +114,7 @@ void job_text(std::ostream& os, const std::string& dir, const estimate::JobRepla
       "it as the last arrival)\n",
       m.ranks[cw.slowest], cw.replayed_us[cw.slowest], m.ranks[cw.straggler],
       cw.waited_on_us[cw.straggler]);
+  peer_waits_text(os, j.peer_waits);
   os << strprintf("\n%4s %-40s %12s %12s %12s %12s %8s\n", "coll", "kernel", "max wait",
                   "mean wait", "mean xfer", "end spread", "last in");
   std::vector<size_t> shown(m.collectives.size());

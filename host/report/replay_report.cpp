@@ -3,6 +3,7 @@
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
 #include "report/breakdown_report.hpp"
+#include "report/peer_waits_report.hpp"
 
 namespace lumos::report {
 namespace {
@@ -35,6 +36,8 @@ void replay_json(std::ostream& os, const graph::LoadedInput& in, const estimate:
   breakdown_json(w, a.replayed);
   w.key("measured_breakdown");
   breakdown_json(w, a.measured);
+  w.key("comm_waits");
+  peer_waits_json(w, a.peer_waits);
   w.key("streams").begin_array();
   for (const auto& s : a.streams) {
     w.begin_object();
@@ -95,6 +98,7 @@ void replay_text(std::ostream& os, const graph::LoadedInput& in, const estimate:
   os << "\nbreakdown over the steps' windows (compute includes memcpy and memset):\n";
   breakdown_line(os, "replayed", a.replayed);
   breakdown_line(os, "measured", a.measured);
+  peer_waits_text(os, a.peer_waits);
   os << "\nbusy time per stream (replayed):\n";
   for (const auto& s : a.streams)
     os << strprintf("  GPU %lld stream %-6lld %14.1f us  %7u ops\n",

@@ -36,6 +36,12 @@ void structural_text(std::ostream& os, const std::string& input,
   for (const auto& [key, us] : a.calibration.traced_us)
     if (key.rfind("class ", 0) == 0)
       os << strprintf(" %s x%.3f", key.substr(6).c_str(), a.calibration.factor(key));
+  if (a.calibration.comm_recorded_us > 0)
+    os << strprintf(
+        "\n  waits     %.1f us of the calibrated step's %.1f us of communication (%.1f%%) waited "
+        "for peers: left out, the calibration counts transfers",
+        a.calibration.comm_waited_us, a.calibration.comm_recorded_us,
+        a.calibration.comm_waited_us / a.calibration.comm_recorded_us * 100.0);
   os << "\n  edits     ";
   if (a.edits.empty()) os << "none (the traced configuration)";
   for (size_t i = 0; i < a.edits.size(); ++i) os << (i ? ", " : "") << a.edits[i];
@@ -60,6 +66,8 @@ void structural_json(std::ostream& os, const std::string& input,
   w.end_array().end_object();
   w.field("trace_replay_us", a.trace_replay_us);
   w.field("calibrated_traced_us", a.calibrated_traced_us);
+  w.field("comm_recorded_us", a.calibration.comm_recorded_us);
+  w.field("comm_waited_us", a.calibration.comm_waited_us);
   w.field("predicted_us", a.edited.estimate.step_time_us);
   w.key("edits").begin_array();
   for (const auto& e : a.edits) w.value(e);

@@ -2,6 +2,7 @@
 
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
+#include "report/peer_waits_report.hpp"
 
 namespace lumos::report {
 
@@ -84,8 +85,8 @@ std::string degree(int d) {
 
 }  // namespace
 
-void job_structure_text(std::ostream& os, const std::string& input,
-                        const whatif::JobStructure& js) {
+void job_structure_text(std::ostream& os, const std::string& input, const whatif::JobStructure& js,
+                        const whatif::PeerWaits* waits) {
   os << strprintf("lumos whatif --describe: %s (%zu traced ranks of a world of %s)\n\n",
                   input.c_str(), js.traced_ranks.size(), degree(js.world_size).c_str());
   os << strprintf("degrees: tp %s, cp %s, dp %s, pp %s", degree(js.tp).c_str(),
@@ -120,10 +121,11 @@ void job_structure_text(std::ostream& os, const std::string& input,
     os << "\nnot found:\n";
     for (const auto& m : js.missing) os << "  " << m << '\n';
   }
+  if (waits) peer_waits_text(os, *waits);
 }
 
-void job_structure_json(std::ostream& os, const std::string& input,
-                        const whatif::JobStructure& js) {
+void job_structure_json(std::ostream& os, const std::string& input, const whatif::JobStructure& js,
+                        const whatif::PeerWaits* waits) {
   common::JsonWriter w(os);
   w.begin_object().field("input", input).field("world_size", static_cast<int64_t>(js.world_size));
   w.key("traced_ranks").begin_array();
@@ -169,7 +171,12 @@ void job_structure_json(std::ostream& os, const std::string& input,
   }
   w.key("missing").begin_array();
   for (const auto& m : js.missing) w.value(m);
-  w.end_array().end_object();
+  w.end_array();
+  if (waits) {
+    w.key("comm_waits");
+    peer_waits_json(w, *waits);
+  }
+  w.end_object();
   os << '\n';
 }
 

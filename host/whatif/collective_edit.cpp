@@ -9,6 +9,7 @@
 #include "common/format.hpp"
 #include "cost/collective_model.hpp"
 #include "cost/dtype.hpp"
+#include "whatif/peer_waits.hpp"
 
 namespace lumos::whatif {
 
@@ -83,6 +84,9 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
                               optimizer_scale, req.dp);
   }
   graph::Graph out = g;
+  // The repricing scales transfers: a kernel's wait for its peers (inside its duration on one
+  // rank's trace; a folder's rendezvous has taken it out already) stays as traced.
+  const PeerWaits waits = peer_waits(g, tk, db);
   std::map<std::tuple<int, double, int, int>, double> model_cache;
   auto model_us = [&](const cost::CollectiveQuery& q, int ranks, int per_node,
                       const cost::Topology& topo) {
@@ -155,7 +159,10 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
     const double after_us = model_us(
         *query, new_ranks, ranks_per_node(after, role, new_ranks, *req.topology), *req.topology);
     // A group of one rank ran no transfer: the model's time is all there is to go on.
-    out.dur_us[v] = before > 0 ? g.dur_us[v] * after_us / before : after_us;
+    const KernelWait* kw = waits.of(v);
+    const double wait_us = kw && kw->from != TransferFrom::kRendezvous ? kw->wait_us : 0.0;
+    const double transfer_us = g.dur_us[v] - wait_us;
+    out.dur_us[v] = wait_us + (before > 0 ? transfer_us * after_us / before : after_us);
     if (g.dur_us[v] > 0 || before <= 0)  // not a multi-rank arrival (no time of its own)
       ++gc.line.kernels, gc.line.traced_us += g.dur_us[v], gc.line.edited_us += out.dur_us[v];
   }

@@ -1,7 +1,8 @@
 // Graph-to-graph edits of a traced job's collectives (Lumos §4): another data-parallel degree
 // (`--dp`) or another network (`--topology`, `--nic-gbps`). Each collective of a group whose size
-// or network changes takes its traced duration times model(new) / model(traced), so the trace's
-// own NCCL behaviour (waits, algorithm, overlap) stays and only the change is modelled. Local
+// or network changes takes its traced transfer times model(new) / model(traced), so the trace's
+// own NCCL behaviour (algorithm, overlap) stays and only the change is modelled; the time a
+// kernel waited for its peers (whatif/peer_waits.hpp) is kept, not scaled. Local
 // compute is unchanged, except that the distributed optimizer's step (parameters sharded over
 // the data-parallel group) scales with the shard. Pipeline sends and receives, and the tied
 // embedding all-reduce, are repriced too when the new degree moves their pair of ranks onto or

@@ -5,6 +5,7 @@
 
 #include "common/format.hpp"
 #include "cost/kernel_classifier.hpp"
+#include "whatif/peer_waits.hpp"
 
 namespace lumos::whatif {
 
@@ -118,6 +119,7 @@ TraceCalibration calibrate(const graph::Graph& traced, const TracedKernels& tk,
     auto it = first_step.find(traced.steps[static_cast<size_t>(traced.step[v])].rank);
     return it != first_step.end() && it->second == traced.step[v];
   };
+  const PeerWaits waits = peer_waits(traced, tk, db);
   double launch_us = 0;
   uint64_t launches = 0;
   for (graph::NodeId v = 1; v < traced.num_nodes(); ++v) {
@@ -141,6 +143,11 @@ TraceCalibration calibrate(const graph::Graph& traced, const TracedKernels& tk,
       auto it = role_of_group.find(ci && !ci->process_group.empty() ? ci->process_group
                                                                     : std::string("(unnamed)"));
       key = comm_key(it == role_of_group.end() ? GroupRole::kUnknown : it->second);
+      const KernelWait* kw = waits.of(v);
+      cal.comm_recorded_us += kw ? kw->traced_us : traced.dur_us[v];
+      cal.comm_waited_us += kw ? kw->wait_us : 0.0;
+      add(cal.traced_us, key, kw ? kw->transfer_us : traced.dur_us[v]);
+      continue;
     } else {
       key = "class " + k->kernel_class;
     }

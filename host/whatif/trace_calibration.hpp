@@ -4,7 +4,9 @@
 // configuration, stage by stage for the traced ranks), and its launch overhead. A structural
 // what-if rebuilds the iteration from the model's graph of the new configuration and scales each
 // kernel by its factor: traced x model(new) / model(traced), kernel by kernel where the shape is
-// kept, per class where it is new.
+// kept, per class where it is new. Collectives count their transfer only: the time a rank's
+// kernel waited for its peers (whatif/peer_waits.hpp) is the peers' work, which the model's graph
+// replays as a wait of its own, not slower communication.
 #pragma once
 #include <map>
 #include <string>
@@ -22,6 +24,9 @@ struct TraceCalibration {
   // ranks, and over the model's stages those ranks belong to.
   std::map<std::string, double> traced_us, model_us;
   double traced_launch_us = 0;  // mean kernel launch call in the trace, 0 when none
+  // The calibrated step's collectives: recorded time and the part of it spent waiting for peers
+  // (left out of the `comm` keys).
+  double comm_recorded_us = 0, comm_waited_us = 0;
   // traced / model for the key, else for the aggregate (`gemm`, `comm`), else 1.
   double factor(const std::string& key) const;
 };

@@ -9,7 +9,8 @@ highlighted), ``heatmap`` (a variants CSV: TP x PP coloured by the best tokens/s
 estimate --json`` file: each pipeline stage's compute, communication and bubble), ``timeline``
 (a Chrome trace from ``lumos replay --timeline`` or ``Replay.timeline()``: a Gantt chart of every
 GPU stream, forward and backward compute, communication and copies; replay a ``lumos generate``
-folder for a pipeline's).
+folder for a pipeline's), ``gpu-utilization`` (a ``lumos replay --utilization-bin`` CSV: the traced
+and the replayed GPU busy fraction per bin, as Lumos's Figure 6).
 Every function returns the matplotlib Axes it drew on.
 """
 from __future__ import annotations
@@ -79,6 +80,29 @@ def utilization_curve(df: pd.DataFrame, ax=None):
             label="tSCI over oSCI")
     ax.set_xlabel("fleet utilization (%)")
     ax.set_ylabel("added cluster carbon footprint (%)")
+    ax.legend()
+    return ax
+
+
+def gpu_utilization(data, rank: Optional[int] = None, ax=None):
+    """The traced and the replayed GPU busy fraction per bin of one rank (default the lowest), from
+    a ``lumos replay --utilization-bin`` CSV (a path or its DataFrame): Lumos's Figure 6."""
+    df = data if isinstance(data, pd.DataFrame) else pd.read_csv(data)
+    if df.empty:
+        raise ValueError("no bins to plot")
+    rank = int(df["rank"].min()) if rank is None else rank
+    one = df[df["rank"] == rank]
+    if one.empty:
+        raise ValueError(f"no rank {rank} in the utilization CSV")
+    ax = _axes(ax)
+    mid_ms = (one["bin_start_us"] + one["bin_end_us"]) / 2000.0
+    ax.plot(mid_ms, one["traced_busy_fraction"] * 100, color="#1f77b4", label="traced")
+    ax.plot(mid_ms, one["replayed_busy_fraction"] * 100, color="#d62728", linestyle="--",
+            label="replayed")
+    width_ms = float((one["bin_end_us"] - one["bin_start_us"]).iloc[0]) / 1000.0
+    ax.set_xlabel(f"time (ms), bins of {width_ms:g} ms")
+    ax.set_ylabel(f"GPU busy (%), rank {rank}")
+    ax.set_ylim(0, 105)
     ax.legend()
     return ax
 
@@ -159,13 +183,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lumos.plot", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("kind", choices=["pareto", "heatmap", "utilization", "breakdown", "stages",
-                                         "timeline"])
+                                         "timeline", "gpu-utilization"])
     parser.add_argument("input")
     parser.add_argument("-o", "--output", required=True)
     a = parser.parse_args(argv)
     matplotlib.use("Agg")  # files only; notebooks keep their own backend
     try:
-        if a.kind in ("pareto", "heatmap", "utilization"):
+        if a.kind == "gpu-utilization":
+            ax = gpu_utilization(a.input)
+        elif a.kind in ("pareto", "heatmap", "utilization"):
             df = read_csv(a.input)  # a shard's CSV starts with a #lumos-sweep line
             ax = {"pareto": pareto_front, "heatmap": sweep_heatmap,
                   "utilization": utilization_curve}[a.kind](df)

@@ -81,3 +81,36 @@ def test_timeline_is_a_gantt_of_every_gpu_stream_of_a_pipeline(tmp_path):
     kinds = {plot._kind(e) for e in kernels}
     assert {"forward", "backward", "communication"} <= kinds
     saved_png(ax, tmp_path / "g.png")
+
+
+def test_gpu_utilization_draws_traced_and_replayed_per_bin(tmp_path):
+    csv = tmp_path / "u.csv"
+    csv.write_text("rank,bin_start_us,bin_end_us,traced_busy_fraction,replayed_busy_fraction\n"
+                   "0,0,1000,0.5,0.4\n0,1000,2000,1,1\n0,2000,3000,0.25,0.5\n"
+                   "4,0,1000,1,1\n4,1000,2000,0,0\n4,2000,3000,0,0\n")
+    ax = plot.gpu_utilization(str(csv))
+    traced, replayed = ax.lines
+    assert list(traced.get_xdata()) == [0.5, 1.5, 2.5]  # bin centres in ms
+    assert list(traced.get_ydata()) == [50, 100, 25]
+    assert list(replayed.get_ydata()) == [40, 100, 50]
+    ax = plot.gpu_utilization(pd.read_csv(csv), rank=4)
+    assert list(ax.lines[0].get_ydata()) == [100, 0, 0]
+    saved_png(ax, tmp_path / "g.png")
+
+
+def test_gpu_utilization_of_a_replay_and_the_plot_command(tmp_path):
+    csv = tmp_path / "u.csv"
+    csv.write_text(lumos.run("replay", "--utilization-bin", "500us"))
+    df = pd.read_csv(csv)
+    ax = plot.gpu_utilization(df)
+    assert len(ax.lines[0].get_xdata()) == len(df)
+    out = tmp_path / "u.png"
+    done = subprocess.run([sys.executable, "-m", "lumos.plot", "gpu-utilization", str(csv), "-o",
+                           str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert out.stat().st_size > 1000
+    bad = subprocess.run([sys.executable, "-m", "lumos.plot", "gpu-utilization",
+                          str(tmp_path / "missing.csv"), "-o", str(tmp_path / "x.png")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert bad.stderr.count("\n") == 1
