@@ -175,8 +175,8 @@ void utilization_svg(std::ostream& os, const Fleet& f, const std::vector<Utiliza
     lines[1].points.emplace_back(p.utilization, p.added_over_osci[2]);
   }
   line_chart_svg(os,
-                 strprintf("Carbon added over oSCI placement: %s, amortized %s", f.name.c_str(),
-                           to_string(s.amortization)),
+                 strprintf("Carbon added over oSCI: %s, %s, %s footprint", f.name.c_str(),
+                           to_string(s.amortization), to_string(s.footprint)),
                  "fleet utilization", "added cluster carbon footprint", lines, true, true);
 }
 

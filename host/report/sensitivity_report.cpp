@@ -48,18 +48,17 @@ void sensitivity_svg(std::ostream& os, const Fleet& f, const SensitivitySweep& w
                      const CarbonSettings& reference) {
   const bool grid = w.parameter == SweepParameter::kGridIntensity;
   std::vector<ChartSeries> lines = {
-      {"SCI's pick at each value", "#d62728", {}},
-      {"on " + f.pools[w.reference_pick].name + " (SCI's pick at the reference)", "#1f77b4", {}}};
+      {"SCI's pick", "#d62728", {}},
+      {"on " + f.pools[w.reference_pick].name + " (reference pick)", "#1f77b4", {}}};
   for (const SensitivityPoint& p : w.points) {
     lines[0].points.emplace_back(p.value, p.added_sci);
     lines[1].points.emplace_back(p.value, p.added_reference_pick);
   }
-  line_chart_svg(
-      os,
-      strprintf("Carbon added over oSCI's choice: %s, by %s (%s)", f.name.c_str(),
-                grid ? "grid intensity" : "lifetime", reference_text(f, w, reference).c_str()),
-      grid ? "grid intensity (gCO2/kWh)" : "lifetime (years)", "added cluster carbon footprint",
-      lines, false, true);
+  line_chart_svg(os,
+                 strprintf("Carbon added over oSCI's choice: %s, by %s", f.name.c_str(),
+                           grid ? "grid intensity" : "lifetime"),
+                 grid ? "grid intensity (gCO2/kWh)" : "lifetime (years)",
+                 "added cluster carbon footprint", lines, false, true);
 }
 
 }  // namespace lumos::report
