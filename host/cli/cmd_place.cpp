@@ -144,6 +144,7 @@ int cmd_place(int argc, char** argv) {
       write_output(a["output"].as<std::string>(),
                    [&](std::ostream& os) { report::sensitivity_csv(os, fleet, w); });
     if (a.count("output") && is_stdout(a["output"].as<std::string>())) return 0;
+    if (json) return report::sensitivity_json(std::cout, fleet, w, s), 0;
     report::sensitivity_text(std::cout, fleet, w, s);
     for (const char* out : {"output", "plot"})
       if (a.count(out)) std::cout << "  wrote " << a[out].as<std::string>() << '\n';

@@ -1,6 +1,7 @@
 #include "report/sensitivity_report.hpp"
 
 #include "common/format.hpp"
+#include "common/json_writer.hpp"
 #include "report/line_chart_svg.hpp"
 
 namespace lumos::report {
@@ -32,6 +33,26 @@ void sensitivity_text(std::ostream& os, const Fleet& f, const SensitivitySweep& 
                     100 * p.embodied_share, f.pools[p.osci_pick].name.c_str(),
                     f.pools[p.sci_pick].name.c_str(), 100 * p.added_sci,
                     100 * p.added_reference_pick);
+}
+
+void sensitivity_json(std::ostream& os, const Fleet& f, const SensitivitySweep& w,
+                      const CarbonSettings& reference) {
+  common::JsonWriter j(os);
+  j.begin_object().field("fleet", f.name).field("parameter", to_string(w.parameter));
+  j.field("grid_g_per_kwh", reference.grid_g_per_kwh);
+  j.field("amortization", to_string(reference.amortization));
+  j.field("reference_sci_server", f.pools[w.reference_pick].name).key("points").begin_array();
+  for (const SensitivityPoint& p : w.points)
+    j.begin_object()
+        .field("value", p.value)
+        .field("embodied_share", p.embodied_share)
+        .field("osci_server", f.pools[p.osci_pick].name)
+        .field("sci_server", f.pools[p.sci_pick].name)
+        .field("added_sci", p.added_sci)
+        .field("added_reference_pick", p.added_reference_pick)
+        .end_object();
+  j.end_array().end_object();
+  os << '\n';
 }
 
 void sensitivity_csv(std::ostream& os, const Fleet& f, const SensitivitySweep& w) {

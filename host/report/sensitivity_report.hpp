@@ -1,5 +1,5 @@
 // Renders `lumos place --sweep-grid-intensity` and `--sweep-lifetime` (carbon/sensitivity.hpp):
-// a text table, CSV and an SVG chart of the carbon SCI's choice adds over oSCI's.
+// a text table, JSON, CSV and an SVG chart of the carbon SCI's choice adds over oSCI's.
 #pragma once
 #include <ostream>
 
@@ -8,6 +8,8 @@
 namespace lumos::report {
 
 void sensitivity_text(std::ostream& os, const carbon::Fleet& f, const carbon::SensitivitySweep& w,
+                      const carbon::CarbonSettings& reference);
+void sensitivity_json(std::ostream& os, const carbon::Fleet& f, const carbon::SensitivitySweep& w,
                       const carbon::CarbonSettings& reference);
 void sensitivity_csv(std::ostream& os, const carbon::Fleet& f, const carbon::SensitivitySweep& w);
 // Two lines: SCI's pick at each value, and the pick it makes at the reference settings.
