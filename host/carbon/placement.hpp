@@ -33,7 +33,19 @@ struct CarbonSettings {
   // need (whole servers per type), not of every server listed. Only here does embodied carbon
   // belong in the decision (SCI).
   bool procurement = false;
+  // What a utilization sweep's footprint counts (`lumos place --case-study-model`,
+  // docs/guide/carbon.md "The case study's model"):
+  //   kFleet     every server's amortized embodied carbon (sunk) + the jobs' operational carbon
+  //   kMarginal  the jobs' operational carbon only: the carbon the placement decision changes.
+  //              Embodied carbon is the same for every placement, so the difference between two
+  //              placements is the same; the added share is taken over what the decision moves.
+  enum class Footprint { kFleet, kMarginal };
+  Footprint footprint = Footprint::kFleet;
 };
+
+// "fleet" | "marginal" (the case study's model). Throws InputError naming `what`.
+CarbonSettings::Footprint parse_footprint(const std::string& text, const std::string& what);
+const char* to_string(CarbonSettings::Footprint f);
 
 // An option's own terms: energy (kWh, PUE included), O and M (grams).
 struct OptionCarbon {
@@ -110,7 +122,7 @@ struct UtilizationPoint {
   // Jobs that fit on no single server type once the fleet is nearly full (a job cannot be
   // split across types), per metric.
   std::array<uint64_t, 3> unplaced{};
-  std::array<double, 3> footprint_g{};  // kMetrics order
+  std::array<double, 3> footprint_g{};  // kMetrics order; what CarbonSettings::footprint counts
   std::array<double, 3> added_over_osci{};
 };
 // For each level: jobs of `demand` (the same sequence at every level) until the next would pass

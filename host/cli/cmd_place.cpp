@@ -9,6 +9,7 @@
 
 #include "carbon/fleet.hpp"
 #include "carbon/placement.hpp"
+#include "carbon/sensitivity.hpp"
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
 #include "cli/path_options.hpp"
@@ -18,6 +19,7 @@
 #include "common/format.hpp"
 #include "common/physical_ranges.hpp"
 #include "report/place_report.hpp"
+#include "report/sensitivity_report.hpp"
 
 namespace lumos::cli {
 namespace {
@@ -78,8 +80,20 @@ int cmd_place(int argc, char** argv) {
       "job-score", "--utilization: every job needs this benchmark score", cxxopts::value<double>())(
       "case-study", "--utilization: jobs of the paper's virtual-core classes (seeded)")(
       kSeed.name, count_help("--case-study seed", kSeed), count_value("1"))(
-      "o,output", "--utilization: write the curve to this CSV", cxxopts::value<std::string>())(
-      "plot", "--utilization: draw the curve to this SVG file", cxxopts::value<std::string>())(
+      "case-study-model",
+      "--case-study: marginal (footprint = the operational carbon the placement changes; "
+      "default) | fleet (every server's embodied carbon + operational)",
+      cxxopts::value<std::string>())(
+      "sweep-grid-intensity",
+      "per score-year, what SCI's choice adds at each grid intensity FROM:TO:STEP (Fig. 3)",
+      cxxopts::value<std::string>())(
+      "sweep-lifetime",
+      "per score-year, what SCI's choice adds at each lifetime FROM:TO:STEP (Fig. 4)",
+      cxxopts::value<std::string>())("o,output",
+                                     "--utilization, --sweep-*: write the curve to this CSV",
+                                     cxxopts::value<std::string>())(
+      "plot", "--utilization, --sweep-*: draw the curve to this SVG file",
+      cxxopts::value<std::string>())(
       "amortization", "linear | zero-after-lifetime | years-in-service",
       cxxopts::value<std::string>()->default_value("years-in-service"))(
       "grid-intensity", "gCO2/kWh, in [0, 10000] (default: the fleet's grid_g_per_kwh)",
@@ -104,14 +118,18 @@ int cmd_place(int argc, char** argv) {
               {{"output", "-o"}, {"plot", "--plot"}});
   const int modes = static_cast<int>(a.count("jobs") + a.count("sweep") + a.count("score-year") +
                                      a.count("utilization"));
-  LUMOS_EXPECT(modes == 1,
-               "lumos place: give one of --jobs, --sweep, --score-year and --utilization");
+  const size_t sensitivity = a.count("sweep-grid-intensity") + a.count("sweep-lifetime");
+  LUMOS_EXPECT(modes + sensitivity == 1,
+               "lumos place: give one of --jobs, --sweep, --score-year, --utilization, "
+               "--sweep-grid-intensity and --sweep-lifetime");
   if (a.count("output")) {
-    LUMOS_EXPECT(a.count("utilization"), "lumos place: -o goes with --utilization");
+    LUMOS_EXPECT(a.count("utilization") + sensitivity,
+                 "lumos place: -o goes with --utilization or --sweep-*");
     if (!is_stdout(a["output"].as<std::string>())) check_output_path(a["output"].as<std::string>());
   }
   if (a.count("plot")) {
-    LUMOS_EXPECT(a.count("utilization"), "lumos place: --plot goes with --utilization");
+    LUMOS_EXPECT(a.count("utilization") + sensitivity,
+                 "lumos place: --plot goes with --utilization or --sweep-*");
     check_output_path(a["plot"].as<std::string>());
   }
   const Fleet fleet = load_fleet(a["fleet"].as<std::string>());
@@ -133,6 +151,25 @@ int cmd_place(int argc, char** argv) {
          : report::score_year_text(std::cout, fleet, t, s);
     return 0;
   }
+  if (sensitivity) {
+    const bool grid = a.count("sweep-grid-intensity") > 0;
+    const std::string opt = grid ? "sweep-grid-intensity" : "sweep-lifetime";
+    const SensitivitySweep w = sensitivity_sweep(
+        fleet, s, grid ? SweepParameter::kGridIntensity : SweepParameter::kLifetime,
+        parse_sweep_values(a[opt].as<std::string>(), "--" + opt, 0, grid ? 10000 : 100));
+    if (a.count("plot"))
+      write_output(a["plot"].as<std::string>(),
+                   [&](std::ostream& os) { report::sensitivity_svg(os, fleet, w, s); });
+    if (a.count("output"))
+      write_output(a["output"].as<std::string>(),
+                   [&](std::ostream& os) { report::sensitivity_csv(os, fleet, w); });
+    if (a.count("output") && is_stdout(a["output"].as<std::string>())) return 0;
+    if (json) return report::sensitivity_json(std::cout, fleet, w, s), 0;
+    report::sensitivity_text(std::cout, fleet, w, s);
+    for (const char* out : {"output", "plot"})
+      if (a.count(out)) std::cout << "  wrote " << a[out].as<std::string>() << '\n';
+    return 0;
+  }
   if (a.count("utilization")) {
     const std::vector<double> levels = parse_levels(a["utilization"].as<std::string>());
     LUMOS_EXPECT(a.count("job-score") + a.count("case-study") == 1,
@@ -140,6 +177,9 @@ int cmd_place(int argc, char** argv) {
     DemandGenerator demand;
     if (a.count("case-study")) {
       demand = case_study_jobs(static_cast<uint64_t>(count_of(a, kSeed, "lumos place: ")));
+      s.footprint = parse_footprint(
+          a.count("case-study-model") ? a["case-study-model"].as<std::string>() : "marginal",
+          "--case-study-model");
     } else {
       const double score = a["job-score"].as<double>();
       LUMOS_EXPECT(score > 0 && std::isfinite(score), "--job-score must be positive");

@@ -124,7 +124,7 @@ void utilization_json(std::ostream& os, const Fleet& f, const std::vector<Utiliz
                       const CarbonSettings& s) {
   common::JsonWriter w(os);
   w.begin_object().field("fleet", f.name).field("amortization", to_string(s.amortization));
-  w.key("points").begin_array();
+  w.field("footprint", to_string(s.footprint)).key("points").begin_array();
   for (const UtilizationPoint& p : pts)
     w.begin_object()
         .field("utilization", p.utilization)
@@ -148,8 +148,12 @@ void utilization_text(std::ostream& os, const Fleet& f, const std::vector<Utiliz
   for (size_t i = 0; i < pts.size(); ++i)
     if (pts[i].added_over_osci[1] > pts[peak].added_over_osci[1]) peak = i;
   os << strprintf(
-      "lumos place --utilization: fleet %s, %zu levels, grid %.4g gCO2/kWh, amortization %s\n",
-      f.name.c_str(), pts.size(), s.grid_g_per_kwh, to_string(s.amortization));
+      "lumos place --utilization: fleet %s, %zu levels, grid %.4g gCO2/kWh, amortization %s, "
+      "footprint %s\n",
+      f.name.c_str(), pts.size(), s.grid_g_per_kwh, to_string(s.amortization),
+      s.footprint == CarbonSettings::Footprint::kMarginal
+          ? "marginal (the jobs' operational carbon)"
+          : "fleet (every server's embodied carbon + the jobs' operational)");
   os << "  utilization   jobs   SCI over oSCI   tSCI over oSCI   unplaced (fit on no "
         "single server type; oSCI/SCI/tSCI)\n";
   for (const UtilizationPoint& p : pts)
@@ -171,8 +175,8 @@ void utilization_svg(std::ostream& os, const Fleet& f, const std::vector<Utiliza
     lines[1].points.emplace_back(p.utilization, p.added_over_osci[2]);
   }
   line_chart_svg(os,
-                 strprintf("Carbon added over oSCI placement: %s, amortized %s", f.name.c_str(),
-                           to_string(s.amortization)),
+                 strprintf("Carbon added over oSCI: %s, %s, %s footprint", f.name.c_str(),
+                           to_string(s.amortization), to_string(s.footprint)),
                  "fleet utilization", "added cluster carbon footprint", lines, true, true);
 }
 

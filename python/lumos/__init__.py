@@ -211,8 +211,9 @@ def pareto(df: pd.DataFrame, objectives: Sequence[str]) -> pd.DataFrame:
 
 def place(fleet: str, jobs: Optional[str] = None, **options: Any) -> Dict[str, Any]:
     """Places jobs on a fleet by oSCI, SCI and tSCI (``lumos place --json``): ``jobs`` (a jobs
-    file), or ``sweep=`` (a variants CSV), ``score_year=True``, or ``utilization="0:1:0.05"`` with
-    ``job_score=`` or ``case_study=True``."""
+    file), or ``sweep=`` (a variants CSV), ``score_year=True``, ``utilization="0:1:0.05"`` with
+    ``job_score=`` or ``case_study=True`` (``case_study_model="fleet"`` for the fleet footprint), or
+    ``sweep_grid_intensity="0:600:10"`` / ``sweep_lifetime="3:12:1"`` (the sensitivity sweeps)."""
     return _json("place", fleet, *_flags(dict(jobs=jobs, **options)))
 
 
