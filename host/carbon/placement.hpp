@@ -70,7 +70,7 @@ struct Placement {
 // work): jobs placed at once, and the work of placing them (each job looks at every server type
 // for tSCI's idle share and at each of its options), over every placement of the run.
 constexpr double kMaxPlacedJobs = 1e6;
-constexpr double kMaxPlacementWork = 1e8;
+constexpr double kMaxPlacementWork = 1e9;
 
 // Throws InputError (one line naming `what` and the cap) when `jobs` jobs with `options` options
 // in all, each placement done `placements` times, would pass a cap.

@@ -61,7 +61,7 @@ int cmd_place(int argc, char** argv) {
   cxxopts::Options o("lumos place",
                      "Place jobs on a fleet by oSCI, SCI and tSCI, and what each costs the fleet. "
                      "A fleet has at most 10,000 server types and 10,000,000 servers; a "
-                     "placement at most 1,000,000 jobs and 1e8 job-options of work.");
+                     "placement at most 1,000,000 jobs and 1e9 job-options of work.");
   o.add_options()("fleet", "fleet file (TOML; README \"Carbon and placement\")",
                   cxxopts::value<std::string>())(
       "jobs", "jobs file (TOML [[job]] tables; at most 1,000,000 jobs)",
