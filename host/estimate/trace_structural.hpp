@@ -43,7 +43,11 @@ struct StructuralAnswer {
   double trace_replay_us = 0;       // the traced job, replayed as it ran
   double calibrated_traced_us = 0;  // the model's graph of the traced configuration, calibrated
   std::vector<std::string> edits;   // "pp 2 -> 4", ...
-  EstimateRun edited;               // the edited configuration, calibrated
+  EstimateRun edited;  // the edited configuration, calibrated; its step time is predicted_us
+  // How the edit was made (trace_graph_edit.hpp): "traced-graph edit (...)" or
+  // "model rebuild (why)"; the prediction, and what the model rebuild alone predicts.
+  std::string path;
+  double predicted_us = 0, rebuild_us = 0;
 };
 
 // The traced job recognised and its model calibrated on it: the first half of a structural
