@@ -82,15 +82,17 @@ GraphEditPath layers_on_traced_graph(const graph::Graph& g, const whatif::Traced
   const int64_t per_chunk = traced_layers / chunks;
   const int64_t block = std::max<int64_t>(1, per_chunk / most);
   if (block * most > per_chunk || per_chunk - block * most >= block)
-    return rebuild(strprintf("the traced passes repeat a block %u times, which does not divide "
-                             "%lld layers per model chunk",
-                             most, static_cast<long long>(per_chunk)));
+    return rebuild(
+        strprintf("the traced passes repeat a block %u times, which does not divide "
+                  "%lld layers per model chunk",
+                  most, static_cast<long long>(per_chunk)));
   const int64_t delta_layers = (new_layers - traced_layers) / chunks;
   if (delta_layers % block != 0)
-    return rebuild(strprintf("a traced layer instance holds %lld layers; %lld -> %lld layers is "
-                             "not a whole number of instances per model chunk",
-                             static_cast<long long>(block), static_cast<long long>(traced_layers),
-                             static_cast<long long>(new_layers)));
+    return rebuild(
+        strprintf("a traced layer instance holds %lld layers; %lld -> %lld layers is "
+                  "not a whole number of instances per model chunk",
+                  static_cast<long long>(block), static_cast<long long>(traced_layers),
+                  static_cast<long long>(new_layers)));
   const int delta = static_cast<int>(delta_layers / block);
   whatif::LayerSplice s;
   try {
@@ -101,12 +103,15 @@ GraphEditPath layers_on_traced_graph(const graph::Graph& g, const whatif::Traced
   const uint32_t scaled = scale_with_parameters(s.graph, tk, js, req.param_ratio_by_stage);
   p.taken = true;
   p.edited_us = first_step_us(s.graph);
-  p.path = strprintf("traced-graph edit (layers %s: %u -> %u instances of %lld layer%s in %u "
-                     "passes, %u nodes added, %u removed; %u optimizer and gradient-reduction kernels "
-                     "scaled with the parameters)",
-                     delta > 0 ? "duplicated" : delta < 0 ? "removed" : "unchanged",
-                     s.instances_before, s.instances_after, static_cast<long long>(block),
-                     block == 1 ? "" : "s", s.stretches, s.nodes_added, s.nodes_removed, scaled);
+  p.path = strprintf(
+      "traced-graph edit (layers %s: %u -> %u instances of %lld layer%s in %u "
+      "passes, %u nodes added, %u removed; %u optimizer and gradient-reduction kernels "
+      "scaled with the parameters)",
+      delta > 0   ? "duplicated"
+      : delta < 0 ? "removed"
+                  : "unchanged",
+      s.instances_before, s.instances_after, static_cast<long long>(block), block == 1 ? "" : "s",
+      s.stretches, s.nodes_added, s.nodes_removed, scaled);
   return p;
 }
 

@@ -113,8 +113,9 @@ StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const Struc
                              return x.rfind("layers ", 0) == 0;
                            });
   if (!layers_only) {
-    a.path = "model rebuild (the traced graph is edited for --layers alone, and --dp alone; "
-             "this edit changes the layout, the shapes, the GPU or the network)";
+    a.path =
+        "model rebuild (the traced graph is edited for --layers alone, and --dp alone; "
+        "this edit changes the layout, the shapes, the GPU or the network)";
     return a;
   }
   LayersOnTrace lt;

@@ -42,8 +42,8 @@ void structural_text(std::ostream& os, const std::string& input,
   os << "\n  path      " << a.path;
   if (a.predicted_us != a.rebuild_us)
     os << strprintf("\n  rebuild   the model's rebuild of the edit predicts %.1f us", a.rebuild_us);
-  os << strprintf("\n  predicted step %.1f us (%+.2f%% from the traced replay)\n\n",
-                  a.predicted_us, pct(a.predicted_us, a.trace_replay_us));
+  os << strprintf("\n  predicted step %.1f us (%+.2f%% from the traced replay)\n\n", a.predicted_us,
+                  pct(a.predicted_us, a.trace_replay_us));
   estimate_text(os, a.edited.estimate);
 }
 

@@ -115,13 +115,13 @@ enum Role : uint8_t { kOther, kAnchor, kRemoved, kBefore };
 
 // Which layer instance (unit) each node belongs to, and its place in the unit.
 struct Units {
-  std::vector<int32_t> of;         // per node: unit, kNone outside every instance
-  std::vector<uint32_t> ord;       // per node: position among its unit's nodes on its resource
-  std::vector<uint32_t> stretch;   // per unit
-  std::vector<uint32_t> index;     // per unit: instance within the stretch
-  std::vector<uint32_t> first;     // per stretch: its first unit
+  std::vector<int32_t> of;        // per node: unit, kNone outside every instance
+  std::vector<uint32_t> ord;      // per node: position among its unit's nodes on its resource
+  std::vector<uint32_t> stretch;  // per unit
+  std::vector<uint32_t> index;    // per unit: instance within the stretch
+  std::vector<uint32_t> first;    // per stretch: its first unit
   std::map<std::tuple<int32_t, uint32_t, uint32_t>, NodeId> at;  // (unit, resource, ord)
-  std::map<std::pair<int32_t, uint32_t>, NodeId> last;            // (unit, resource) -> last
+  std::map<std::pair<int32_t, uint32_t>, NodeId> last;           // (unit, resource) -> last
   std::vector<NodeId> rendezvous_after;  // per node: the virtual node it arrives at, or 0
 };
 
@@ -147,9 +147,8 @@ void label_cpu(const Graph& g, const LayerStretch& s, uint32_t base,
   if (it == cpu_by_thread.end()) return;
   const std::vector<NodeId>& on = it->second;
   for (uint32_t i = 0; i < s.instances; ++i) {
-    auto from = std::lower_bound(on.begin(), on.end(), w[i], [&](NodeId v, double t) {
-      return g.measured_start_us[v] < t;
-    });
+    auto from = std::lower_bound(on.begin(), on.end(), w[i],
+                                 [&](NodeId v, double t) { return g.measured_start_us[v] < t; });
     for (; from != on.end() && g.measured_start_us[*from] < w[i + 1]; ++from)
       if (u.of[*from] == kNone) u.of[*from] = static_cast<int32_t>(base + i);
   }
@@ -232,6 +231,20 @@ NodeId counterpart(const Graph& g, const Units& u, NodeId p, int32_t to) {
   return it == u.at.end() ? graph::kOrigin : it->second;
 }
 
+// The work before p on its thread or stream: its chain predecessor, or for a collective's
+// transfer (whose only predecessor is the rendezvous) its arrival's. kOrigin when none.
+NodeId work_before(const Graph& g, NodeId p) {
+  for (uint32_t e = g.pred_offset[p]; e < g.pred_offset[p + 1]; ++e)
+    if (is_chain(g.pred_kind[e])) return g.pred_index[e];
+  for (uint32_t e = g.pred_offset[p]; e < g.pred_offset[p + 1]; ++e) {
+    const NodeId r = g.pred_index[e];
+    if (g.pred_kind[e] != EdgeKind::kCrossRank || g.kind[r] != NodeKind::kVirtual) continue;
+    for (uint32_t k = g.pred_offset[r]; k < g.pred_offset[r + 1]; ++k)
+      if (g.resource[g.pred_index[k]] == g.resource[p]) return g.pred_index[k];
+  }
+  return graph::kOrigin;
+}
+
 int32_t unit_of_virtual(const Graph& g, const Units& u, NodeId v) {
   return g.kind[v] == NodeKind::kVirtual ? u.of[g.pred_index[g.pred_offset[v]]] : u.of[v];
 }
@@ -309,18 +322,15 @@ LayerSplice splice_layers(const Graph& g, int delta, const std::string& label) {
   auto resolve_removed = [&](NodeId p, EdgeKind kind) -> NodeId {
     if (is_chain(kind)) {
       while (role[p] == kRemoved) {
-        NodeId q = graph::kOrigin;
-        for (uint32_t e = g.pred_offset[p]; e < g.pred_offset[p + 1] && q == 0; ++e)
-          if (is_chain(g.pred_kind[e])) q = g.pred_index[e];
-        p = q;
+        p = work_before(g, p);
         if (p == graph::kOrigin) return graph::kOrigin;
       }
       return p;
     }
     const int32_t un = unit_of_virtual(g, u, p);
-    const NodeId c = un == kNone ? graph::kOrigin
-                                 : counterpart(g, u, p, u.first[u.stretch[un]] +
-                                                            anchor[u.stretch[un]] - 1);
+    const NodeId c = un == kNone
+                         ? graph::kOrigin
+                         : counterpart(g, u, p, u.first[u.stretch[un]] + anchor[u.stretch[un]] - 1);
     return role[c] == kRemoved ? graph::kOrigin : c;
   };
   for (NodeId v = 1; v < n; ++v) {

@@ -23,10 +23,10 @@ namespace lumos::whatif {
 // chunk of one micro-batch.
 struct LayerStretch {
   int32_t rank = 0;
-  int32_t step = -1;           // index into Graph::steps
-  uint32_t period = 0;         // compute-stream kernels per instance
-  uint32_t instances = 0;      // repetitions of the block
-  double first_start_us = 0;   // measured start of its first kernel
+  int32_t step = -1;                   // index into Graph::steps
+  uint32_t period = 0;                 // compute-stream kernels per instance
+  uint32_t instances = 0;              // repetitions of the block
+  double first_start_us = 0;           // measured start of its first kernel
   std::vector<graph::NodeId> kernels;  // instances x period compute-stream kernels, in order
 };
 

@@ -42,8 +42,7 @@ void slow_cpu(Graph& g) {
 // The call that launches each norm kernel waits 2 ms longer (Python work between the modules).
 void python_gap(Graph& g) {
   for (lumos::graph::NodeId v = 1; v < g.num_nodes(); ++v) {
-    if (g.kind[v] != NodeKind::kKernel || g.names[g.name[v]].rfind("rmsnorm_fwd", 0) != 0)
-      continue;
+    if (g.kind[v] != NodeKind::kKernel || g.names[g.name[v]].rfind("rmsnorm_fwd", 0) != 0) continue;
     for (uint32_t k = g.pred_offset[v]; k < g.pred_offset[v + 1]; ++k)
       if (g.pred_kind[k] == lumos::graph::EdgeKind::kLaunch) g.dur_us[g.pred_index[k]] += 2000;
   }
@@ -120,9 +119,10 @@ TEST_P(TracedEditAccuracy, TheGraphEditOfAAgreesWithBWhereTheRebuildDoesNot) {
   const auto ans = lumos::estimate::run_structural_whatif(a, req, lumos::cost::embedded_db());
   const double graph_err = (ans.predicted_us / truth - 1) * 100;
   const double rebuild_err = (ans.rebuild_us / truth - 1) * 100;
-  std::printf("%-28s B %10.1f us  graph edit %10.1f us (%+.2f%%)  model rebuild %10.1f us "
-              "(%+.2f%%)\n",
-              k.name, truth, ans.predicted_us, graph_err, ans.rebuild_us, rebuild_err);
+  std::printf(
+      "%-28s B %10.1f us  graph edit %10.1f us (%+.2f%%)  model rebuild %10.1f us "
+      "(%+.2f%%)\n",
+      k.name, truth, ans.predicted_us, graph_err, ans.rebuild_us, rebuild_err);
   EXPECT_EQ(ans.path.rfind("traced-graph edit", 0), 0u) << ans.path;
   EXPECT_NEAR(ans.predicted_us, truth, 0.03 * truth);
   if (k.rebuild_misses) EXPECT_GT(std::abs(rebuild_err), std::abs(graph_err));
@@ -135,5 +135,6 @@ INSTANTIATE_TEST_SUITE_P(
                       AccuracyCase{"cpu_x30_pp2_layers_8_to_16", 2, 8, 16, slow_cpu, false},
                       AccuracyCase{"python_gap_pp1_layers_4_to_8", 1, 4, 8, python_gap, true},
                       AccuracyCase{"python_gap_pp2_layers_8_to_4", 2, 8, 4, python_gap, true},
-                      AccuracyCase{"slow_pp_streams_pp2_8_to_16", 2, 8, 16, slow_side_streams, false}),
+                      AccuracyCase{"slow_pp_streams_pp2_8_to_16", 2, 8, 16, slow_side_streams,
+                                   false}),
     [](const auto& info) { return std::string(info.param.name); });

@@ -7,14 +7,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <vector>
 
 #include "common/error.hpp"
 #include "graph/load_input.hpp"
+#include "graph/multi_rank.hpp"
 #include "replay/reference_replay.hpp"
 #include "replay/step_report.hpp"
 #include "support/test_util.hpp"
+#include "trace/kineto_writer.hpp"
 
 using lumos::whatif::find_layer_stretches;
 using lumos::whatif::splice_layers;
@@ -29,6 +32,45 @@ double first_step_us(const lumos::graph::Graph& g) {
   double us = 0;
   for (const auto& [rank, t] : first) us = std::max(us, t);
   return us;
+}
+
+// A two-rank tensor-parallel job of `layers` layers, written by hand: each layer a norm, a GEMM,
+// an all-reduce and a second GEMM on the compute stream, launched from one thread with an 80 us
+// CPU operator per layer (more than the layer's GPU time on rank 0: the CPU leads). Rank 1's
+// first GEMM is slower, so rank 0 waits for it at every all-reduce.
+void write_tp_job(const lumos::testing::TempDir& tmp, const std::string& dir, int layers) {
+  std::filesystem::create_directories(tmp.file(dir));
+  std::vector<lumos::trace::KinetoWriter> w(2);
+  std::vector<double> gpu(2, 0);
+  double c = 1;
+  for (int l = 0; l < layers; ++l) {
+    c += 80;  // the layer's CPU operator, then four launches 6 us apart
+    double norm_at[2], gemm_at[2], ar_at[2], meet = 0;
+    for (int r = 0; r < 2; ++r) {
+      norm_at[r] = std::max(gpu[r], c + 5);
+      gemm_at[r] = std::max(norm_at[r] + 10, c + 11);
+      ar_at[r] = std::max(gemm_at[r] + (r == 0 ? 40 : 70), c + 17);
+      meet = std::max(meet, ar_at[r]);
+    }
+    for (int r = 0; r < 2; ++r) {
+      w[r].cpu_op(1, "layer.python", c - 80, 80);
+      w[r].launch(1, "cudaLaunchKernel", c, 5, "kernel", "norm_kernel", 0, 7, norm_at[r], 10);
+      w[r].launch(1, "cudaLaunchKernel", c + 6, 5, "kernel", "gemm_a", 0, 7, gemm_at[r],
+                  r == 0 ? 40 : 70);
+      w[r].launch(1, "cudaLaunchKernel", c + 12, 5, "kernel",
+                  "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", 0, 7, ar_at[r],
+                  meet + 20 - ar_at[r]);
+      const double b_at = std::max(meet + 20, c + 23);
+      w[r].launch(1, "cudaLaunchKernel", c + 18, 5, "kernel", "gemm_b", 0, 7, b_at, 50);
+      gpu[r] = b_at + 50;
+    }
+    c += 30;
+  }
+  for (int r = 0; r < 2; ++r) {
+    w[r].set_rank(r, 2);
+    w[r].annotation(1, "ProfilerStep#1", 0, c + 5);
+    tmp.write(dir + "/rank" + std::to_string(r) + ".json", w[r].json());
+  }
 }
 
 std::string b200_trace() {
@@ -101,7 +143,40 @@ TEST(LayerSplice, AnEditOfNothingReplaysEverySharedTraceAsTraced) {
     EXPECT_NEAR(edited_us, traced, 1e-4 * traced) << path;
     ++edited;
   }
+  std::printf("%d shared traces have layers to edit\n", edited);
   EXPECT_GT(edited, 0);
+}
+
+// On a folder of ranks, the copies of a layer meet at copies of its all-reduce: the edit of the
+// 4-layer job to 8 replays as the 8-layer job does, on every rank.
+TEST(LayerSplice, TensorParallelRanksMeetAtTheCopiedCollectives) {
+  lumos::testing::TempDir tmp;
+  write_tp_job(tmp, "four", 4);
+  write_tp_job(tmp, "eight", 8);
+  write_tp_job(tmp, "two", 2);
+  const auto four = lumos::graph::load_multi_rank(tmp.file("four"));
+  const auto eight = lumos::graph::load_multi_rank(tmp.file("eight"));
+  const auto two = lumos::graph::load_multi_rank(tmp.file("two"));
+  const auto doubled = splice_layers(four.graph, 4, "four");
+  lumos::graph::validate(doubled.graph, "doubled");
+  EXPECT_EQ(doubled.stretches, 2u);  // one pass per rank
+  EXPECT_EQ(doubled.instances_after, 16u);
+  const auto halved = splice_layers(four.graph, -2, "four");
+  lumos::graph::validate(halved.graph, "halved");
+  const auto per_rank = [](const lumos::graph::Graph& g) {
+    std::map<int32_t, double> out;
+    for (const auto& st : lumos::replay::step_times(g, lumos::replay::reference_replay(g)))
+      out.emplace(st.rank, st.replayed_us);
+    return out;
+  };
+  const auto want8 = per_rank(eight.graph), got8 = per_rank(doubled.graph);
+  const auto want2 = per_rank(two.graph), got2 = per_rank(halved.graph);
+  for (int32_t r : {0, 1}) {
+    std::printf("rank %d: 8 layers %.1f us, edited %.1f us; 2 layers %.1f us, edited %.1f us\n", r,
+                want8.at(r), got8.at(r), want2.at(r), got2.at(r));
+    EXPECT_NEAR(got8.at(r), want8.at(r), 0.01 * want8.at(r)) << "rank " << r;
+    EXPECT_NEAR(got2.at(r), want2.at(r), 0.01 * want2.at(r)) << "rank " << r;
+  }
 }
 
 TEST(LayerSplice, RefusesToRemoveEveryInstanceOfAPass) {
