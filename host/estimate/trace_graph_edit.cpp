@@ -115,13 +115,4 @@ GraphEditPath layers_on_traced_graph(const graph::Graph& g, const whatif::Traced
   return p;
 }
 
-void set_step_time(Estimate& e, double step_us) {
-  if (e.step_time_us <= 0 || step_us <= 0) return;
-  const double r = e.step_time_us / step_us;
-  e.step_time_us = step_us;
-  e.tokens_per_s *= r;
-  e.model_tflops_per_gpu *= r, e.hw_tflops_per_gpu *= r;
-  e.mfu *= r, e.hfu *= r;
-}
-
 }  // namespace lumos::estimate

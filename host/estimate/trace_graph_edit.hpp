@@ -41,8 +41,4 @@ GraphEditPath layers_on_traced_graph(const graph::Graph& g, const whatif::Traced
                                      const whatif::JobStructure& js, const LayersOnTrace& req,
                                      const std::string& label);
 
-// The estimate's step time and what follows from it (throughput, FLOP rates, MFU) set to
-// `step_us`; the rest (memory, breakdown by class) stays the model's.
-void set_step_time(Estimate& e, double step_us);
-
 }  // namespace lumos::estimate

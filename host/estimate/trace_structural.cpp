@@ -132,10 +132,7 @@ StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const Struc
   const whatif::TracedKernels tk = whatif::classify_traced(in.tables(), db);
   const GraphEditPath p = layers_on_traced_graph(in.graph, tk, a.structure, lt, in.label);
   a.path = p.path;
-  if (p.taken) {
-    a.predicted_us = p.edited_us;
-    set_step_time(a.edited.estimate, p.edited_us);
-  }
+  if (p.taken) a.predicted_us = p.edited_us;
   return a;
 }
 

@@ -43,7 +43,9 @@ struct StructuralAnswer {
   double trace_replay_us = 0;       // the traced job, replayed as it ran
   double calibrated_traced_us = 0;  // the model's graph of the traced configuration, calibrated
   std::vector<std::string> edits;   // "pp 2 -> 4", ...
-  EstimateRun edited;  // the edited configuration, calibrated; its step time is predicted_us
+  // The model's rebuild of the edited configuration, calibrated: its memory, breakdown and cost
+  // (its step time is rebuild_us; the prediction is predicted_us).
+  EstimateRun edited;
   // How the edit was made (trace_graph_edit.hpp): "traced-graph edit (...)" or
   // "model rebuild (why)"; the prediction, and what the model rebuild alone predicts.
   std::string path;

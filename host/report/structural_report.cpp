@@ -39,11 +39,14 @@ void structural_text(std::ostream& os, const std::string& input,
   os << "\n  edits     ";
   if (a.edits.empty()) os << "none (the traced configuration)";
   for (size_t i = 0; i < a.edits.size(); ++i) os << (i ? ", " : "") << a.edits[i];
+  const bool on_trace = a.path.rfind("traced-graph", 0) == 0;
   os << "\n  path      " << a.path;
-  if (a.predicted_us != a.rebuild_us)
+  if (on_trace)
     os << strprintf("\n  rebuild   the model's rebuild of the edit predicts %.1f us", a.rebuild_us);
   os << strprintf("\n  predicted step %.1f us (%+.2f%% from the traced replay)\n\n", a.predicted_us,
                   pct(a.predicted_us, a.trace_replay_us));
+  // The rebuild's memory, breakdown and cost (the traced graph knows no memory).
+  if (on_trace) os << "the model's rebuild of the edited configuration:\n";
   estimate_text(os, a.edited.estimate);
 }
 

@@ -31,44 +31,47 @@ bool is_chain(EdgeKind k) {
   return k == EdgeKind::kIntraThread || k == EdgeKind::kIntraStream;
 }
 
-// Whether seq[at, at + block.size()) is the block started at another kernel of the layer: a
-// stretch of the same period may repeat something else (optimizer kernels).
-bool rotation_of(const std::vector<uint32_t>& seq, size_t at, const std::vector<uint32_t>& block) {
-  const size_t p = block.size();
-  for (size_t shift = 0; shift < p; ++shift) {
-    bool same = true;
-    for (size_t i = 0; i < p && same; ++i) same = seq[at + i] == block[(shift + i) % p];
-    if (same) return true;
+// The whole blocks of a stretch, counted from where the block starts as the pattern's first
+// repetition does: (first position, blocks). A stretch may begin a few kernels early (the last
+// kernel of the previous pass repeats the layer's last) or repeat something else of the same
+// period (optimizer kernels): (0, 0) then.
+std::pair<uint32_t, uint32_t> whole_blocks(const std::vector<uint32_t>& seq, uint32_t from,
+                                           uint32_t to, const std::vector<uint32_t>& block) {
+  const uint32_t p = static_cast<uint32_t>(block.size());
+  for (uint32_t o = 0; o < p && from + o + p <= to; ++o) {
+    if (!std::equal(block.begin(), block.end(), seq.begin() + from + o)) continue;
+    uint32_t n = 0;
+    while (from + o + (n + 1) * p <= to &&
+           std::equal(block.begin(), block.end(), seq.begin() + from + o + n * p))
+      ++n;
+    return {from + o, n};
   }
-  return false;
+  return {0, 0};
 }
 
 // The stretches of one rank's step: the two repeating blocks (forward and backward layers) as
-// recognise_job finds them, in time order.
+// recognise_job finds them, in time order. Only whole blocks are masked out before looking for
+// the second, so that a pass of two layers keeps both.
 void stretches_of(const Graph& g, int32_t rank, int32_t step, const std::vector<NodeId>& nodes,
                   std::vector<LayerStretch>& out) {
   std::vector<uint32_t> seq;
   for (NodeId v : nodes) seq.push_back(g.name[v]);
-  RepeatPattern a = find_repeats(seq), b;
-  if (a.period > 0) {
-    std::vector<uint32_t> rest = seq;  // the first pattern's stretches masked out
-    for (const auto& [from, to] : a.stretches)
-      for (uint32_t x = from; x < to; ++x) rest[x] = 0x80000000u + x;
-    b = find_repeats(rest);
-  }
   const size_t first = out.size();
-  for (const RepeatPattern* p : {&a, &b}) {
-    if (p->period == 0) continue;
-    const std::vector<uint32_t> block(seq.begin() + p->first_kernel,
-                                      seq.begin() + p->first_kernel + p->period);
-    for (const auto& [from, to] : p->stretches) {
-      const uint32_t n = (to - from) / p->period;
-      if (n < 2 || !rotation_of(seq, from, block)) continue;
+  std::vector<uint32_t> rest = seq;
+  for (int pass = 0; pass < 2; ++pass) {
+    const RepeatPattern p = find_repeats(rest);
+    if (p.period == 0) break;
+    const std::vector<uint32_t> block(rest.begin() + p.first_kernel,
+                                      rest.begin() + p.first_kernel + p.period);
+    for (const auto& [from, to] : p.stretches) {
+      const auto [begin, n] = whole_blocks(rest, from, to, block);
+      if (n < 2) continue;
       LayerStretch s;
-      s.rank = rank, s.step = step, s.period = p->period, s.instances = n;
-      s.kernels.assign(nodes.begin() + from, nodes.begin() + from + n * p->period);
+      s.rank = rank, s.step = step, s.period = p.period, s.instances = n;
+      s.kernels.assign(nodes.begin() + begin, nodes.begin() + begin + n * p.period);
       s.first_start_us = g.measured_start_us[s.kernels.front()];
       out.push_back(std::move(s));
+      for (uint32_t x = begin; x < begin + n * p.period; ++x) rest[x] = 0x80000000u + x;
     }
   }
   std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
