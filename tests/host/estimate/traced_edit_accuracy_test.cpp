@@ -22,7 +22,9 @@
 
 #include "estimate/trace_graph_edit.hpp"
 #include "estimate/trace_structural.hpp"
+#include "estimate/trace_whatif.hpp"
 #include "graph/load_input.hpp"
+#include "replay/reference_replay.hpp"
 #include "host/whatif/generated_job.hpp"
 
 using lumos::estimate::first_step_us;
@@ -85,9 +87,9 @@ lumos::model::ModelSpec small_model() {
   return m;
 }
 
-lumos::estimate::EstimateRequest config(int pp, int64_t layers) {
+lumos::estimate::EstimateRequest config(int pp, int64_t layers, int dp = 1) {
   JobConfig c;
-  c.tp = 1, c.pp = pp, c.dp = 1, c.gbs = 2 * pp, c.mbs = 1;
+  c.tp = 1, c.pp = pp, c.dp = dp, c.gbs = 2 * pp * dp, c.mbs = 1;
   lumos::estimate::EstimateRequest r = lumos::testing::job_request(c);
   r.model = small_model();
   r.model.layers = layers;
@@ -138,3 +140,24 @@ INSTANTIATE_TEST_SUITE_P(
                       AccuracyCase{"slow_pp_streams_pp2_8_to_16", 2, 8, 16, slow_side_streams,
                                    false}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// --dp edits the traced graph in place (whatif/collective_edit.hpp): only the data-parallel
+// group's collectives are repriced, so the rule's effect stays. DP 2 -> 8 against the job written
+// at DP 8 under the same rule.
+TEST(TracedEditAccuracy, DataParallelTimesFourKeepsWhatTheModelLacks) {
+  for (const auto& [name, rule] :
+       std::vector<std::pair<const char*, Rule>>{{"cpu_x30", slow_cpu}, {"python_gap", python_gap}}) {
+    lumos::testing::TempDir tmp;
+    const auto a = modified_job(config(1, 4, 2), rule, tmp.file("a"));
+    const auto b = modified_job(config(1, 4, 8), rule, tmp.file("b"));
+    const double truth = lumos::replay::reference_replay(b.graph).makespan_us;
+    lumos::estimate::WhatifRequest req;
+    req.dp = 8;
+    const auto ans = lumos::estimate::run_whatif(a, req, lumos::cost::embedded_db());
+    const double got = ans.result.makespan_us[0];
+    ASSERT_FALSE(ans.edits.empty()) << name;
+    std::printf("%-12s dp 2 -> 8: B %10.1f us  graph edit %10.1f us (%+.2f%%)\n", name, truth, got,
+                (got / truth - 1) * 100);
+    EXPECT_NEAR(got, truth, 0.03 * truth) << name;
+  }
+}
