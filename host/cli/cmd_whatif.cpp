@@ -110,10 +110,11 @@ int cmd_whatif(int argc, char** argv) {
       cxxopts::value<std::string>())("model-file", "the traced model: a TOML model file",
                                      cxxopts::value<std::string>())(
       "stack", "software stack the trace ran (kernels_db/stacks.json)",
-      cxxopts::value<std::string>())("layers", "edit: transformer layers",
-                                     cxxopts::value<int64_t>())(
-      "hidden", "edit: hidden size", cxxopts::value<int64_t>())("ffn", "edit: MLP inner size",
-                                                                cxxopts::value<int64_t>())(
+      cxxopts::value<std::string>())(
+      "layers",
+      "edit: transformer layers (traced layers duplicated or removed on the traced graph)",
+      cxxopts::value<int64_t>())("hidden", "edit: hidden size", cxxopts::value<int64_t>())(
+      "ffn", "edit: MLP inner size", cxxopts::value<int64_t>())(
       "heads", "edit: attention heads", cxxopts::value<int64_t>())("seq", "edit: sequence length",
                                                                    cxxopts::value<int64_t>())(
       "tp", "edit: tensor parallel degree", cxxopts::value<int>())("pp", "edit: pipeline stages",

@@ -24,8 +24,8 @@
 #include "estimate/trace_structural.hpp"
 #include "estimate/trace_whatif.hpp"
 #include "graph/load_input.hpp"
-#include "replay/reference_replay.hpp"
 #include "host/whatif/generated_job.hpp"
+#include "replay/reference_replay.hpp"
 
 using lumos::estimate::first_step_us;
 using lumos::graph::Graph;
@@ -145,8 +145,8 @@ INSTANTIATE_TEST_SUITE_P(
 // group's collectives are repriced, so the rule's effect stays. DP 2 -> 8 against the job written
 // at DP 8 under the same rule.
 TEST(TracedEditAccuracy, DataParallelTimesFourKeepsWhatTheModelLacks) {
-  for (const auto& [name, rule] :
-       std::vector<std::pair<const char*, Rule>>{{"cpu_x30", slow_cpu}, {"python_gap", python_gap}}) {
+  for (const auto& [name, rule] : std::vector<std::pair<const char*, Rule>>{
+           {"cpu_x30", slow_cpu}, {"python_gap", python_gap}}) {
     lumos::testing::TempDir tmp;
     const auto a = modified_job(config(1, 4, 2), rule, tmp.file("a"));
     const auto b = modified_job(config(1, 4, 8), rule, tmp.file("b"));
