@@ -96,7 +96,7 @@ GraphEditPath layers_on_traced_graph(const graph::Graph& g, const whatif::Traced
   const int delta = static_cast<int>(delta_layers / block);
   whatif::LayerSplice s;
   try {
-    s = whatif::splice_layers(g, delta, label);
+    s = whatif::splice_layers(g, stretches, delta, label);
   } catch (const InputError& e) {
     return rebuild(e.what());
   }

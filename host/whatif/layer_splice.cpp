@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <map>
-#include <tuple>
+#include <unordered_map>
 
 #include "common/error.hpp"
 #include "common/format.hpp"
@@ -123,10 +123,16 @@ struct Units {
   std::vector<uint32_t> stretch;  // per unit
   std::vector<uint32_t> index;    // per unit: instance within the stretch
   std::vector<uint32_t> first;    // per stretch: its first unit
-  std::map<std::tuple<int32_t, uint32_t, uint32_t>, NodeId> at;  // (unit, resource, ord)
-  std::map<std::pair<int32_t, uint32_t>, NodeId> last;           // (unit, resource) -> last
-  std::vector<NodeId> rendezvous_after;  // per node: the virtual node it arrives at, or 0
+  std::unordered_map<uint64_t, NodeId> at;    // key(unit, resource, ord) -> node
+  std::unordered_map<uint64_t, NodeId> last;  // key(unit, resource, 0) -> its last node there
+  std::vector<NodeId> rendezvous_after;       // per node: the virtual node it arrives at, or 0
 };
+
+// Units, resources and positions each fit 21 bits in the graphs a trace gives.
+uint64_t key(int32_t unit, uint32_t resource, uint32_t ord) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(unit)) << 42) |
+         (static_cast<uint64_t>(resource & 0x1fffff) << 21) | (ord & 0x1fffff);
+}
 
 NodeId launch_of(const Graph& g, NodeId v) {
   for (uint32_t k = g.pred_offset[v]; k < g.pred_offset[v + 1]; ++k)
@@ -196,13 +202,13 @@ Units label_units(const Graph& g, const std::vector<LayerStretch>& stretches) {
           if (g.resource[g.pred_index[q]] == g.resource[v]) u.of[v] = u.of[g.pred_index[q]];
     }
   }
-  std::map<std::pair<int32_t, uint32_t>, uint32_t> count;
+  std::unordered_map<uint64_t, uint32_t> count;
   for (NodeId v = 1; v < n; ++v) {
     if (u.of[v] == kNone) continue;
-    const auto key = std::make_pair(u.of[v], g.resource[v]);
-    u.ord[v] = count[key]++;
-    u.at[{u.of[v], g.resource[v], u.ord[v]}] = v;
-    u.last[key] = v;
+    const uint64_t k = key(u.of[v], g.resource[v], 0);
+    u.ord[v] = count[k]++;
+    u.at[key(u.of[v], g.resource[v], u.ord[v])] = v;
+    u.last[k] = v;
   }
   return u;
 }
@@ -230,7 +236,7 @@ NodeId counterpart(const Graph& g, const Units& u, NodeId p, int32_t to) {
     const NodeId b = counterpart(g, u, a, to);
     return b == graph::kOrigin ? graph::kOrigin : u.rendezvous_after[b];
   }
-  auto it = u.at.find({to, g.resource[p], u.ord[p]});
+  auto it = u.at.find(key(to, g.resource[p], u.ord[p]));
   return it == u.at.end() ? graph::kOrigin : it->second;
 }
 
@@ -255,7 +261,11 @@ int32_t unit_of_virtual(const Graph& g, const Units& u, NodeId v) {
 }  // namespace
 
 LayerSplice splice_layers(const Graph& g, int delta, const std::string& label) {
-  const std::vector<LayerStretch> stretches = find_layer_stretches(g);
+  return splice_layers(g, find_layer_stretches(g), delta, label);
+}
+
+LayerSplice splice_layers(const Graph& g, const std::vector<LayerStretch>& stretches, int delta,
+                          const std::string& label) {
   LUMOS_EXPECT(!stretches.empty(), label +
                                        ": no block of kernels repeats on the compute stream, so "
                                        "the traced graph has no layers to duplicate or remove");
@@ -370,7 +380,7 @@ LayerSplice splice_layers(const Graph& g, int delta, const std::string& label) {
         if (role[p] == kAnchor) {
           src = copy_id[j][copy_pos[p]];
         } else if (is_chain(g.pred_kind[e]) && unit != kNone) {
-          auto it = u.last.find({unit, g.resource[v]});
+          auto it = u.last.find(key(unit, g.resource[v], 0));
           if (it != u.last.end() && role[it->second] == kAnchor) src = in_copy(j, it->second);
         } else if (role[p] == kBefore && unit != kNone) {
           const NodeId q = counterpart(g, u, p, unit);

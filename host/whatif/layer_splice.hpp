@@ -45,5 +45,8 @@ struct LayerSplice {
 // line, naming `label`) when the graph has no repeating layers, or a stretch would keep fewer
 // than one instance.
 LayerSplice splice_layers(const graph::Graph& g, int delta, const std::string& label);
+// The same with the graph's stretches already found (find_layer_stretches of g).
+LayerSplice splice_layers(const graph::Graph& g, const std::vector<LayerStretch>& stretches,
+                          int delta, const std::string& label);
 
 }  // namespace lumos::whatif
