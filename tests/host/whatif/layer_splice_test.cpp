@@ -126,7 +126,9 @@ TEST(LayerSplice, DoublingTheB200LayersAddsTheTracedPerLayerTime) {
 }
 
 // Identity: an edit of zero instances replays every shared trace that has layers as traced.
-TEST(LayerSplice, AnEditOfNothingReplaysEverySharedTraceAsTraced) {
+// An edit of one instance more or fewer per pass leaves a valid graph that moves the step the
+// right way.
+TEST(LayerSplice, AnEditOfNothingReplaysEverySharedTraceAsTracedAndOneMoreLayerNoFaster) {
   LUMOS_REQUIRE_TRACES();
   int edited = 0;
   for (const auto& path : lumos::testing::shared_traces()) {
@@ -141,6 +143,18 @@ TEST(LayerSplice, AnEditOfNothingReplaysEverySharedTraceAsTraced) {
     lumos::graph::validate(same.graph, path);
     const double traced = first_step_us(in.graph), edited_us = first_step_us(same.graph);
     EXPECT_NEAR(edited_us, traced, 1e-4 * traced) << path;
+    // One instance more per pass is a valid graph that takes no less time; one fewer, where
+    // every pass keeps one, none more.
+    const auto more = splice_layers(in.graph, 1, path);
+    lumos::graph::validate(more.graph, path);
+    EXPECT_GE(first_step_us(more.graph), traced * (1 - 1e-9)) << path;
+    uint32_t fewest = UINT32_MAX;
+    for (const auto& s : find_layer_stretches(in.graph)) fewest = std::min(fewest, s.instances);
+    if (fewest >= 2) {
+      const auto fewer = splice_layers(in.graph, -1, path);
+      lumos::graph::validate(fewer.graph, path);
+      EXPECT_LE(first_step_us(fewer.graph), traced * (1 + 1e-9)) << path;
+    }
     ++edited;
   }
   std::printf("%d shared traces have layers to edit\n", edited);
