@@ -72,20 +72,30 @@ GraphEditPath layers_on_traced_graph(const graph::Graph& g, const whatif::Traced
     return rebuild(strprintf("%lld -> %lld layers do not split evenly over %lld model chunks",
                              static_cast<long long>(traced_layers),
                              static_cast<long long>(new_layers), static_cast<long long>(chunks)));
-  const auto stretches = whatif::find_layer_stretches(g);
+  auto stretches = whatif::find_layer_stretches(g);
   if (stretches.empty())
     return rebuild("no block of kernels repeats on the compute stream: no traced layers");
   uint32_t most = 0;
   for (const auto& s : stretches) most = std::max(most, s.instances);
   // A traced instance may hold several layers (a block of a sliding- and a full-attention
-  // layer); the first layer of a pass may differ from the rest and sit outside the repeats.
+  // layer); the first layer of a pass may differ from the rest and sit outside the repeats; in an
+  // interleaved schedule the passes of successive chunks run back to back, one stretch for
+  // several passes of one-layer instances, split here into passes.
   const int64_t per_chunk = traced_layers / chunks;
-  const int64_t block = std::max<int64_t>(1, per_chunk / most);
-  if (block * most > per_chunk || per_chunk - block * most >= block)
+  int64_t block = std::max<int64_t>(1, per_chunk / most);
+  if (most > per_chunk && most % per_chunk == 0) {
+    block = 1;
+    if (!whatif::split_passes(stretches, static_cast<uint32_t>(per_chunk)))
+      return rebuild(
+          strprintf("a traced run of layers is not a whole number of passes of %lld "
+                    "layers",
+                    static_cast<long long>(per_chunk)));
+  } else if (block * most > per_chunk || per_chunk - block * most >= block) {
     return rebuild(
         strprintf("the traced passes repeat a block %u times, which does not divide "
                   "%lld layers per model chunk",
                   most, static_cast<long long>(per_chunk)));
+  }
   const int64_t delta_layers = (new_layers - traced_layers) / chunks;
   if (delta_layers % block != 0)
     return rebuild(

@@ -112,6 +112,25 @@ std::vector<LayerStretch> find_layer_stretches(const Graph& g) {
   return out;
 }
 
+bool split_passes(std::vector<LayerStretch>& stretches, uint32_t per_pass) {
+  if (per_pass < 2) return false;
+  for (const auto& s : stretches)
+    if (s.instances % per_pass != 0) return false;
+  std::vector<LayerStretch> out;
+  for (const auto& s : stretches) {
+    const uint32_t n = per_pass * s.period;
+    for (uint32_t i = 0; i < s.instances / per_pass; ++i) {
+      LayerStretch x = s;
+      x.instances = per_pass;
+      x.kernels.assign(s.kernels.begin() + i * n, s.kernels.begin() + (i + 1) * n);
+      x.first_start_us = s.first_start_us;
+      out.push_back(std::move(x));
+    }
+  }
+  stretches = std::move(out);
+  return true;
+}
+
 namespace {
 
 enum Role : uint8_t { kOther, kAnchor, kRemoved, kBefore };
@@ -277,6 +296,8 @@ LayerSplice splice_layers(const Graph& g, const std::vector<LayerStretch>& stret
   LayerSplice out;
   for (uint32_t s = 0; s < stretches.size(); ++s) {
     const uint32_t r = stretches[s].instances;
+    LUMOS_EXPECT(r >= 2, strprintf("%s: a pass of rank %d has %u layer instance; an edit needs two",
+                                   label.c_str(), stretches[s].rank, r));
     LUMOS_EXPECT(delta >= 0 || k < r,
                  strprintf("%s: a pass of rank %d has %u layer instances; removing %u would "
                            "leave none",

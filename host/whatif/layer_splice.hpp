@@ -34,6 +34,11 @@ struct LayerStretch {
 // with the most non-collective kernel time), in (rank, step, time) order.
 std::vector<LayerStretch> find_layer_stretches(const graph::Graph& g);
 
+// Splits every stretch into passes of `per_pass` instances (the passes of an interleaved
+// schedule's chunks run back to back). False, leaving `stretches` as they were, when a stretch is
+// not a whole number of passes or a pass would hold fewer than two instances.
+bool split_passes(std::vector<LayerStretch>& stretches, uint32_t per_pass);
+
 struct LayerSplice {
   graph::Graph graph;
   uint32_t stretches = 0;                              // edited stretches (ranks x passes)
@@ -42,8 +47,8 @@ struct LayerSplice {
 };
 
 // Adds `delta` instances to every stretch (removes -delta when negative). Throws InputError (one
-// line, naming `label`) when the graph has no repeating layers, or a stretch would keep fewer
-// than one instance.
+// line, naming `label`) when the graph has no repeating layers, a stretch has fewer than two
+// instances (a copy follows the instance before), or a stretch would keep fewer than one.
 LayerSplice splice_layers(const graph::Graph& g, int delta, const std::string& label);
 // The same with the graph's stretches already found (find_layer_stretches of g).
 LayerSplice splice_layers(const graph::Graph& g, const std::vector<LayerStretch>& stretches,
