@@ -8,6 +8,7 @@
 #include "common/format.hpp"
 #include "replay/reference_replay.hpp"
 #include "replay/step_report.hpp"
+#include "whatif/collective_edit.hpp"
 #include "whatif/layer_splice.hpp"
 
 namespace lumos::estimate {
@@ -49,6 +50,7 @@ uint32_t scale_with_parameters(graph::Graph& g, const whatif::TracedKernels& tk,
     if (!grows) continue;
     const int32_t rank = g.resources[g.resource[v]].rank;
     const size_t stage = std::min(ratio.size() - 1, static_cast<size_t>(rank / per_stage));
+    if (ratio[stage] == 1) continue;
     g.dur_us[v] *= ratio[stage];
     ++scaled;
   }
@@ -111,17 +113,30 @@ GraphEditPath layers_on_traced_graph(const graph::Graph& g, const whatif::Traced
     return rebuild(e.what());
   }
   const uint32_t scaled = scale_with_parameters(s.graph, tk, js, req.param_ratio_by_stage);
+  std::string dp_edit;
+  if (req.dp > 0) {
+    const cost::Topology& topo = req.db->default_topology_for(*req.gpu);
+    whatif::CollectiveEditRequest er;
+    er.dp = req.dp, er.gpu = req.gpu, er.traced_topology = &topo, er.topology = &topo;
+    std::vector<whatif::EditLine> lines;
+    try {
+      s.graph = whatif::edit_collectives(s.graph, tk, js, er, *req.db, &lines);
+    } catch (const InputError& e) {
+      return rebuild(e.what());
+    }
+    for (const auto& l : lines) dp_edit += strprintf("; %s: %u kernels", l.what.c_str(), l.kernels);
+  }
   p.taken = true;
   p.edited_us = first_step_us(s.graph);
   p.path = strprintf(
       "traced-graph edit (layers %s: %u -> %u instances of %lld layer%s in %u "
       "passes, %u nodes added, %u removed; %u optimizer and gradient-reduction kernels "
-      "scaled with the parameters)",
+      "scaled with the parameters%s)",
       delta > 0   ? "duplicated"
       : delta < 0 ? "removed"
                   : "unchanged",
       s.instances_before, s.instances_after, static_cast<long long>(block), block == 1 ? "" : "s",
-      s.stretches, s.nodes_added, s.nodes_removed, scaled);
+      s.stretches, s.nodes_added, s.nodes_removed, scaled, dp_edit.c_str());
   return p;
 }
 

@@ -32,6 +32,11 @@ struct LayersOnTrace {
   // a rank's parameters and lies outside the layers (the optimizer step, the gradient
   // reductions of the data-parallel group) is scaled by it; empty scales nothing.
   std::vector<double> param_ratio_by_stage;
+  // With dp > 0, the data-parallel group's collectives are then repriced for that degree
+  // (whatif/collective_edit.hpp) on the traced GPU and its network.
+  int dp = 0;
+  const cost::GpuSpec* gpu = nullptr;
+  const cost::KernelsDb* db = nullptr;
 };
 
 // The edit on the traced graph `g` of the traces `tk` (job `js`). Not taken (with the reason)

@@ -107,15 +107,15 @@ StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const Struc
   a.predicted_us = a.rebuild_us = a.edited.estimate.step_time_us;
   // The layer count alone is edited on the traced graph itself (docs/design.md).
   const StructuralEdit& e = req.edit;
-  const bool layers_only = !(e.hidden || e.ffn || e.heads || e.seq || e.mbs || e.gbs || e.pp ||
-                             e.interleave || e.tp || e.dp) &&
-                           std::all_of(a.edits.begin(), a.edits.end(), [](const std::string& x) {
-                             return x.rfind("layers ", 0) == 0;
-                           });
+  const bool layers_only =
+      !(e.hidden || e.ffn || e.heads || e.seq || e.mbs || e.gbs || e.pp || e.interleave || e.tp) &&
+      std::all_of(a.edits.begin(), a.edits.end(), [](const std::string& x) {
+        return x.rfind("layers ", 0) == 0 || x.rfind("dp ", 0) == 0 || x.rfind("gbs ", 0) == 0;
+      });
   if (!layers_only) {
     a.path =
-        "model rebuild (the traced graph is edited for --layers alone, and --dp alone; "
-        "this edit changes the layout, the shapes, the GPU or the network)";
+        "model rebuild (the traced graph is edited for --layers and --dp; this edit changes "
+        "the layout, the shapes, the GPU or the network)";
     return a;
   }
   LayersOnTrace lt;
@@ -129,6 +129,9 @@ StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const Struc
                                           ? static_cast<double>(after[s].memory.params) /
                                                 static_cast<double>(before[s].memory.params)
                                           : 1.0);
+  lt.dp = e.dp.value_or(0);
+  lt.gpu = &db.gpu(traced.gpu);
+  lt.db = &db;
   const whatif::TracedKernels tk = whatif::classify_traced(in.tables(), db);
   const GraphEditPath p = layers_on_traced_graph(in.graph, tk, a.structure, lt, in.label);
   a.path = p.path;

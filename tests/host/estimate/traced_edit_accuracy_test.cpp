@@ -167,3 +167,23 @@ TEST(TracedEditAccuracy, DataParallelTimesFourKeepsWhatTheModelLacks) {
     EXPECT_NEAR(got, truth, 0.03 * truth) << name;
   }
 }
+
+// Both at once: the layers spliced, then the data-parallel collectives repriced, on the graph.
+TEST(TracedEditAccuracy, LayersTimesTwoAndDataParallelTimesFourTogether) {
+  lumos::testing::TempDir tmp;
+  const auto a = modified_job(config(2, 4, 2), slow_cpu, tmp.file("a"));
+  const auto b = modified_job(config(2, 8, 8), slow_cpu, tmp.file("b"));
+  const double truth = first_step_us(b.graph);
+  lumos::estimate::StructuralRequest req;
+  req.model = small_model();
+  req.edit.layers = 8, req.edit.dp = 8;
+  const auto ans = lumos::estimate::run_structural_whatif(a, req, lumos::cost::embedded_db());
+  std::printf(
+      "cpu x30 layers 4 -> 8, dp 2 -> 8: B %.1f us  graph edit %.1f us (%+.2f%%)  model "
+      "rebuild %.1f us (%+.2f%%)\n",
+      truth, ans.predicted_us, (ans.predicted_us / truth - 1) * 100, ans.rebuild_us,
+      (ans.rebuild_us / truth - 1) * 100);
+  EXPECT_EQ(ans.path.rfind("traced-graph edit", 0), 0u) << ans.path;
+  EXPECT_NE(ans.path.find("dp group 2 -> 8"), std::string::npos) << ans.path;
+  EXPECT_NEAR(ans.predicted_us, truth, 0.03 * truth);
+}
