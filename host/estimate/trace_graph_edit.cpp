@@ -119,11 +119,8 @@ GraphEditPath layers_on_traced_graph(const graph::Graph& g, const whatif::Traced
     whatif::CollectiveEditRequest er;
     er.dp = req.dp, er.gpu = req.gpu, er.traced_topology = &topo, er.topology = &topo;
     std::vector<whatif::EditLine> lines;
-    try {
-      s.graph = whatif::edit_collectives(s.graph, tk, js, er, *req.db, &lines);
-    } catch (const InputError& e) {
-      return rebuild(e.what());
-    }
+    // A job without a data-parallel group is refused (one line), not rebuilt by the model.
+    s.graph = whatif::edit_collectives(s.graph, tk, js, er, *req.db, &lines);
     for (const auto& l : lines) dp_edit += strprintf("; %s: %u kernels", l.what.c_str(), l.kernels);
   }
   p.taken = true;

@@ -41,7 +41,7 @@ struct LayersOnTrace {
 
 // The edit on the traced graph `g` of the traces `tk` (job `js`). Not taken (with the reason)
 // when the traced graph has no repeating layers, or the change is not a whole number of traced
-// layer instances per pass.
+// layer instances per pass. InputError (one line) for --dp on a job without a data-parallel group.
 GraphEditPath layers_on_traced_graph(const graph::Graph& g, const whatif::TracedKernels& tk,
                                      const whatif::JobStructure& js, const LayersOnTrace& req,
                                      const std::string& label);
