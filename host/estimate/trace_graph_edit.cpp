@@ -74,7 +74,10 @@ GraphEditPath layers_on_traced_graph(const graph::Graph& g, const whatif::Traced
     return rebuild(strprintf("%lld -> %lld layers do not split evenly over %lld model chunks",
                              static_cast<long long>(traced_layers),
                              static_cast<long long>(new_layers), static_cast<long long>(chunks)));
-  auto stretches = whatif::find_layer_stretches(g);
+  // Twice the described rank's longest layer block bounds the search on every rank (the default
+  // when it found none).
+  const uint32_t period = std::max(js.forward.period, js.backward.period);
+  auto stretches = whatif::find_layer_stretches(g, period > 0 ? 2 * period + 8 : 4096);
   if (stretches.empty())
     return rebuild("no block of kernels repeats on the compute stream: no traced layers");
   uint32_t most = 0;

@@ -67,7 +67,8 @@ CalibratedTrace calibrate_trace(const graph::LoadedInput& in, const StructuralRe
   LUMOS_EXPECT(!in.tables().empty(), "lumos whatif: " + in.label +
                                          ": editing a job needs its traces, not a .lgraph file");
   CalibratedTrace t;
-  const whatif::TracedKernels tk = whatif::classify_traced(in.tables(), db);
+  t.kernels = whatif::classify_traced(in.tables(), db);
+  const whatif::TracedKernels& tk = t.kernels;
   t.structure = whatif::recognise_job(tk);
   t.traced = whatif::traced_config(t.structure, *req.model, req.stack, db);
   t.request.model = t.traced.model;
@@ -132,8 +133,7 @@ StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const Struc
   lt.dp = e.dp.value_or(0);
   lt.gpu = &db.gpu(traced.gpu);
   lt.db = &db;
-  const whatif::TracedKernels tk = whatif::classify_traced(in.tables(), db);
-  const GraphEditPath p = layers_on_traced_graph(in.graph, tk, a.structure, lt, in.label);
+  const GraphEditPath p = layers_on_traced_graph(in.graph, t.kernels, a.structure, lt, in.label);
   a.path = p.path;
   if (p.taken) a.predicted_us = p.edited_us;
   return a;

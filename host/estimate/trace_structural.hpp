@@ -59,6 +59,9 @@ struct CalibratedTrace {
   whatif::TracedConfig traced;
   whatif::TraceCalibration calibration;
   EstimateRequest request;  // the traced configuration on the traced GPU, without the calibration
+  // The traces' kernels, classified once. Its lookups point into its own reports and the input's
+  // tables: a moved object keeps them, a copy would point into the original's.
+  whatif::TracedKernels kernels;
   // Applies the calibration to kernels priced for any configuration (this object must outlive it).
   void calibrate(model::StepCosts& c, const cost::KernelsDb& db) const;
 };

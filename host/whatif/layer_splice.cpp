@@ -53,13 +53,13 @@ std::pair<uint32_t, uint32_t> whole_blocks(const std::vector<uint32_t>& seq, uin
 // recognise_job finds them, in time order. Only whole blocks are masked out before looking for
 // the second, so that a pass of two layers keeps both.
 void stretches_of(const Graph& g, int32_t rank, int32_t step, const std::vector<NodeId>& nodes,
-                  std::vector<LayerStretch>& out) {
+                  uint32_t max_period, std::vector<LayerStretch>& out) {
   std::vector<uint32_t> seq;
   for (NodeId v : nodes) seq.push_back(g.name[v]);
   const size_t first = out.size();
   std::vector<uint32_t> rest = seq;
   for (int pass = 0; pass < 2; ++pass) {
-    const RepeatPattern p = find_repeats(rest);
+    const RepeatPattern p = find_repeats(rest, max_period);
     if (p.period == 0) break;
     const std::vector<uint32_t> block(rest.begin() + p.first_kernel,
                                       rest.begin() + p.first_kernel + p.period);
@@ -80,7 +80,7 @@ void stretches_of(const Graph& g, int32_t rank, int32_t step, const std::vector<
 
 }  // namespace
 
-std::vector<LayerStretch> find_layer_stretches(const Graph& g) {
+std::vector<LayerStretch> find_layer_stretches(const Graph& g, uint32_t max_period) {
   // Each rank's compute stream: the most non-collective kernel time.
   std::vector<double> busy(g.resources.size(), 0);
   for (NodeId v = 1; v < g.num_nodes(); ++v)
@@ -107,7 +107,7 @@ std::vector<LayerStretch> find_layer_stretches(const Graph& g) {
     std::stable_sort(nodes.begin(), nodes.end(), [&](NodeId x, NodeId y) {
       return g.measured_start_us[x] < g.measured_start_us[y];
     });
-    stretches_of(g, key.first, key.second, nodes, out);
+    stretches_of(g, key.first, key.second, nodes, max_period, out);
   }
   return out;
 }

@@ -31,8 +31,10 @@ struct LayerStretch {
 };
 
 // The layer stretches of every rank and step of a graph (each rank's compute stream: the stream
-// with the most non-collective kernel time), in (rank, step, time) order.
-std::vector<LayerStretch> find_layer_stretches(const graph::Graph& g);
+// with the most non-collective kernel time), in (rank, step, time) order. The search costs
+// max_period x kernels per rank and step: a caller that knows the layer's period (from
+// recognise_job) bounds it.
+std::vector<LayerStretch> find_layer_stretches(const graph::Graph& g, uint32_t max_period = 4096);
 
 // Splits every stretch into passes of `per_pass` instances (the passes of an interleaved
 // schedule's chunks run back to back). False, leaving `stretches` as they were, when a stretch is
