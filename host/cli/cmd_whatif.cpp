@@ -121,9 +121,12 @@ int cmd_whatif(int argc, char** argv) {
       cxxopts::value<std::string>())("model-file", "the traced model: a TOML model file",
                                      cxxopts::value<std::string>())(
       "stack", "software stack the trace ran (kernels_db/stacks.json)",
-      cxxopts::value<std::string>())(kLayers.name, count_help("edit: transformer layers", kLayers),
-                                     count_value())(
-      kHidden.name, count_help("edit: hidden size", kHidden), count_value())(
+      cxxopts::value<std::string>())(
+      kLayers.name,
+      count_help(
+          "edit: transformer layers (traced layers duplicated or removed on the traced graph)",
+          kLayers),
+      count_value())(kHidden.name, count_help("edit: hidden size", kHidden), count_value())(
       kFfn.name, count_help("edit: MLP inner size", kFfn), count_value())(
       kHeads.name, count_help("edit: attention heads", kHeads), count_value())(
       kSeq.name, count_help("edit: sequence length", kSeq), count_value())(

@@ -4,6 +4,7 @@
 #include <map>
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "estimate/trace_graph_edit.hpp"
 #include "estimate/trace_whatif.hpp"
 
 #include "replay/reference_replay.hpp"
@@ -66,7 +67,8 @@ CalibratedTrace calibrate_trace(const graph::LoadedInput& in, const StructuralRe
   LUMOS_EXPECT(!in.tables().empty(), "lumos whatif: " + in.label +
                                          ": editing a job needs its traces, not a .lgraph file");
   CalibratedTrace t;
-  const whatif::TracedKernels tk = whatif::classify_traced(in.tables(), db);
+  t.kernels = whatif::classify_traced(in.tables(), db);
+  const whatif::TracedKernels& tk = t.kernels;
   t.structure = whatif::recognise_job(tk);
   t.traced = whatif::traced_config(t.structure, *req.model, req.stack, db);
   t.request.model = t.traced.model;
@@ -87,12 +89,10 @@ StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const Struc
   EstimateRequest traced = t.request;
   const whatif::TraceCalibration& cal = a.calibration;
   traced.adjust_costs = [&cal, &db](model::StepCosts& c) { whatif::apply_calibration(cal, db, c); };
-  a.calibrated_traced_us = run_estimate(traced, db).estimate.step_time_us;
+  const EstimateRun traced_run = run_estimate(traced, db);
+  a.calibrated_traced_us = traced_run.estimate.step_time_us;
   // The traced iteration: each rank's first step, replayed (the model builds one iteration).
-  std::map<int32_t, double> first_step_us;
-  for (const auto& st : replay::step_times(in.graph, replay::reference_replay(in.graph)))
-    first_step_us.emplace(st.rank, st.replayed_us);
-  for (const auto& [rank, us] : first_step_us) a.trace_replay_us = std::max(a.trace_replay_us, us);
+  a.trace_replay_us = first_step_us(in.graph);
   EstimateRequest edited = traced;
   apply_edit(req.edit, edited.model, edited.cfg, a.edits);
   if (!req.topology.empty()) {
@@ -105,6 +105,37 @@ StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const Struc
   }
   if (!a.edits.empty()) edited.model.name += " (edited)";
   a.edited = run_estimate(edited, db);
+  a.predicted_us = a.rebuild_us = a.edited.estimate.step_time_us;
+  // The layer count alone is edited on the traced graph itself (docs/design.md).
+  const StructuralEdit& e = req.edit;
+  const bool layers_only =
+      !(e.hidden || e.ffn || e.heads || e.seq || e.mbs || e.gbs || e.pp || e.interleave || e.tp) &&
+      std::all_of(a.edits.begin(), a.edits.end(), [](const std::string& x) {
+        return x.rfind("layers ", 0) == 0 || x.rfind("dp ", 0) == 0 || x.rfind("gbs ", 0) == 0;
+      });
+  if (!layers_only) {
+    a.path =
+        "model rebuild (the traced graph is edited for --layers and --dp; this edit changes "
+        "the layout, the shapes, the GPU or the network)";
+    return a;
+  }
+  LayersOnTrace lt;
+  lt.traced_layers = a.traced.model.layers;
+  lt.new_layers = e.layers.value_or(lt.traced_layers);
+  lt.pp = a.traced.cfg.pp, lt.interleave = a.traced.cfg.interleave;
+  const auto& before = traced_run.estimate.stages;
+  const auto& after = a.edited.estimate.stages;
+  for (size_t s = 0; s < before.size() && s < after.size(); ++s)
+    lt.param_ratio_by_stage.push_back(before[s].memory.params > 0
+                                          ? static_cast<double>(after[s].memory.params) /
+                                                static_cast<double>(before[s].memory.params)
+                                          : 1.0);
+  lt.dp = e.dp.value_or(0);
+  lt.gpu = &db.gpu(traced.gpu);
+  lt.db = &db;
+  const GraphEditPath p = layers_on_traced_graph(in.graph, t.kernels, a.structure, lt, in.label);
+  a.path = p.path;
+  if (p.taken) a.predicted_us = p.edited_us;
   return a;
 }
 

@@ -43,7 +43,13 @@ struct StructuralAnswer {
   double trace_replay_us = 0;       // the traced job, replayed as it ran
   double calibrated_traced_us = 0;  // the model's graph of the traced configuration, calibrated
   std::vector<std::string> edits;   // "pp 2 -> 4", ...
-  EstimateRun edited;               // the edited configuration, calibrated
+  // The model's rebuild of the edited configuration, calibrated: its memory, breakdown and cost
+  // (its step time is rebuild_us; the prediction is predicted_us).
+  EstimateRun edited;
+  // How the edit was made (trace_graph_edit.hpp): "traced-graph edit (...)" or
+  // "model rebuild (why)"; the prediction, and what the model rebuild alone predicts.
+  std::string path;
+  double predicted_us = 0, rebuild_us = 0;
 };
 
 // The traced job recognised and its model calibrated on it: the first half of a structural
@@ -53,6 +59,9 @@ struct CalibratedTrace {
   whatif::TracedConfig traced;
   whatif::TraceCalibration calibration;
   EstimateRequest request;  // the traced configuration on the traced GPU, without the calibration
+  // The traces' kernels, classified once. Its lookups point into its own reports and the input's
+  // tables: a moved object keeps them, a copy would point into the original's.
+  whatif::TracedKernels kernels;
   // Applies the calibration to kernels priced for any configuration (this object must outlive it).
   void calibrate(model::StepCosts& c, const cost::KernelsDb& db) const;
 };

@@ -45,9 +45,14 @@ void structural_text(std::ostream& os, const std::string& input,
   os << "\n  edits     ";
   if (a.edits.empty()) os << "none (the traced configuration)";
   for (size_t i = 0; i < a.edits.size(); ++i) os << (i ? ", " : "") << a.edits[i];
-  os << strprintf("\n  predicted step %.1f us (%+.2f%% from the traced replay)\n\n",
-                  a.edited.estimate.step_time_us,
-                  pct(a.edited.estimate.step_time_us, a.trace_replay_us));
+  const bool on_trace = a.path.rfind("traced-graph", 0) == 0;
+  os << "\n  path      " << a.path;
+  if (on_trace)
+    os << strprintf("\n  rebuild   the model's rebuild of the edit predicts %.1f us", a.rebuild_us);
+  os << strprintf("\n  predicted step %.1f us (%+.2f%% from the traced replay)\n\n", a.predicted_us,
+                  pct(a.predicted_us, a.trace_replay_us));
+  // The rebuild's memory, breakdown and cost (the traced graph knows no memory).
+  if (on_trace) os << "the model's rebuild of the edited configuration:\n";
   estimate_text(os, a.edited.estimate);
 }
 
@@ -68,7 +73,9 @@ void structural_json(std::ostream& os, const std::string& input,
   w.field("calibrated_traced_us", a.calibrated_traced_us);
   w.field("comm_recorded_us", a.calibration.comm_recorded_us);
   w.field("comm_waited_us", a.calibration.comm_waited_us);
-  w.field("predicted_us", a.edited.estimate.step_time_us);
+  w.field("predicted_us", a.predicted_us);
+  w.field("path", a.path);
+  w.field("rebuild_predicted_us", a.rebuild_us);
   w.key("edits").begin_array();
   for (const auto& e : a.edits) w.value(e);
   w.end_array();
