@@ -70,7 +70,16 @@ int run(int argc, char** argv, bool generate) {
                               : "Estimate a training iteration of a GPT or Llama model without a "
                                 "trace");
   layout_options(o);
-  if (generate) o.add_options()("o,output", "output folder", cxxopts::value<std::string>());
+  if (generate)
+    o.add_options()("o,output", "output folder", cxxopts::value<std::string>())(
+        "tp-comm-stream",
+        "shared | separate: tensor-parallel collectives on the compute stream, or each on a stream "
+        "of its own that the compute stream waits for",
+        cxxopts::value<std::string>()->default_value("shared"))(
+        "group-names",
+        "roles | numbers: process groups named by role (tp/stage0), or numbered as PyTorch "
+        "names groups a job does not name (0, 1, ...)",
+        cxxopts::value<std::string>()->default_value("roles"));
   if (!generate)
     o.add_options()("search",
                     "search layouts of the model on --gpus GPUs (degrees, micro-batch, "
@@ -103,10 +112,24 @@ int run(int argc, char** argv, bool generate) {
   if (!generate &&
       (a.count("gpus") || a.count("csv") || a.count("top") || a.count("search-memory")))
     throw InputError("lumos estimate: --gpus, --top, --csv and --search-memory go with --search");
-  const EstimateRun r = run_estimate(request_from(a), db);
+  EstimateRequest req = request_from(a);
+  StageTraceOptions names;
+  if (generate) {
+    const std::string stream = a["tp-comm-stream"].as<std::string>();
+    const std::string groups = a["group-names"].as<std::string>();
+    LUMOS_EXPECT(
+        stream == "shared" || stream == "separate",
+        "lumos generate: --tp-comm-stream: expected shared or separate, got '" + stream + "'");
+    LUMOS_EXPECT(groups == "roles" || groups == "numbers",
+                 "lumos generate: --group-names: expected roles or numbers, got '" + groups + "'");
+    req.options.tp_comm_stream = stream == "separate";
+    names.numbered_groups = groups == "numbers";
+  }
+  const EstimateRun r = run_estimate(req, db);
   std::vector<std::string> files;
   if (generate)
-    files = write_stage_traces(r.step, r.replay, a["output"].as<std::string>(), r.estimate.gpu);
+    files =
+        write_stage_traces(r.step, r.replay, a["output"].as<std::string>(), r.estimate.gpu, names);
   if (a.count("json")) {
     report::estimate_json(std::cout, r.estimate, files);
   } else {

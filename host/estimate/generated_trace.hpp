@@ -13,15 +13,23 @@ namespace lumos::estimate {
 
 using model::StepGraph;
 
+struct StageTraceOptions {
+  // Process groups named as PyTorch numbers them when the job does not name them ("0", "1", ...,
+  // described "undefined") instead of by role ("tp/stage0"): traces whose groups say nothing
+  // of what they are for, as many real jobs write them.
+  bool numbered_groups = false;
+};
+
 // Kineto JSON of one stage.
 std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r, int stage,
-                             const std::string& gpu_name);
+                             const std::string& gpu_name, const StageTraceOptions& opt = {});
 
 // Writes <out>/stage<k>.rank<r>.json for every stage, all at once: into a temporary folder
 // beside `out`, renamed to `out` at the end, so that `out` holds every stage or does not exist.
 // `out` must be missing or an empty folder (InputError otherwise: nothing is replaced). Each
 // trace lists the stage ranks as the job's traced ranks. Returns the paths written.
 std::vector<std::string> write_stage_traces(const StepGraph& sg, const replay::ReplayResult& r,
-                                            const std::string& out, const std::string& gpu_name);
+                                            const std::string& out, const std::string& gpu_name,
+                                            const StageTraceOptions& opt = {});
 
 }  // namespace lumos::estimate
