@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/input_options.hpp"
+#include "cli/traced_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
@@ -56,8 +57,10 @@ int run_structural(const cxxopts::ParseResult& a, const graph::LoadedInput& in,
   i64("seq", e.seq), i64("mbs", e.mbs), i64("gbs", e.gbs);
   i32("tp", e.tp), i32("pp", e.pp), i32("interleave", e.interleave);
   if (w.dp > 0) e.dp = w.dp;
+  req.hints = w.hints;
   const estimate::StructuralAnswer ans =
       estimate::run_structural_whatif(in, req, cost::embedded_db());
+  warn_overridden(std::cerr, ans.structure, "lumos whatif");
   std::vector<std::string> files;
   if (a.count("timeline"))
     report::write_timeline(ans.edited.step.graph, ans.edited.replay,
@@ -125,6 +128,7 @@ int cmd_whatif(int argc, char** argv) {
       "timeline", "write the edited iteration as a Chrome trace", cxxopts::value<std::string>())(
       "emit-traces", "write the edited job as one Kineto trace per stage into this new folder",
       cxxopts::value<std::string>());
+  traced_options(o, "the traced job (over what the trace shows)");
   add_input_options(o);
   o.parse_positional({"input"});
   const auto a = o.parse(argc, argv);
@@ -146,6 +150,7 @@ int cmd_whatif(int argc, char** argv) {
     LUMOS_EXPECT(req.dp >= 1, "lumos whatif: --dp: expected a degree of at least 1");
   }
   if (a.count("topology")) req.topology = a["topology"].as<std::string>();
+  req.hints = hints_from(a, "lumos whatif");
   if (a.count("traced-topology")) req.traced_topology = a["traced-topology"].as<std::string>();
   if (a.count("nic-bandwidth"))
     req.nic_gbps = cost::parse_bandwidth_gbytes_per_s(a["nic-bandwidth"].as<std::string>(),
@@ -176,11 +181,17 @@ int cmd_whatif(int argc, char** argv) {
   for (const auto& w : in.warnings) std::cerr << "lumos whatif: " << w << '\n';
   if (a.count("describe")) {
     const auto render = a.count("json") ? report::job_structure_json : report::job_structure_text;
-    render(std::cout, in.label, estimate::describe_job(in, cost::embedded_db()));
+    const whatif::JobStructure js = estimate::describe_job(in, cost::embedded_db(), req.hints);
+    warn_overridden(std::cerr, js, "lumos whatif");
+    render(std::cout, in.label, js);
     return 0;
   }
   if (structural) return run_structural(a, in, req);
+  LUMOS_EXPECT(!req.hints.any() || req.edits(),
+               "lumos whatif: --traced and --group say what the traced job is, for --describe or "
+               "an edit (--dp, --topology, --nic-bandwidth, or a structural edit)");
   const estimate::WhatifAnswer ans = estimate::run_whatif(in, req, cost::embedded_db());
+  warn_overridden(std::cerr, ans.structure, "lumos whatif");
   if (!ans.unpriced_warning.empty())
     std::cerr << "lumos whatif: warning: " << ans.unpriced_warning << '\n';
   if (a.count("csv")) {

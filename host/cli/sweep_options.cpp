@@ -5,10 +5,12 @@
 #endif
 #include "cli/sweep_options.hpp"
 
+#include <iostream>
 #include <optional>
 #include <string>
 
 #include "cli/model_options.hpp"
+#include "cli/traced_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "sweep/option_text.hpp"
@@ -19,6 +21,7 @@ namespace lumos::cli {
 
 void sweep_options(cxxopts::Options& o) {
   model_options(o, "gpt3-175b");
+  traced_options(o);
   o.add_options()("gpus",
                   "total GPUs (axis, e.g. 64..1024); dp follows each layout (default, without "
                   "--dp: 256..1024)",
@@ -102,11 +105,16 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
   SweepRequest q;
   q.spec.model = model_from(a, file.model ? &*file.model : nullptr);
   sweep::parse_axes({given, text}, &q.spec);
+  LUMOS_EXPECT(
+      given("trace") || !(a.count("traced") || a.count("group")),
+      "lumos sweep: --traced and --group say what the traced job is: they go with --trace");
   if (given("trace")) {
     LUMOS_EXPECT(a.count("model") || a.count("model-file") || file.model,
                  "lumos sweep --trace: give the traced model's dimensions (--model PRESET or "
                  "--model-file FILE); its layer count comes from the trace");
-    q.traced = estimate::trace_sweep(text("trace"), given, db, &q.spec);
+    q.traced =
+        estimate::trace_sweep(text("trace"), given, db, &q.spec, hints_from(a, "lumos sweep"));
+    warn_overridden(std::cerr, q.traced->traced.structure, "lumos sweep");
   }
   q.spec.tokens_to_train = a["tokens"].as<double>();
   if (!a.count("tokens") && file.options.count("tokens"))

@@ -542,6 +542,7 @@ EventTable Loader::run() {
     fail_json(err);
   };
   bool saw_events = false;
+  bool saw_nodes = false, saw_schema = false;  // a PyTorch execution trace's keys
   if (t == json_type::array) {
     simdjson::ondemand::array arr;
     if (auto err = doc.get_array().get(arr)) fail_root(err, ']');
@@ -572,6 +573,10 @@ EventTable Loader::run() {
         parse_distributed_info(v);
       } else if (key == "deviceProperties") {
         parse_device_properties(v);
+      } else if (key == "nodes") {
+        saw_nodes = true;
+      } else if (key == "schema") {
+        saw_schema = true;
       }
     }
   } else {
@@ -582,7 +587,12 @@ EventTable Loader::run() {
   if (const char* pos = nullptr; doc.current_location().get(pos) == simdjson::SUCCESS)
     throw InputError(label_ + ": unexpected text after the JSON document at byte " +
                      std::to_string(offset_of(pos)) + " (expected one trace per file)");
-  LUMOS_EXPECT(saw_events, label_ + ": field 'traceEvents': missing (expected an array of events)");
+  if (!saw_events)
+    throw NotKinetoTrace(label_ + (saw_nodes && saw_schema
+                                       ? ": a PyTorch execution trace ('schema' and 'nodes'), not "
+                                         "a Kineto trace (no 'traceEvents')"
+                                       : ": field 'traceEvents': missing (expected an array of "
+                                         "events)"));
   table_.events_in_file = event_index_;
   LUMOS_EXPECT(!table_.events.empty(),
                label_ + ": empty trace: no CPU operator, runtime or GPU events in 'traceEvents'");

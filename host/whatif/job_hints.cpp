@@ -30,14 +30,6 @@ const ProcessGroup* sized_group(const JobStructure& js, GroupRole r) {
   return js.group_with(r);
 }
 
-// Every group of the role, as the job's process groups are listed: "3, 7".
-std::string names_of(const JobStructure& js, GroupRole r) {
-  std::string out;
-  for (const auto& g : js.groups)
-    if (g.role == r) out += (out.empty() ? "" : ", ") + g.name;
-  return out;
-}
-
 // The pipeline stages: the world over the ranks of one stage, when the job has a pipeline.
 void stages_from_world(JobStructure& js) {
   const int inner = js.ranks_per_stage();
@@ -164,9 +156,8 @@ void apply_traced_degrees(JobStructure& js, const TracedDegrees& given) {
                     kWhere, d.key, d.shown, g->name.c_str(), to_string(d.role),
                     g->role_from.c_str(), g->size, g->name.c_str()));
       js.overridden.push_back(
-          strprintf("%s %d (--traced), where the trace suggests %d (group %s: "
-                    "%s)",
-                    d.key, d.shown, *d.field, names_of(js, d.role).c_str(), g->role_from.c_str()));
+          strprintf("%s %d (--traced), where the trace suggests %d (group %s: %s)", d.key, d.shown,
+                    *d.field, g->name.c_str(), g->role_from.c_str()));
     } else if (!g && d.value > 1) {
       js.overridden.push_back(strprintf("%s %d (--traced), where the trace shows no %s group",
                                         d.key, d.shown, to_string(d.role)));
@@ -174,14 +165,13 @@ void apply_traced_degrees(JobStructure& js, const TracedDegrees& given) {
     changed |= *d.field != d.value;
     *d.field = d.value, *d.from = "--traced";
   }
+  // Stages the trace gave stay: a degree given alone must still fill the world (check_world).
+  if (changed && js.pp < 0) stages_from_world(js);
   if (given.pp > 0) {
-    if (changed) stages_from_world(js);
     if (js.pp > 0 && js.pp != given.pp)
       js.overridden.push_back(strprintf("pp %d (--traced), where the trace suggests %d (%s)",
                                         given.pp, js.pp, js.pp_from.c_str()));
     js.pp = given.pp, js.pp_from = "--traced";
-  } else if (changed) {
-    stages_from_world(js);
   }
 }
 
