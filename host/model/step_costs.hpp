@@ -48,7 +48,7 @@ struct StepCostOptions {
                                  // embedding, head, optimizer and host overheads take none
   // Every tensor-parallel collective on the tensor-parallel stream, the compute stream waiting
   // for it before its next kernel (as stacks that give TP communication its own NCCL stream run
-  // it): the same times, another stream in the written trace.
+  // it): the same work in the same order, on another stream in the written trace.
   bool tp_comm_stream = false;
 };
 
