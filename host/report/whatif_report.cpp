@@ -91,7 +91,8 @@ void job_structure_text(std::ostream& os, const std::string& input,
   os << strprintf("degrees: tp %s, cp %s, dp %s, pp %s", degree(js.tp).c_str(),
                   degree(js.cp).c_str(), degree(js.dp).c_str(), degree(js.pp).c_str());
   os << " (pp: " << js.pp_from << ")\n";
-  if (js.forward_only) os << "passes: forward only (no backward or optimizer kernel)\n";
+  if (js.forward_only)
+    os << "passes: forward only (no autograd operator, backward or optimizer kernel)\n";
   for (const auto& d : js.disagreements) os << "evidence disagrees: " << d << '\n';
   for (const auto& o : js.overridden) os << "given: " << o << '\n';
   os << "\nprocess groups:\n";

@@ -146,6 +146,56 @@ void add_unique(std::vector<int64_t>& v, int64_t x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
 }
 
+// All-reduces outside NCCL: PyTorch's symmetric-memory kernels (multimem, one-shot, two-shot)
+// and vLLM's custom all-reduce, which carry no NCCL args. Their messages are sized by the
+// operator that launched them (same External id); their group is the world (vLLM runs them over
+// its tensor-parallel group, the only one of that size in a single-node inference job).
+void scan_symmetric_memory(const trace::EventTable& t, int32_t rank,
+                           const trace::TraceCostReport& rep, const std::vector<int64_t>& tokens,
+                           const std::vector<int64_t>& dims, RankScan& scan) {
+  auto all_reduce_kernel = [](std::string_view n) {
+    return n.find("all_reduce") != std::string_view::npos ||
+           n.find("cross_device_reduce") != std::string_view::npos;
+  };
+  std::unordered_map<int64_t, const trace::Event*> op_of;  // External id -> its all-reduce op
+  for (const trace::Event& e : t.events)
+    if (e.kind == EventKind::kCpuOp && e.external_id >= 0 && e.shapes >= 0 &&
+        t.name_of(e).find("all_reduce") != std::string_view::npos)
+      op_of[e.external_id] = &e;
+  const std::string name = "(symmetric memory)";
+  for (const auto& k : rep.kernels) {
+    const trace::Event& e = t.events[k.event];
+    if (k.kernel_class == "comm" || e.kind != EventKind::kKernel ||
+        !all_reduce_kernel(t.name_of(e)))
+      continue;
+    ProcessGroup& g = scan.groups[name];
+    g.name = name;
+    if (g.size < 0 && t.world_size > 0)
+      g.size = t.world_size, g.size_from = "distributedInfo world size (no NCCL group args)";
+    GroupOps& ops = g.ops[CollectiveType::kAllReduce];
+    ++ops.kernels;
+    ops.traced_us += static_cast<double>(e.dur_ns) / 1000.0;
+    const auto it = e.external_id >= 0 ? op_of.find(e.external_id) : op_of.end();
+    if (it != op_of.end()) {
+      const auto in = t.input_dims(*it->second);
+      const auto types = t.input_types(*it->second);
+      int64_t elements = in.empty() || in[0].empty() ? 0 : 1;
+      if (elements)
+        for (int64_t d : in[0]) elements *= d;
+      ops.bytes += static_cast<double>(elements) *
+                   (types.empty() ? 2 : std::max(1, cost::tensor_elem_bytes(types[0])));
+      std::string shape;
+      if (activation_sized(elements, tokens, dims, &shape)) {
+        if (g.activation_sized++ == 0) g.activation_shape = shape;
+      } else if (elements > 0) {
+        ++g.other_sized;
+      }
+    }
+    if (std::find(g.ranks.begin(), g.ranks.end(), rank) == g.ranks.end()) g.ranks.push_back(rank);
+    scan.group_streams.emplace(name, e.stream);
+  }
+}
+
 // Groups and streams of one rank's collectives.
 void scan_rank(const trace::EventTable& t, int32_t rank, const trace::TraceCostReport& rep,
                RankScan& scan) {
@@ -153,6 +203,11 @@ void scan_rank(const trace::EventTable& t, int32_t rank, const trace::TraceCostR
   // activation message is the product of.
   // The tokens are the rows most GEMMs multiply (forward and data-gradient GEMMs; a weight
   // gradient's rows are its output features).
+  // A backward pass shows in autograd's operators (ConvolutionBackward0, autograd::engine) or
+  // in its kernels' names (flash_bwd, cuDNN's dgrad and wgrad engines).
+  for (const std::string& n : t.names)
+    for (const char* part : {"Backward", "backward", "autograd::engine", "bwd", "dgrad", "wgrad"})
+      scan.backward |= n.find(part) != std::string::npos;
   std::vector<int64_t> tokens, dims;
   std::map<int64_t, uint32_t> rows;
   for (const auto& k : rep.kernels) {
@@ -200,6 +255,7 @@ void scan_rank(const trace::EventTable& t, int32_t rank, const trace::TraceCostR
     if (std::find(g.ranks.begin(), g.ranks.end(), rank) == g.ranks.end()) g.ranks.push_back(rank);
     scan.group_streams.emplace(name, e.stream);
   }
+  scan_symmetric_memory(t, rank, rep, tokens, dims, scan);
 }
 
 // Whether a GPU op belongs to the first ProfilerStep: launched within its window (a kernel may

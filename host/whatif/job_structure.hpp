@@ -76,7 +76,8 @@ struct JobStructure {
   uint32_t compute_kernels = 0;      // on the described rank's compute stream, one step
   RepeatPattern forward, backward;   // by order of first appearance
   std::vector<std::string> missing;  // what could not be found, one line each
-  // No backward or optimizer kernel on any traced rank (inference, or a profile of a forward).
+  // No sign of a backward pass (autograd operators, backward kernels) or an optimizer step on
+  // any traced rank: inference, or a profile of a forward pass.
   bool forward_only = false;
   // Evidence that points two ways (a group's name and its payload), one line each, with what
   // was taken.

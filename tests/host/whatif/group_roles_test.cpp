@@ -100,9 +100,17 @@ TEST(GroupRoles, TheB200InferenceTraceIsTensorParallel8WithItsLayers) {
   EXPECT_EQ(js.forward.period, 42u);
   EXPECT_EQ(js.forward.repeats, 18u);
   EXPECT_EQ(js.backward.period, 0u);
-  ASSERT_EQ(js.groups.size(), 1u);
-  EXPECT_EQ(js.groups[0].name, "3");
-  EXPECT_EQ(js.groups[0].role, GroupRole::kTp);
+  // The layers' all-reduces run over symmetric memory (no NCCL args), sized by the operator
+  // that launched them: activations of 888 tokens x the hidden size, two per layer.
+  ASSERT_EQ(js.groups.size(), 2u);
+  const auto& symm = js.groups[0];
+  EXPECT_EQ(symm.name, "(symmetric memory)");
+  EXPECT_EQ(symm.role, GroupRole::kTp);
+  EXPECT_EQ(symm.size, 8);
+  EXPECT_EQ(symm.ops.at(lumos::trace::CollectiveType::kAllReduce).kernels, 73u);
+  EXPECT_EQ(symm.activation_shape, "888 x 2880");
+  EXPECT_EQ(js.groups[1].name, "3");
+  EXPECT_EQ(js.groups[1].role, GroupRole::kTp);
 }
 
 // A forward-only job has no gradients to reduce: its collectives are tensor parallel wherever
@@ -121,8 +129,10 @@ TEST(GroupRoles, AForwardOnlyTracesCollectivesOnTheirOwnStreamAreNotDataParallel
   EXPECT_EQ(js.tp, 8);
   EXPECT_EQ(js.dp, 1);
   EXPECT_EQ(js.group_with(GroupRole::kDp), nullptr);
-  ASSERT_NE(js.group_with(GroupRole::kTp), nullptr);
-  EXPECT_NE(js.group_with(GroupRole::kTp)->role_from.find("forward-only"), std::string::npos);
+  ASSERT_EQ(js.groups.size(), 2u);
+  EXPECT_EQ(js.groups[1].name, "3");
+  EXPECT_EQ(js.groups[1].role, GroupRole::kTp);
+  EXPECT_NE(js.groups[1].role_from.find("forward-only"), std::string::npos);
 }
 
 // Names as Megatron/NeMo describe groups, torchtitan's device mesh, vLLM, DeepSpeed and `lumos
