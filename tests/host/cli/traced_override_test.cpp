@@ -150,3 +150,15 @@ TEST(TracedOverride, FoldersSkipFilesThatAreNotKinetoTraces) {
   std::ofstream(only.file("a_et_0.json")) << R"({"schema": "1.0.1", "nodes": []})";
   expect_refused("whatif " + only.path() + " --describe", "no Kineto traces in the folder");
 }
+
+// `lumos sweep --trace` recognises the job with the same code and takes the same options.
+TEST(TracedOverride, SweepTraceTakesTheSameOptions) {
+  lumos::testing::TempDir tmp;
+  const std::string job = numbered_job(tmp);
+  const auto r = run_lumos("sweep --trace " + job + " --model llama3-8b --top 1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("tp 4  pp 2  dp 1"), std::string::npos) << r.out;
+  expect_refused("sweep --trace " + job + " --model llama3-8b --top 1 --group 2=dp --group 3=dp",
+                 "the traced shapes match tp 4 (--traced tp=4)");
+  expect_refused("sweep --model llama3-8b --traced tp=2", "they go with --trace");
+}
