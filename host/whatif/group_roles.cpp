@@ -119,6 +119,13 @@ std::pair<GroupRole, std::string> role_from_payload(const ProcessGroup& g, const
                       scatter_gather ? ", reduce-scattered and gathered: sequence parallel" : "")};
   if (f.forward_only)
     return {GroupRole::kTp, "reductions in a forward-only job, which has no gradients to reduce"};
+  // Megatron's model-parallel group reduces a gradient norm, the data-parallel one a loss too:
+  // a group of nothing but such small reductions has no role of its own to show.
+  if (g.other_sized > 0 && g.small_sized == g.other_sized)
+    return {GroupRole::kUnknown,
+            strprintf("only small reductions (%u of fewer than %lld elements: losses, norms, "
+                      "flags)",
+                      g.small_sized, static_cast<long long>(ProcessGroup::kSmallMessageElements))};
   if (g.other_sized > 0)
     return {GroupRole::kDp,
             strprintf("messages of gradient-bucket size (%u of %u are not tokens x a GEMM "
@@ -166,7 +173,7 @@ void assign_role(ProcessGroup& g, const GroupFacts& facts,
                     to_string(carried), to_string(named)));
     return;
   }
-  if (carried != GroupRole::kUnknown) {
+  if (carried != GroupRole::kUnknown || !carried_from.empty()) {
     g.role = carried, g.role_from = carried_from;
     return;
   }

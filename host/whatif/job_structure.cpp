@@ -189,6 +189,7 @@ void scan_symmetric_memory(const trace::EventTable& t, int32_t rank,
         if (g.activation_sized++ == 0) g.activation_shape = shape;
       } else if (elements > 0) {
         ++g.other_sized;
+        g.small_sized += elements < ProcessGroup::kSmallMessageElements;
       }
     }
     if (std::find(g.ranks.begin(), g.ranks.end(), rank) == g.ranks.end()) g.ranks.push_back(rank);
@@ -251,6 +252,7 @@ void scan_rank(const trace::EventTable& t, int32_t rank, const trace::TraceCostR
       if (g.activation_sized++ == 0) g.activation_shape = shape;
     } else if (dense && elements > 0) {
       ++g.other_sized;
+      g.small_sized += elements < ProcessGroup::kSmallMessageElements;
     }
     if (std::find(g.ranks.begin(), g.ranks.end(), rank) == g.ranks.end()) g.ranks.push_back(rank);
     scan.group_streams.emplace(name, e.stream);
@@ -456,6 +458,11 @@ JobStructure recognise_job(const TracedKernels& tk, const JobHints& hints) {
   for (const auto& g : js.groups)
     if (g.size < 0) js.missing.push_back("size of group " + g.name + ": no NCCL group args");
   if (js.pp < 0) js.missing.push_back("pipeline stages: " + js.pp_from);
+  const int64_t ranks = int64_t{js.ranks_per_stage()} * js.pp;
+  if (js.world_size > 0 && js.pp > 0 && ranks != js.world_size)
+    js.missing.push_back(strprintf(
+        "layout: the groups found make %lld of the world's %d ranks (--traced gives the degrees)",
+        static_cast<long long>(ranks), js.world_size));
   return js;
 }
 

@@ -43,6 +43,10 @@ struct ProcessGroup {
   // known size (gradient buckets, parameters).
   uint32_t activation_sized = 0, other_sized = 0;
   std::string activation_shape;  // "tokens x dimension" of its first activation
+  // Of the other sizes, messages below kSmallMessageElements: a loss, a norm, a found-inf flag,
+  // which every group may reduce and which say nothing of its role.
+  uint32_t small_sized = 0;
+  static constexpr int64_t kSmallMessageElements = 4096;
 };
 
 // A kernel of one layer, as the first repetition of the pattern ran it.

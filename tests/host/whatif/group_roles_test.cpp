@@ -195,3 +195,29 @@ TEST(GroupRoles, ActivationSizeIsTokensTimesAGemmDimension) {
   EXPECT_FALSE(lumos::whatif::activation_sized(888 * 7, {888}, {2880}, nullptr));
   EXPECT_FALSE(lumos::whatif::activation_sized(2880, {1}, {2880}, nullptr)) << "one token";
 }
+
+// A group that only reduces a few elements (Megatron's model-parallel group and its gradient
+// norm) is no data-parallel group, whatever stream it runs on.
+TEST(GroupRoles, SmallReductionsSayNothingOfTheRole) {
+  lumos::testing::TempDir tmp;
+  auto tables = lumos::graph::load_job(write_numbered_job({4, 1, 2, false}, tmp)).rank_tables;
+  ASSERT_EQ(recognise(tables).dp, 2);
+  int shrunk = 0;
+  for (auto& t : tables)
+    for (auto& ci : t.collectives)
+      if (ci.group_size == 2) ci.in_nelems = ci.out_nelems = 1, ++shrunk;
+  ASSERT_GT(shrunk, 0);
+  const JobStructure js = recognise(tables);
+  EXPECT_EQ(js.dp, 1);
+  EXPECT_EQ(js.tp, 4);
+  EXPECT_EQ(js.group_with(GroupRole::kDp), nullptr);
+  bool said = false;
+  for (const auto& g : js.groups)
+    said |= g.role == GroupRole::kUnknown &&
+            g.role_from.find("only small reductions") != std::string::npos;
+  EXPECT_TRUE(said);
+  ASSERT_FALSE(js.missing.empty());
+  EXPECT_NE(js.missing.back().find("layout: the groups found make 4 of the world's 8 ranks"),
+            std::string::npos)
+      << js.missing.back();
+}
