@@ -74,6 +74,7 @@ class Loader {
   void add_collective(std::string_view name, const Args& a, Event* e);
   void parse_distributed_info(value v);
   void parse_traced_ranks(value v);
+  void parse_pg_config(value v);
   void parse_device_properties(value v);
   uint32_t intern(std::string_view s);
   int64_t id_of(value v, std::string_view field);
@@ -212,7 +213,34 @@ void Loader::parse_distributed_info(value v) {
       if (!fv.get_string().get(s)) table_.backend = std::string(s);
     } else if (k == "lumos_traced_ranks") {
       parse_traced_ranks(fv);
+    } else if (k == "pg_config") {
+      parse_pg_config(fv);
     }
+  }
+}
+
+// Informational, like the rest of distributedInfo: entries of another shape are left out.
+void Loader::parse_pg_config(value v) {
+  simdjson::ondemand::array a;
+  if (v.get_array().get(a)) return;
+  for (auto x : a) {
+    object o;
+    if (x.get_object().get(o)) continue;
+    EventTable::ProcessGroupConfig pg;
+    for (auto f : o) {
+      simdjson::ondemand::raw_json_string k;
+      if (f.key().get(k)) fail_json(simdjson::TAPE_ERROR);
+      value fv = f.value();
+      std::string_view s;
+      int64_t i;
+      if (k == "pg_name" && !fv.get_string().get(s))
+        pg.name = std::string(s);
+      else if (k == "pg_desc" && !fv.get_string().get(s))
+        pg.desc = std::string(s);
+      else if (k == "pg_size" && !fv.get_int64().get(i) && i > 0 && i <= 0x7fffffff)
+        pg.size = static_cast<int32_t>(i);
+    }
+    if (!pg.name.empty()) table_.pg_config.push_back(std::move(pg));
   }
 }
 

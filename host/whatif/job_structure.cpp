@@ -258,6 +258,14 @@ void scan_rank(const trace::EventTable& t, int32_t rank, const trace::TraceCostR
     scan.group_streams.emplace(name, e.stream);
   }
   scan_symmetric_memory(t, rank, rep, tokens, dims, scan);
+  // What distributedInfo.pg_config says of the groups whose kernels do not say it.
+  for (auto& [name, g] : scan.groups)
+    for (const auto& pg : t.pg_config) {
+      if (pg.name != name) continue;
+      if ((g.desc.empty() || g.desc == "undefined") && pg.desc != "undefined") g.desc = pg.desc;
+      if (pg.size > 0 && g.size_from != "NCCL args")
+        g.size = pg.size, g.size_from = "distributedInfo pg_config";
+    }
 }
 
 // Whether a GPU op belongs to the first ProfilerStep: launched within its window (a kernel may

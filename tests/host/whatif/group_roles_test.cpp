@@ -221,3 +221,32 @@ TEST(GroupRoles, SmallReductionsSayNothingOfTheRole) {
             std::string::npos)
       << js.missing.back();
 }
+
+// distributedInfo.pg_config names groups whose kernels do not (their description "undefined"):
+// read from the B200 trace, and used for the role.
+TEST(GroupRoles, PgConfigDescriptionsNameTheGroups) {
+  LUMOS_REQUIRE_TRACES();
+  const auto b = lumos::trace::load_trace(b200());
+  ASSERT_EQ(b.pg_config.size(), 15u);
+  EXPECT_EQ(b.pg_config[0].name, "0");
+  EXPECT_EQ(b.pg_config[0].desc, "default_pg");
+  EXPECT_EQ(b.pg_config[0].size, 8);
+  lumos::testing::TempDir tmp;
+  auto tables = lumos::graph::load_job(write_numbered_job({4, 1, 2, false}, tmp)).rank_tables;
+  std::string tp_group;
+  for (const auto& g : recognise(tables).groups)
+    if (g.role == GroupRole::kTp) tp_group = g.name;
+  ASSERT_FALSE(tp_group.empty());
+  // The job says its TP group is the data-parallel one: the name wins, and the payload is said.
+  for (auto& t : tables) t.pg_config.push_back({tp_group, "DATA_PARALLEL_GROUP", 4});
+  const JobStructure js = recognise(tables);
+  for (const auto& g : js.groups)
+    if (g.name == tp_group) {
+      EXPECT_EQ(g.desc, "DATA_PARALLEL_GROUP");
+      EXPECT_EQ(g.role, GroupRole::kDp);
+      EXPECT_EQ(g.role_from, "its description");
+    }
+  ASSERT_EQ(js.disagreements.size(), 1u);
+  EXPECT_NE(js.disagreements[0].find("its description says data parallel"), std::string::npos)
+      << js.disagreements[0];
+}
