@@ -115,14 +115,6 @@ RepeatPattern find_repeats(const std::vector<uint32_t>& seq, uint32_t max_period
 
 namespace {
 
-bool contains(const std::string& s, const char* part) {
-  return s.find(part) != std::string::npos;
-}
-
-}  // namespace
-
-namespace {
-
 // Pipeline messages. Not SendRecv: NCCL runs all-to-all as grouped send/receive kernels too.
 bool is_p2p(CollectiveType t) {
   return t == CollectiveType::kSend || t == CollectiveType::kRecv;
@@ -139,11 +131,23 @@ struct RankScan {
   std::map<std::string, ProcessGroup> groups;
   std::set<std::pair<std::string, int64_t>> group_streams;  // (group, stream)
   std::set<int64_t> gemm_streams;
-  bool backward = false;  // a backward or optimizer kernel on some rank
+  bool backward = false;  // a sign of a backward pass or an optimizer step on some rank
 };
 
 void add_unique(std::vector<int64_t>& v, int64_t x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+// One dense message of a group: an activation of the rank's GEMMs, or another size.
+void count_message(ProcessGroup& g, int64_t elements, const std::vector<int64_t>& tokens,
+                   const std::vector<int64_t>& dims) {
+  std::string shape;
+  if (activation_sized(elements, tokens, dims, &shape)) {
+    if (g.activation_sized++ == 0) g.activation_shape = shape;
+  } else if (elements > 0) {
+    ++g.other_sized;
+    g.small_sized += elements < ProcessGroup::kSmallMessageElements;
+  }
 }
 
 // All-reduces outside NCCL: PyTorch's symmetric-memory kernels (multimem, one-shot, two-shot)
@@ -184,13 +188,7 @@ void scan_symmetric_memory(const trace::EventTable& t, int32_t rank,
         for (int64_t d : in[0]) elements *= d;
       ops.bytes += static_cast<double>(elements) *
                    (types.empty() ? 2 : std::max(1, cost::tensor_elem_bytes(types[0])));
-      std::string shape;
-      if (activation_sized(elements, tokens, dims, &shape)) {
-        if (g.activation_sized++ == 0) g.activation_shape = shape;
-      } else if (elements > 0) {
-        ++g.other_sized;
-        g.small_sized += elements < ProcessGroup::kSmallMessageElements;
-      }
+      count_message(g, elements, tokens, dims);
     }
     if (std::find(g.ranks.begin(), g.ranks.end(), rank) == g.ranks.end()) g.ranks.push_back(rank);
     scan.group_streams.emplace(name, e.stream);
@@ -200,15 +198,14 @@ void scan_symmetric_memory(const trace::EventTable& t, int32_t rank,
 // Groups and streams of one rank's collectives.
 void scan_rank(const trace::EventTable& t, int32_t rank, const trace::TraceCostReport& rep,
                RankScan& scan) {
-  // The rank's GEMMs: the tokens they multiply (rows) and their other dimensions, which an
-  // activation message is the product of.
-  // The tokens are the rows most GEMMs multiply (forward and data-gradient GEMMs; a weight
-  // gradient's rows are its output features).
   // A backward pass shows in autograd's operators (ConvolutionBackward0, autograd::engine) or
   // in its kernels' names (flash_bwd, cuDNN's dgrad and wgrad engines).
   for (const std::string& n : t.names)
     for (const char* part : {"Backward", "backward", "autograd::engine", "bwd", "dgrad", "wgrad"})
       scan.backward |= n.find(part) != std::string::npos;
+  // The rank's GEMMs: the tokens they multiply (the rows most of them have: forward and data
+  // gradient GEMMs; a weight gradient's rows are its output features) and their other
+  // dimensions, which an activation message is the product of.
   std::vector<int64_t> tokens, dims;
   std::map<int64_t, uint32_t> rows;
   for (const auto& k : rep.kernels) {
@@ -247,13 +244,7 @@ void scan_rank(const trace::EventTable& t, int32_t rank, const trace::TraceCostR
     const bool dense = ci && (ci->type == CollectiveType::kAllReduce ||
                               ci->type == CollectiveType::kReduceScatter ||
                               ci->type == CollectiveType::kAllGather);
-    std::string shape;
-    if (dense && activation_sized(elements, tokens, dims, &shape)) {
-      if (g.activation_sized++ == 0) g.activation_shape = shape;
-    } else if (dense && elements > 0) {
-      ++g.other_sized;
-      g.small_sized += elements < ProcessGroup::kSmallMessageElements;
-    }
+    if (dense) count_message(g, elements, tokens, dims);
     if (std::find(g.ranks.begin(), g.ranks.end(), rank) == g.ranks.end()) g.ranks.push_back(rank);
     scan.group_streams.emplace(name, e.stream);
   }
