@@ -84,7 +84,15 @@ int run(int argc, char** argv, bool generate) {
         "max-output-bytes",
         "largest set of traces to write, estimated from the graph's size before anything is "
         "built or written (units: 512MiB, 8GiB)",
-        cxxopts::value<std::string>()->default_value("2GiB"));
+        cxxopts::value<std::string>()->default_value("2GiB"))(
+        "tp-comm-stream",
+        "shared | separate: tensor-parallel collectives on the compute stream, or each on a stream "
+        "of its own that the compute stream waits for",
+        cxxopts::value<std::string>()->default_value("shared"))(
+        "group-names",
+        "roles | numbers: process groups named by role (tp/stage0), or numbered as PyTorch "
+        "names groups a job does not name (0, 1, ...)",
+        cxxopts::value<std::string>()->default_value("roles"));
   if (!generate)
     o.add_options()("search",
                     "search layouts of the model on --gpus GPUs (degrees, micro-batch, "
@@ -120,6 +128,7 @@ int run(int argc, char** argv, bool generate) {
       (a.count("gpus") || a.count("csv") || a.count("top") || a.count("search-memory")))
     throw InputError("lumos estimate: --gpus, --top, --csv and --search-memory go with --search");
   EstimateRequest req = request_from(a);
+  StageTraceOptions names;
   if (generate) {
     const std::string text = a["max-output-bytes"].as<std::string>();
     const double max_bytes = cost::parse_bytes(text, "--max-output-bytes");
@@ -128,11 +137,21 @@ int run(int argc, char** argv, bool generate) {
     // Counted past the cap only as far as needed to know it is passed.
     req.count_nodes_up_to = static_cast<uint64_t>(max_bytes / kTraceBytesPerNode) + 1;
     req.check_nodes = [max_bytes](uint64_t nodes) { check_trace_bytes(nodes, max_bytes); };
+    const std::string stream = a["tp-comm-stream"].as<std::string>();
+    const std::string groups = a["group-names"].as<std::string>();
+    LUMOS_EXPECT(
+        stream == "shared" || stream == "separate",
+        "lumos generate: --tp-comm-stream: expected shared or separate, got '" + stream + "'");
+    LUMOS_EXPECT(groups == "roles" || groups == "numbers",
+                 "lumos generate: --group-names: expected roles or numbers, got '" + groups + "'");
+    req.options.tp_comm_stream = stream == "separate";
+    names.numbered_groups = groups == "numbers";
   }
   const EstimateRun r = run_estimate(req, db);
   std::vector<std::string> files;
   if (generate)
-    files = write_stage_traces(r.step, r.replay, a["output"].as<std::string>(), r.estimate.gpu);
+    files =
+        write_stage_traces(r.step, r.replay, a["output"].as<std::string>(), r.estimate.gpu, names);
   if (a.count("json")) {
     report::estimate_json(std::cout, r.estimate, files);
   } else {

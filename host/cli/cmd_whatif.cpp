@@ -9,6 +9,7 @@
 #include "cli/count_options.hpp"
 #include "cli/input_options.hpp"
 #include "cli/path_options.hpp"
+#include "cli/traced_options.hpp"
 #include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
@@ -67,8 +68,10 @@ int run_structural(const cxxopts::ParseResult& a, const graph::LoadedInput& in,
   i64(kSeq, e.seq), i64(kMbs, e.mbs), i64(kGbs, e.gbs);
   i32(kTp, e.tp), i32(kPp, e.pp), i32(kInterleave, e.interleave);
   if (w.dp > 0) e.dp = w.dp;
+  req.hints = w.hints;
   const estimate::StructuralAnswer ans =
       estimate::run_structural_whatif(in, req, cost::embedded_db());
+  warn_overridden(std::cerr, ans.structure, "lumos whatif");
   std::vector<std::string> files;
   if (a.count("timeline"))
     report::write_timeline(ans.edited.step.graph, ans.edited.replay,
@@ -139,6 +142,7 @@ int cmd_whatif(int argc, char** argv) {
       "timeline", "write the edited iteration as a Chrome trace", cxxopts::value<std::string>())(
       "emit-traces", "write the edited job as one Kineto trace per stage into this new folder",
       cxxopts::value<std::string>());
+  traced_options(o, "the traced job (over what the trace shows)");
   add_input_options(o);
   o.parse_positional({"input"});
   const auto a = o.parse(argc, argv);
@@ -162,6 +166,7 @@ int cmd_whatif(int argc, char** argv) {
     req.dp = static_cast<int>(count_of(a, kDp, "lumos whatif: "));
   }
   if (a.count("topology")) req.topology = a["topology"].as<std::string>();
+  req.hints = hints_from(a, "lumos whatif");
   if (a.count("traced-topology")) req.traced_topology = a["traced-topology"].as<std::string>();
   if (a.count("nic-bandwidth"))
     req.nic_gbps = cost::parse_bandwidth_gbytes_per_s(a["nic-bandwidth"].as<std::string>(),
@@ -193,11 +198,17 @@ int cmd_whatif(int argc, char** argv) {
   if (a.count("describe")) {
     const auto render = a.count("json") ? report::job_structure_json : report::job_structure_text;
     const whatif::PeerWaits waits = whatif::peer_waits(in.graph, in.tables(), cost::embedded_db());
-    render(std::cout, in.label, estimate::describe_job(in, cost::embedded_db()), &waits);
+    const whatif::JobStructure js = estimate::describe_job(in, cost::embedded_db(), req.hints);
+    warn_overridden(std::cerr, js, "lumos whatif");
+    render(std::cout, in.label, js, &waits);
     return 0;
   }
   if (structural) return run_structural(a, in, req);
+  LUMOS_EXPECT(!req.hints.any() || req.edits(),
+               "lumos whatif: --traced and --group say what the traced job is, for --describe or "
+               "an edit (--dp, --topology, --nic-bandwidth, or a structural edit)");
   const estimate::WhatifAnswer ans = estimate::run_whatif(in, req, cost::embedded_db());
+  warn_overridden(std::cerr, ans.structure, "lumos whatif");
   if (!ans.unpriced_warning.empty())
     std::cerr << "lumos whatif: warning: " << ans.unpriced_warning << '\n';
   if (a.count("csv")) {

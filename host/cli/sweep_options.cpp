@@ -5,6 +5,7 @@
 #endif
 #include "cli/sweep_options.hpp"
 
+#include <iostream>
 #include <map>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "cli/count_options.hpp"
 #include "cli/model_options.hpp"
 #include "cli/path_options.hpp"
+#include "cli/traced_options.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
@@ -40,6 +42,7 @@ std::string describe(const sweep::SweepSpec& s, const std::map<std::string, std:
 
 void sweep_options(cxxopts::Options& o) {
   model_options(o, "gpt3-175b");
+  traced_options(o);
   o.add_options()("gpus",
                   "total GPUs (axis, e.g. 64..1024); dp follows each layout (default, without "
                   "--dp: 256..1024)",
@@ -133,11 +136,16 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
   SweepRequest q;
   q.spec.model = model_from(a, file.model ? &*file.model : nullptr);
   sweep::parse_axes({given, text}, &q.spec);
+  LUMOS_EXPECT(
+      given("trace") || !(a.count("traced") || a.count("group")),
+      "lumos sweep: --traced and --group say what the traced job is: they go with --trace");
   if (given("trace")) {
     LUMOS_EXPECT(a.count("model") || a.count("model-file") || file.model,
                  "lumos sweep --trace: give the traced model's dimensions (--model PRESET or "
                  "--model-file FILE); its layer count comes from the trace");
-    q.traced = estimate::trace_sweep(text("trace"), given, db, &q.spec);
+    q.traced =
+        estimate::trace_sweep(text("trace"), given, db, &q.spec, hints_from(a, "lumos sweep"));
+    warn_overridden(std::cerr, q.traced->traced.structure, "lumos sweep");
   }
   // The model is checked as `lumos estimate` checks it, once for the whole sweep: a bad model
   // is bad input, not a sweep of configurations that are all infeasible.

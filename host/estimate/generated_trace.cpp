@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <unordered_map>
 
 #include "common/atomic_file.hpp"
@@ -41,6 +42,16 @@ std::vector<std::pair<std::string, trace::ArgValue>> gemm_operator_args(const co
   return {{"Input Dims", dims}, {"Input type", std::vector<std::string>{type, type}}};
 }
 
+// Each group's number, the same in every stage's file (the two sides of a pipeline message
+// meet by group and sequence number): its position among the job's group names.
+std::map<std::string, std::string> group_numbers(const StepGraph& sg) {
+  std::map<std::string, std::string> out;
+  for (const CommRecord& c : sg.comms) out.emplace(c.process_group, "");
+  int next = 0;
+  for (auto& [name, number] : out) number = std::to_string(next++);
+  return out;
+}
+
 }  // namespace
 
 void check_trace_bytes(uint64_t nodes, double max_bytes) {
@@ -54,7 +65,9 @@ void check_trace_bytes(uint64_t nodes, double max_bytes) {
 }
 
 std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r, int stage,
-                             const std::string& gpu_name) {
+                             const std::string& gpu_name, const StageTraceOptions& opt) {
+  const std::map<std::string, std::string> numbers =
+      opt.numbered_groups ? group_numbers(sg) : std::map<std::string, std::string>{};
   const graph::Graph& g = sg.graph;
   trace::KinetoWriter w;
   w.set_rank(sg.stage_rank[static_cast<size_t>(stage)], sg.world_size);
@@ -122,8 +135,11 @@ std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r,
                   {"In msg nelems", c.in_nelems},
                   {"Out msg nelems", c.out_nelems},
                   {"Group size", c.group_size},
-                  {"Process Group Name", c.process_group},
+                  {"Process Group Name",
+                   opt.numbered_groups ? numbers.at(c.process_group) : c.process_group},
                   {"Seq", c.seq}};
+          if (opt.numbered_groups)
+            args.emplace_back("Process Group Description", std::string("undefined"));
         }
         // A GEMM's launch sits inside its operator with the shapes PyTorch records, so that
         // the trace can be repriced for other GPUs like a profiled one.
@@ -151,7 +167,8 @@ std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r,
 }
 
 std::vector<std::string> write_stage_traces(const StepGraph& sg, const replay::ReplayResult& r,
-                                            const std::string& out, const std::string& gpu_name) {
+                                            const std::string& out, const std::string& gpu_name,
+                                            const StageTraceOptions& opt) {
   namespace fs = std::filesystem;
   LUMOS_EXPECT(!out.empty(), "output folder: empty name");
   // "a/b/" names the folder b: without the trailing separator, parent and name are a and b.
@@ -202,7 +219,7 @@ std::vector<std::string> write_stage_traces(const StepGraph& sg, const replay::R
   try {
     for (int s = 0; s < sg.stages; ++s) {
       const std::string& name = names[static_cast<size_t>(s)];
-      const std::string text = stage_trace_json(sg, r, s, gpu_name);
+      const std::string text = stage_trace_json(sg, r, s, gpu_name, opt);
       write_file_atomically((tmp / name).string(), [&](std::ostream& os) { os << text; });
       paths.push_back((target / name).string());
     }

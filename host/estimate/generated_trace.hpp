@@ -21,9 +21,16 @@ constexpr double kTraceBytesPerNode = 400;
 // Throws InputError when a graph of `nodes` nodes would write more than `max_bytes` of traces.
 void check_trace_bytes(uint64_t nodes, double max_bytes);
 
+struct StageTraceOptions {
+  // Process groups named as PyTorch numbers them when the job does not name them ("0", "1", ...,
+  // described "undefined") instead of by role ("tp/stage0"): traces whose groups say nothing
+  // of what they are for, as many real jobs write them.
+  bool numbered_groups = false;
+};
+
 // Kineto JSON of one stage.
 std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r, int stage,
-                             const std::string& gpu_name);
+                             const std::string& gpu_name, const StageTraceOptions& opt = {});
 
 // Writes <out>/stage<k>.rank<r>.json for every stage, all at once: into a temporary folder
 // beside `out`, renamed to `out` at the end, so that `out` holds every stage or does not exist.
@@ -32,6 +39,7 @@ std::string stage_trace_json(const StepGraph& sg, const replay::ReplayResult& r,
 // SIGTERM while it writes removes the temporary folder (common/temp_folder.hpp); temporary
 // folders of `out` left by processes that no longer run (SIGKILL) are removed first.
 std::vector<std::string> write_stage_traces(const StepGraph& sg, const replay::ReplayResult& r,
-                                            const std::string& out, const std::string& gpu_name);
+                                            const std::string& out, const std::string& gpu_name,
+                                            const StageTraceOptions& opt = {});
 
 }  // namespace lumos::estimate

@@ -69,8 +69,8 @@ CalibratedTrace calibrate_trace(const graph::LoadedInput& in, const StructuralRe
   CalibratedTrace t;
   t.kernels = whatif::classify_traced(in.tables(), db);
   const whatif::TracedKernels& tk = t.kernels;
-  t.structure = whatif::recognise_job(tk);
-  t.traced = whatif::traced_config(t.structure, *req.model, req.stack, db);
+  t.structure = whatif::recognise_job(tk, req.hints);
+  t.traced = whatif::traced_config(t.structure, *req.model, req.stack, db, req.hints.traced);
   t.request.model = t.traced.model;
   t.request.cfg = t.traced.cfg;
   t.request.gpu = traced_gpu_of(in, req.gpu, db);

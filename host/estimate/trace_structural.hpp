@@ -34,6 +34,7 @@ struct StructuralRequest {
   std::string target_gpu;                 // "" = the traced GPU: the edited job's GPU
   std::string topology;                   // "" = the GPU's default
   StructuralEdit edit;
+  whatif::JobHints hints;  // what the user says the traced job is (--traced, --group)
 };
 
 struct StructuralAnswer {

@@ -43,10 +43,11 @@ cost::Topology target_topology(const cost::KernelsDb& db, const WhatifRequest& r
 
 }  // namespace
 
-whatif::JobStructure describe_job(const graph::LoadedInput& in, const cost::KernelsDb& db) {
+whatif::JobStructure describe_job(const graph::LoadedInput& in, const cost::KernelsDb& db,
+                                  const whatif::JobHints& hints) {
   LUMOS_EXPECT(!in.tables().empty(),
                "lumos whatif: " + in.label + ": a .lgraph file has no trace to recognise a job in");
-  return whatif::recognise_job(whatif::classify_traced(in.tables(), db));
+  return whatif::recognise_job(whatif::classify_traced(in.tables(), db), hints);
 }
 
 WhatifAnswer run_whatif(const graph::LoadedInput& in, const WhatifRequest& req,
@@ -61,7 +62,7 @@ WhatifAnswer run_whatif(const graph::LoadedInput& in, const WhatifRequest& req,
                                            ": editing a job needs its traces, not a .lgraph file");
     LUMOS_EXPECT(req.dp >= 0 && req.dp <= 1'000'000,
                  "lumos whatif: --dp: expected a degree from 1 to 1000000");
-    a.structure = whatif::recognise_job(tk);
+    a.structure = whatif::recognise_job(tk, req.hints);
     const cost::GpuSpec& gpu = db.gpu(a.traced_gpu);
     const cost::Topology& traced_topo = req.traced_topology.empty()
                                             ? db.default_topology_for(gpu)

@@ -25,6 +25,7 @@ struct WhatifRequest {
   std::string traced_topology;  // "" = the traced GPU's default in kernels_db
   std::string topology;         // "" = the traced topology
   double nic_gbps = 0;          // > 0: the NIC line rate of the network priced on
+  whatif::JobHints hints;       // what the user says the traced job is (--traced, --group)
   bool edits() const { return dp > 0 || !topology.empty() || nic_gbps > 0; }
 };
 
@@ -51,8 +52,10 @@ struct WhatifAnswer {
 std::string traced_gpu_of(const graph::LoadedInput& in, const std::string& given,
                           const cost::KernelsDb& db);
 
-// The job the input traces show (`lumos whatif --describe`). InputError for a .lgraph input.
-whatif::JobStructure describe_job(const graph::LoadedInput& in, const cost::KernelsDb& db);
+// The job the input traces show (`lumos whatif --describe`), with the user's word over the
+// trace's where given. InputError for a .lgraph input and as whatif::recognise_job.
+whatif::JobStructure describe_job(const graph::LoadedInput& in, const cost::KernelsDb& db,
+                                  const whatif::JobHints& hints = {});
 
 // Throws InputError for an unknown GPU, a bad axis or a grid too large, and for an edit the
 // traced job lacks the structure for.

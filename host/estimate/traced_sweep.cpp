@@ -6,11 +6,13 @@ namespace lumos::estimate {
 
 std::unique_ptr<TracedSweep> trace_sweep(const std::string& trace,
                                          const std::function<bool(const char*)>& given,
-                                         const cost::KernelsDb& db, sweep::SweepSpec* spec) {
+                                         const cost::KernelsDb& db, sweep::SweepSpec* spec,
+                                         const whatif::JobHints& hints) {
   auto out = std::make_unique<TracedSweep>();
   out->input = graph::load_job(trace);
   StructuralRequest q;
   q.model = spec->model;
+  q.hints = hints;
   if (given("stack")) {
     LUMOS_EXPECT(spec->stacks.size() == 1,
                  "lumos sweep --trace: --stack names the traced job's stack (one)");

@@ -24,8 +24,10 @@ struct TracedSweep {
 // every axis `given` says was not given, and the calibration on every configuration. The
 // returned object and `db` must outlive the sweep. Throws InputError as calibrate_trace, or when
 // the stack axis names more than the traced job's one stack.
+// `hints`: what the user says the traced job is (--traced, --group), over the trace's word.
 std::unique_ptr<TracedSweep> trace_sweep(const std::string& trace,
                                          const std::function<bool(const char*)>& given,
-                                         const cost::KernelsDb& db, sweep::SweepSpec* spec);
+                                         const cost::KernelsDb& db, sweep::SweepSpec* spec,
+                                         const whatif::JobHints& hints = {});
 
 }  // namespace lumos::estimate

@@ -431,8 +431,19 @@ MultiRankResult load_multi_rank(const std::string& dir, bool allow_partial,
   std::sort(files.begin(), files.end());
   LUMOS_EXPECT(!files.empty(), dir + ": no *.json or *.json.gz traces in the folder");
   std::vector<trace::EventTable> tables;
-  for (const auto& f : files) tables.push_back(trace::load_trace(f));
   std::vector<std::string> warnings;
+  // Files that are not Kineto traces (execution traces beside them, other JSON) are no rank's:
+  // skipped with a line each, whatever allow_partial says.
+  for (const auto& f : files) {
+    try {
+      tables.push_back(trace::load_trace(f));
+    } catch (const trace::NotKinetoTrace& e) {
+      warnings.push_back(std::string(e.what()) + "; skipped");
+    }
+  }
+  LUMOS_EXPECT(!tables.empty(), dir + ": no Kineto traces in the folder (" +
+                                    std::to_string(files.size()) +
+                                    " JSON files, none with 'traceEvents')");
   for (const auto& s : skipped) warnings.push_back(s + "; skipped");
   check_one_job(tables, dir, allow_partial, &warnings);
   if (tables_out) *tables_out = tables;

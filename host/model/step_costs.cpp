@@ -257,6 +257,7 @@ class StepPricer {
     messages_and_buckets(&s);
     idealize_all(&s);
     overlap_slowdown(&s);
+    if (opt.tp_comm_stream) tp_collectives_apart(&s);
     return s;
   }
 
@@ -584,6 +585,20 @@ class StepPricer {
       slow({&s->layer_recompute, &s->layer_bwd},
            s->param_gather(layer).dur_us + s->grad_reduce(layer).dur_us);
     }
+  }
+
+  // StepCostOptions::tp_comm_stream: each TP collective still on the compute stream moves to
+  // the side stream after the compute stream's work so far (fork), and the op after it waits for
+  // it (join), so the order of work is the same.
+  static void tp_collectives_apart(StepCosts* s) {
+    for (auto* ops : {&s->layer_fwd, &s->layer_bwd, &s->layer_recompute, &s->embed_fwd,
+                      &s->embed_bwd, &s->head_fwd, &s->head_bwd})
+      for (size_t i = 0; i < ops->size(); ++i) {
+        KernelOp& op = (*ops)[i];
+        if (op.group != CommGroup::kTp || op.side) continue;
+        op.side = op.fork = true;
+        if (i + 1 < ops->size()) (*ops)[i + 1].join = true;
+      }
   }
 
   const ParallelConfig& c;

@@ -46,6 +46,10 @@ struct StepCostOptions {
   bool free_comm = false;        // collectives and pipeline messages take no time
   double uniform_kernel_us = 0;  // > 0: every layer compute kernel takes this long; the
                                  // embedding, head, optimizer and host overheads take none
+  // Every tensor-parallel collective on the tensor-parallel stream, the compute stream waiting
+  // for it before its next kernel (as stacks that give TP communication its own NCCL stream run
+  // it): the same work in the same order, on another stream in the written trace.
+  bool tp_comm_stream = false;
 };
 
 struct StepCosts {

@@ -91,9 +91,15 @@ void job_structure_text(std::ostream& os, const std::string& input, const whatif
                   input.c_str(), js.traced_ranks.size(), degree(js.world_size).c_str());
   os << strprintf("degrees: tp %s, cp %s, dp %s, pp %s", degree(js.tp).c_str(),
                   degree(js.cp).c_str(), degree(js.dp).c_str(), degree(js.pp).c_str());
-  os << " (pp: " << js.pp_from << ")\n\nprocess groups:\n";
-  for (const auto& g : js.groups) {
-    os << strprintf("  %-24s %-44s size %s (%s); role from %s\n", g.name.c_str(),
+  os << " (pp: " << js.pp_from << ")\n";
+  if (js.forward_only)
+    os << "passes: forward only (no autograd operator, backward or optimizer kernel)\n";
+  for (const auto& d : js.disagreements) os << "evidence disagrees: " << d << '\n';
+  for (const auto& o : js.overridden) os << "given: " << o << '\n';
+  os << "\nprocess groups:\n";
+  for (size_t i = 0; i < js.groups.size(); ++i) {
+    const auto& g = js.groups[i];
+    os << strprintf("  #%-2zu %-20s %-44s size %s (%s); role from %s\n", i, g.name.c_str(),
                     whatif::to_string(g.role), degree(g.size).c_str(), g.size_from.c_str(),
                     g.role_from.c_str());
     for (const auto& [type, ops] : g.ops)
@@ -134,6 +140,12 @@ void job_structure_json(std::ostream& os, const std::string& input, const whatif
   w.field("tp", static_cast<int64_t>(js.tp)).field("cp", static_cast<int64_t>(js.cp));
   w.field("dp", static_cast<int64_t>(js.dp)).field("pp", static_cast<int64_t>(js.pp));
   w.field("pp_from", js.pp_from);
+  w.field("forward_only", js.forward_only);
+  for (const auto* lines : {&js.disagreements, &js.overridden}) {
+    w.key(lines == &js.disagreements ? "disagreements" : "overridden").begin_array();
+    for (const auto& l : *lines) w.value(l);
+    w.end_array();
+  }
   w.key("groups").begin_array();
   for (const auto& g : js.groups) {
     w.begin_object().field("name", g.name).field("role", whatif::to_string(g.role));

@@ -100,6 +100,14 @@ struct EventTable {
   // others repeat them; `lumos generate` writes one per pipeline stage). Empty when absent: then
   // every rank of world_size is expected.
   std::vector<int32_t> traced_ranks;
+  // distributedInfo.pg_config: the process groups PyTorch lists for the rank, with the
+  // description a framework gave each (Megatron's TENSOR_MODEL_PARALLEL_GROUP, "undefined" when
+  // none). Empty when absent.
+  struct ProcessGroupConfig {
+    std::string name, desc;
+    int32_t size = -1;
+  };
+  std::vector<ProcessGroupConfig> pg_config;
   std::string backend;
   std::string gpu_name;         // deviceProperties[0].name
   int64_t base_time_ns = 0;     // baseTimeNanoseconds, 0 when absent

@@ -75,6 +75,7 @@ class Loader {
   void add_collective(std::string_view name, const Args& a, Event* e);
   void parse_distributed_info(value v);
   void parse_traced_ranks(value v);
+  void parse_pg_config(value v);
   void parse_device_properties(value v);
   uint32_t intern(std::string_view s);
   int64_t id_of(value v, std::string_view field);
@@ -217,7 +218,34 @@ void Loader::parse_distributed_info(value v) {
       if (!fv.get_string().get(s)) table_.backend = std::string(s);
     } else if (k == "lumos_traced_ranks") {
       parse_traced_ranks(fv);
+    } else if (k == "pg_config") {
+      parse_pg_config(fv);
     }
+  }
+}
+
+// Informational, like the rest of distributedInfo: entries of another shape are left out.
+void Loader::parse_pg_config(value v) {
+  simdjson::ondemand::array a;
+  if (v.get_array().get(a)) return;
+  for (auto x : a) {
+    object o;
+    if (x.get_object().get(o)) continue;
+    EventTable::ProcessGroupConfig pg;
+    for (auto f : o) {
+      simdjson::ondemand::raw_json_string k;
+      if (f.key().get(k)) fail_json(simdjson::TAPE_ERROR);
+      value fv = f.value();
+      std::string_view s;
+      int64_t i;
+      if (k == "pg_name" && !fv.get_string().get(s))
+        pg.name = std::string(s);
+      else if (k == "pg_desc" && !fv.get_string().get(s))
+        pg.desc = std::string(s);
+      else if (k == "pg_size" && !fv.get_int64().get(i) && i > 0 && i <= 0x7fffffff)
+        pg.size = static_cast<int32_t>(i);
+    }
+    if (!pg.name.empty()) table_.pg_config.push_back(std::move(pg));
   }
 }
 
@@ -551,6 +579,7 @@ EventTable Loader::run() {
     fail_json(err);
   };
   bool saw_events = false;
+  bool saw_nodes = false, saw_schema = false;  // a PyTorch execution trace's keys
   if (t == json_type::array) {
     simdjson::ondemand::array arr;
     if (auto err = doc.get_array().get(arr)) fail_root(err, ']');
@@ -581,6 +610,10 @@ EventTable Loader::run() {
         parse_distributed_info(v);
       } else if (key == "deviceProperties") {
         parse_device_properties(v);
+      } else if (key == "nodes") {
+        saw_nodes = true;
+      } else if (key == "schema") {
+        saw_schema = true;
       }
     }
   } else {
@@ -591,7 +624,12 @@ EventTable Loader::run() {
   if (const char* pos = nullptr; doc.current_location().get(pos) == simdjson::SUCCESS)
     throw InputError(label_ + ": unexpected text after the JSON document at byte " +
                      std::to_string(offset_of(pos)) + " (expected one trace per file)");
-  LUMOS_EXPECT(saw_events, label_ + ": field 'traceEvents': missing (expected an array of events)");
+  if (!saw_events)
+    throw NotKinetoTrace(label_ + (saw_nodes && saw_schema
+                                       ? ": a PyTorch execution trace ('schema' and 'nodes'), not "
+                                         "a Kineto trace (no 'traceEvents')"
+                                       : ": field 'traceEvents': missing (expected an array of "
+                                         "events)"));
   table_.events_in_file = event_index_;
   LUMOS_EXPECT(!table_.events.empty(),
                label_ + ": empty trace: no CPU operator, runtime or GPU events in 'traceEvents'");

@@ -6,10 +6,18 @@
 #include <string>
 #include <string_view>
 
+#include "common/error.hpp"
 #include "common/file_bytes.hpp"
 #include "trace/event_table.hpp"
 
 namespace lumos::trace {
+
+// A JSON object without 'traceEvents' (a PyTorch execution trace, another tool's JSON): not a
+// trace of this format rather than a broken one, so that a folder of rank traces can skip it.
+class NotKinetoTrace : public InputError {
+ public:
+  using InputError::InputError;
+};
 
 // Throws InputError with "FILE: event #I (byte B): field 'F': expected ..." on bad input, and
 // on a path that is not a regular file or holds (or inflates to) more than `max_bytes`.

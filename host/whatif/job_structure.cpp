@@ -9,6 +9,7 @@
 #include "cost/dtype.hpp"
 #include "cost/kernel_classifier.hpp"
 #include "graph/graph_builder.hpp"
+#include "whatif/group_roles.hpp"
 
 namespace lumos::whatif {
 
@@ -114,27 +115,6 @@ RepeatPattern find_repeats(const std::vector<uint32_t>& seq, uint32_t max_period
 
 namespace {
 
-bool contains(const std::string& s, const char* part) {
-  return s.find(part) != std::string::npos;
-}
-
-}  // namespace
-
-GroupRole role_from_name(std::string name) {
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  const auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
-  if (starts("tp/") || contains(name, "tensor")) return GroupRole::kTp;
-  if (starts("cp/") || contains(name, "context")) return GroupRole::kCp;
-  if (starts("dp/") || contains(name, "data_parallel") || contains(name, "data-parallel"))
-    return GroupRole::kDp;
-  if (starts("pp/") || contains(name, "pipeline")) return GroupRole::kPp;
-  if (starts("embedding")) return GroupRole::kEmbedding;
-  return GroupRole::kUnknown;
-}
-
-namespace {
-
 // Pipeline messages. Not SendRecv: NCCL runs all-to-all as grouped send/receive kernels too.
 bool is_p2p(CollectiveType t) {
   return t == CollectiveType::kSend || t == CollectiveType::kRecv;
@@ -151,11 +131,93 @@ struct RankScan {
   std::map<std::string, ProcessGroup> groups;
   std::set<std::pair<std::string, int64_t>> group_streams;  // (group, stream)
   std::set<int64_t> gemm_streams;
+  bool backward = false;  // a sign of a backward pass or an optimizer step on some rank
 };
+
+void add_unique(std::vector<int64_t>& v, int64_t x) {
+  if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+// One dense message of a group: an activation of the rank's GEMMs, or another size.
+void count_message(ProcessGroup& g, int64_t elements, const std::vector<int64_t>& tokens,
+                   const std::vector<int64_t>& dims) {
+  std::string shape;
+  if (activation_sized(elements, tokens, dims, &shape)) {
+    if (g.activation_sized++ == 0) g.activation_shape = shape;
+  } else if (elements > 0) {
+    ++g.other_sized;
+    g.small_sized += elements < ProcessGroup::kSmallMessageElements;
+  }
+}
+
+// All-reduces outside NCCL: PyTorch's symmetric-memory kernels (multimem, one-shot, two-shot)
+// and vLLM's custom all-reduce, which carry no NCCL args. Their messages are sized by the
+// operator that launched them (same External id); their group is the world (vLLM runs them over
+// its tensor-parallel group, the only one of that size in a single-node inference job).
+void scan_symmetric_memory(const trace::EventTable& t, int32_t rank,
+                           const trace::TraceCostReport& rep, const std::vector<int64_t>& tokens,
+                           const std::vector<int64_t>& dims, RankScan& scan) {
+  auto all_reduce_kernel = [](std::string_view n) {
+    return n.find("all_reduce") != std::string_view::npos ||
+           n.find("cross_device_reduce") != std::string_view::npos;
+  };
+  std::unordered_map<int64_t, const trace::Event*> op_of;  // External id -> its all-reduce op
+  for (const trace::Event& e : t.events)
+    if (e.kind == EventKind::kCpuOp && e.external_id >= 0 && e.shapes >= 0 &&
+        t.name_of(e).find("all_reduce") != std::string_view::npos)
+      op_of[e.external_id] = &e;
+  const std::string name = "(symmetric memory)";
+  for (const auto& k : rep.kernels) {
+    const trace::Event& e = t.events[k.event];
+    if (k.kernel_class == "comm" || e.kind != EventKind::kKernel ||
+        !all_reduce_kernel(t.name_of(e)))
+      continue;
+    ProcessGroup& g = scan.groups[name];
+    g.name = name;
+    if (g.size < 0 && t.world_size > 0)
+      g.size = t.world_size, g.size_from = "distributedInfo world size (no NCCL group args)";
+    GroupOps& ops = g.ops[CollectiveType::kAllReduce];
+    ++ops.kernels;
+    ops.traced_us += static_cast<double>(e.dur_ns) / 1000.0;
+    const auto it = e.external_id >= 0 ? op_of.find(e.external_id) : op_of.end();
+    if (it != op_of.end()) {
+      const auto in = t.input_dims(*it->second);
+      const auto types = t.input_types(*it->second);
+      int64_t elements = in.empty() || in[0].empty() ? 0 : 1;
+      if (elements)
+        for (int64_t d : in[0]) elements *= d;
+      ops.bytes += static_cast<double>(elements) *
+                   (types.empty() ? 2 : std::max(1, cost::tensor_elem_bytes(types[0])));
+      count_message(g, elements, tokens, dims);
+    }
+    if (std::find(g.ranks.begin(), g.ranks.end(), rank) == g.ranks.end()) g.ranks.push_back(rank);
+    scan.group_streams.emplace(name, e.stream);
+  }
+}
 
 // Groups and streams of one rank's collectives.
 void scan_rank(const trace::EventTable& t, int32_t rank, const trace::TraceCostReport& rep,
                RankScan& scan) {
+  // A backward pass shows in autograd's operators (ConvolutionBackward0, autograd::engine) or
+  // in its kernels' names (flash_bwd, cuDNN's dgrad and wgrad engines).
+  for (const std::string& n : t.names)
+    for (const char* part : {"Backward", "backward", "autograd::engine", "bwd", "dgrad", "wgrad"})
+      scan.backward |= n.find(part) != std::string::npos;
+  // The rank's GEMMs: the tokens they multiply (the rows most of them have: forward and data
+  // gradient GEMMs; a weight gradient's rows are its output features) and their other
+  // dimensions, which an activation message is the product of.
+  std::vector<int64_t> tokens, dims;
+  std::map<int64_t, uint32_t> rows;
+  for (const auto& k : rep.kernels) {
+    scan.backward |= k.kernel_class == "attention_bwd" || k.kernel_class == "optimizer";
+    if (!k.gemm || k.gemm->batch != 1) continue;
+    ++rows[k.gemm->m];
+    add_unique(dims, k.gemm->n), add_unique(dims, k.gemm->k);
+  }
+  if (!rows.empty())
+    tokens.push_back(std::max_element(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+                       return a.second < b.second;
+                     })->first);
   for (const auto& k : rep.kernels) {
     const trace::Event& e = t.events[k.event];
     if (k.kernel_class == "gemm") scan.gemm_streams.insert(e.stream);
@@ -177,47 +239,24 @@ void scan_rank(const trace::EventTable& t, int32_t rank, const trace::TraceCostR
     ++ops.kernels;
     ops.traced_us += static_cast<double>(e.dur_ns) / 1000.0;
     if (k.collective) ops.bytes += k.collective->bytes;
+    // The whole tensor: what an all-reduce reduces, a reduce-scatter's input, a gather's output.
+    const int64_t elements = ci ? std::max(ci->in_nelems, ci->out_nelems) : -1;
+    const bool dense = ci && (ci->type == CollectiveType::kAllReduce ||
+                              ci->type == CollectiveType::kReduceScatter ||
+                              ci->type == CollectiveType::kAllGather);
+    if (dense) count_message(g, elements, tokens, dims);
     if (std::find(g.ranks.begin(), g.ranks.end(), rank) == g.ranks.end()) g.ranks.push_back(rank);
     scan.group_streams.emplace(name, e.stream);
   }
-}
-
-// `in_forward`: the group reduced inside the first forward and backward passes of the described
-// rank (tensor parallelism does; gradient reduction never does in the forward).
-void assign_role(ProcessGroup& g, const RankScan& scan, bool in_forward) {
-  if (!g.desc.empty() && (g.role = role_from_name(g.desc)) != GroupRole::kUnknown) {
-    g.role_from = "its description";
-    return;
-  }
-  if ((g.role = role_from_name(g.name)) != GroupRole::kUnknown) {
-    g.role_from = "its name";
-    return;
-  }
-  bool p2p = false, dense = false, a2a = false;
-  for (const auto& [type, ops] : g.ops) {
-    p2p |= is_p2p(type);
-    a2a |= type == CollectiveType::kAllToAll;
-    dense |= type == CollectiveType::kAllReduce || type == CollectiveType::kReduceScatter ||
-             type == CollectiveType::kAllGather;
-  }
-  bool on_gemm_stream = false;
-  for (const auto& [name, stream] : scan.group_streams)
-    on_gemm_stream |= name == g.name && scan.gemm_streams.count(stream) > 0;
-  if (p2p && !dense) {
-    g.role = GroupRole::kPp, g.role_from = "only sends and receives";
-  } else if (dense && on_gemm_stream) {
-    g.role = GroupRole::kTp, g.role_from = "collectives between GEMMs on the compute stream";
-  } else if (dense && in_forward) {
-    g.role = GroupRole::kTp, g.role_from = "reductions inside the forward and backward passes";
-  } else if (dense) {
-    g.role = GroupRole::kDp, g.role_from = "reductions on a stream of their own";
-  } else if (a2a) {
-    g.role = GroupRole::kAllToAll, g.role_from = "only all-to-all";
-  } else if (g.ops.count(CollectiveType::kSendRecv)) {
-    g.role_from = "only batched sends and receives: pipeline messages or an all-to-all";
-  } else {
-    g.role_from = "no collective that tells";
-  }
+  scan_symmetric_memory(t, rank, rep, tokens, dims, scan);
+  // What distributedInfo.pg_config says of the groups whose kernels do not say it.
+  for (auto& [name, g] : scan.groups)
+    for (const auto& pg : t.pg_config) {
+      if (pg.name != name) continue;
+      if ((g.desc.empty() || g.desc == "undefined") && pg.desc != "undefined") g.desc = pg.desc;
+      if (pg.size > 0 && g.size_from != "NCCL args")
+        g.size = pg.size, g.size_from = "distributedInfo pg_config";
+    }
 }
 
 // Whether a GPU op belongs to the first ProfilerStep: launched within its window (a kernel may
@@ -317,6 +356,10 @@ const trace::ClassifiedKernel* TracedKernels::kernel_of(const graph::Graph& g, g
 }
 
 JobStructure recognise_job(const TracedKernels& tk) {
+  return recognise_job(tk, JobHints{});
+}
+
+JobStructure recognise_job(const TracedKernels& tk, const JobHints& hints) {
   JobStructure js;
   LUMOS_EXPECT(!tk.tables.empty(), "lumos whatif: no trace to recognise a job in");
   RankScan scan;
@@ -371,29 +414,23 @@ JobStructure recognise_job(const TracedKernels& tk) {
     return out;
   };
   const std::set<std::string> in_fwd = reducing_in(js.forward), in_bwd = reducing_in(js.backward);
+  js.forward_only = !scan.backward && js.backward.period == 0;
   for (auto& [name, g] : scan.groups) {
     if (g.size < 0) g.size_from = "unknown";
-    assign_role(g, scan, in_fwd.count(name) > 0 && in_bwd.count(name) > 0);
+    GroupFacts facts;
+    for (const auto& [group, stream] : scan.group_streams)
+      facts.on_gemm_stream |= group == name && scan.gemm_streams.count(stream) > 0;
+    facts.in_passes = in_fwd.count(name) > 0 && in_bwd.count(name) > 0;
+    facts.forward_only = js.forward_only;
+    for (const auto& [other, og] : scan.groups)
+      facts.pipeline |= og.ops.count(CollectiveType::kSend) || og.ops.count(CollectiveType::kRecv);
+    assign_role(g, facts, &js.disagreements);
     js.groups.push_back(g);
   }
-  // Without a group of a kind, the job does not split that way: degree 1.
-  auto degree_of = [&](GroupRole r) {
-    const ProcessGroup* g = js.group_with(r);
-    return g ? g->size : 1;
-  };
-  js.tp = degree_of(GroupRole::kTp);
-  js.cp = degree_of(GroupRole::kCp);
-  js.dp = degree_of(GroupRole::kDp);
-  const bool has_pp_group = js.group_with(GroupRole::kPp) != nullptr;
-  const int inner = js.ranks_per_stage();
-  if (!has_pp_group) {
-    js.pp = 1, js.pp_from = "no pipeline sends or receives";
-  } else if (js.world_size > 0 && js.world_size % inner == 0 && js.world_size / inner >= 2) {
-    js.pp = js.world_size / inner;
-    js.pp_from = strprintf("world size %d / (tp x dp x cp = %d)", js.world_size, inner);
-  } else {
-    js.pp_from = "pipeline sends found, but the world size does not give the stage count";
-  }
+  override_roles(js, hints.groups);
+  degrees_from_groups(js);
+  apply_traced_degrees(js, hints.traced);
+  check_world(js, hints);
   // Pipeline messages of the described rank's first step.
   for (const auto& k : reports[fi].kernels) {
     const trace::Event& e = first->events[k.event];
@@ -409,15 +446,22 @@ JobStructure recognise_job(const TracedKernels& tk) {
   }
   if (js.forward.period == 0)
     js.missing.push_back("layers: no block of kernels repeats on the compute stream");
+  else if (js.forward_only)
+    js.missing.push_back("backward layers: none, the job runs forward passes only");
   else if (js.backward.period == 0)
     js.missing.push_back("backward layers: only one repeating block of kernels was found");
   if (js.groups.empty()) js.missing.push_back("process groups: the trace runs no collective");
   if (js.world_size < 0) js.missing.push_back("world size: the trace has no distributedInfo");
-  if (!js.groups.empty() && !js.group_with(GroupRole::kDp))
+  if (!js.groups.empty() && !js.group_with(GroupRole::kDp) && js.dp_from.empty())
     js.missing.push_back("data-parallel group: no group reduces gradients");
   for (const auto& g : js.groups)
     if (g.size < 0) js.missing.push_back("size of group " + g.name + ": no NCCL group args");
-  if (has_pp_group && js.pp < 0) js.missing.push_back("pipeline stages: " + js.pp_from);
+  if (js.pp < 0) js.missing.push_back("pipeline stages: " + js.pp_from);
+  const int64_t ranks = int64_t{js.ranks_per_stage()} * js.pp;
+  if (js.world_size > 0 && js.pp > 0 && ranks != js.world_size)
+    js.missing.push_back(strprintf(
+        "layout: the groups found make %lld of the world's %d ranks (--traced gives the degrees)",
+        static_cast<long long>(ranks), js.world_size));
   return js;
 }
 

@@ -38,6 +38,15 @@ struct ProcessGroup {
   std::string role_from;  // why the role was given
   std::map<trace::CollectiveType, GroupOps> ops;
   std::vector<int32_t> ranks;  // traced ranks that issued its collectives
+  // What its collectives carry (whatif/group_roles.hpp), over every traced rank: messages of
+  // tokens x a GEMM dimension of the rank that sent them (activations), and messages of another
+  // known size (gradient buckets, parameters).
+  uint32_t activation_sized = 0, other_sized = 0;
+  std::string activation_shape;  // "tokens x dimension" of its first activation
+  // Of the other sizes, messages below kSmallMessageElements: a loss, a norm, a found-inf flag,
+  // which every group may reduce and which say nothing of its role.
+  uint32_t small_sized = 0;
+  static constexpr int64_t kSmallMessageElements = 4096;
 };
 
 // A kernel of one layer, as the first repetition of the pattern ran it.
@@ -71,6 +80,15 @@ struct JobStructure {
   uint32_t compute_kernels = 0;      // on the described rank's compute stream, one step
   RepeatPattern forward, backward;   // by order of first appearance
   std::vector<std::string> missing;  // what could not be found, one line each
+  // No sign of a backward pass (autograd operators, backward kernels) or an optimizer step on
+  // any traced rank: inference, or a profile of a forward pass.
+  bool forward_only = false;
+  // Evidence that points two ways (a group's name and its payload), one line each, with what
+  // was taken.
+  std::vector<std::string> disagreements;
+  // What the user said (JobHints) where the trace showed something else, one line each.
+  std::vector<std::string> overridden;
+  std::string tp_from, cp_from, dp_from;  // the group (or --traced) each degree comes from
 
   const ProcessGroup* group_with(GroupRole r) const;
   // Ranks of one pipeline stage in Megatron's order: tp x the gradient group (which spans the
@@ -95,9 +113,37 @@ struct TracedKernels {
 TracedKernels classify_traced(const std::vector<const trace::EventTable*>& tables,
                               const cost::KernelsDb& db);
 
+// What the user says the traced job is (`lumos whatif --traced`, `--group`): it overrides what
+// the trace shows. -1: not given.
+struct TracedDegrees {
+  int tp = -1, cp = -1, dp = -1, pp = -1, interleave = -1;  // dp without cp, as ParallelConfig
+  int64_t mbs = -1, gbs = -1;
+  bool any() const {
+    return tp > 0 || cp > 0 || dp > 0 || pp > 0 || interleave > 0 || mbs > 0 || gbs > 0;
+  }
+};
+struct GroupRoleOverride {
+  std::string group;  // a process group's name, else its position in --describe's list
+  GroupRole role = GroupRole::kUnknown;
+};
+struct JobHints {
+  TracedDegrees traced;
+  std::vector<GroupRoleOverride> groups;
+  bool any() const { return traced.any() || !groups.empty(); }
+};
+// "tp=8,pp=1,dp=1,cp=1,mbs=4,gbs=64,interleave=1"; InputError naming `where` and the item.
+TracedDegrees parse_traced_degrees(const std::string& text, const std::string& where);
+// "NAME_OR_INDEX=tp|dp|pp|cp|ep|embedding".
+GroupRoleOverride parse_group_override(const std::string& text, const std::string& where);
+
 // Tables: one per traced rank of the same job (one for a single trace). Looks at the first
 // ProfilerStep of the lowest rank for the layer pattern (the whole trace when it has no steps).
 JobStructure recognise_job(const TracedKernels& tk);
+// The same, with the user's word over the trace's. InputError (one line) for a --group that
+// names no group, a --traced degree that contradicts a group the trace itself names and sizes
+// (a --group role fixes a misleading name), and degrees whose product is not the world size.
+// A --traced degree over a degree the trace only suggests wins, with a line in `overridden`.
+JobStructure recognise_job(const TracedKernels& tk, const JobHints& hints);
 
 // A group's role from its name, as Megatron, torchtitan and `lumos generate` name groups
 // ("tp/stage0", "...tensor...", "dp/...", "pp/...", "embedding/..."); kUnknown otherwise.

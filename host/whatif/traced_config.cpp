@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <vector>
 
 #include "common/error.hpp"
 #include "common/format.hpp"
@@ -22,17 +23,69 @@ std::string shape_text(const Shape& s) {
                        : "");
 }
 
-std::string shapes_text(const std::map<Shape, int>& shapes) {
-  std::string out;
-  for (const auto& [s, n] : shapes)
-    out += (out.empty() ? "" : ", ") + shape_text(s) + (n > 1 ? strprintf(" (x%d)", n) : "");
+std::vector<Shape> layer_gemms(const model::ModelSpec& m, const model::ParallelConfig& c,
+                               const cost::KernelsDb& db) {
+  const model::Layout layout = model::check_layout(m, c);
+  const cost::GpuSpec& gpu = db.gpu("h100");  // shapes only: any GPU prices them
+  const model::StepCosts costs =
+      model::price_step(m, c, layout, db, gpu, db.default_topology_for(gpu));
+  std::vector<Shape> out;
+  for (const auto& op : costs.layer_fwd)
+    if (op.gemm) out.emplace_back(op.gemm->m, op.gemm->n, op.gemm->k, op.gemm->batch);
   return out;
+}
+
+std::map<Shape, int> counted(const std::vector<Shape>& shapes) {
+  std::map<Shape, int> out;
+  for (const auto& s : shapes) out[s]++;
+  return out;
+}
+
+// Why the model's layer GEMMs are not the traced ones: the first that differs in order and the
+// dimension, and the tensor degree that would give the traced shapes, if one does.
+std::string gemm_mismatch(const std::vector<Shape>& traced, const std::vector<Shape>& modelled,
+                          const model::ModelSpec& m, const model::ParallelConfig& c,
+                          const cost::KernelsDb& db) {
+  std::string why;
+  const size_t n = std::min(traced.size(), modelled.size());
+  for (size_t i = 0; i < n && why.empty(); ++i) {
+    const Shape &t = traced[i], &x = modelled[i];
+    if (t == x) continue;
+    const char* dim = std::get<0>(t) != std::get<0>(x)   ? "M (tokens)"
+                      : std::get<1>(t) != std::get<1>(x) ? "N"
+                      : std::get<2>(t) != std::get<2>(x) ? "K"
+                                                         : "batch";
+    why = strprintf("GEMM %zu of the layer differs in %s: traced %s, modelled %s", i + 1, dim,
+                    shape_text(t).c_str(), shape_text(x).c_str());
+  }
+  if (why.empty())
+    why =
+        strprintf("the traced layer runs %zu GEMMs, the model %zu", traced.size(), modelled.size());
+  for (int tp : {1, 2, 4, 8, 16, 32, 64}) {
+    if (tp == c.tp) continue;
+    model::ParallelConfig x = c;
+    x.tp = tp;
+    x.sequence_parallel = c.sequence_parallel && tp > 1;
+    try {
+      if (counted(layer_gemms(m, x, db)) == counted(traced))
+        return why + strprintf("; the traced shapes match tp %d (--traced tp=%d)", tp, tp);
+    } catch (const InputError&) {
+      // a degree the model does not divide by: not a candidate
+    }
+  }
+  return why + "; no tensor degree of this model gives the traced shapes";
 }
 
 }  // namespace
 
 TracedConfig traced_config(const JobStructure& js, const model::ModelSpec& m,
                            const std::string& stack, const cost::KernelsDb& db) {
+  return traced_config(js, m, stack, db, TracedDegrees{});
+}
+
+TracedConfig traced_config(const JobStructure& js, const model::ModelSpec& m,
+                           const std::string& stack, const cost::KernelsDb& db,
+                           const TracedDegrees& given) {
   const std::string where = "lumos whatif: ";
   LUMOS_EXPECT(js.forward.period > 0,
                where +
@@ -65,13 +118,20 @@ TracedConfig traced_config(const JobStructure& js, const model::ModelSpec& m,
   const int64_t passes = instances / chunk_layers;  // micro-batches x chunks
   int64_t microbatches = passes;
   c.interleave = 1;
-  if (c.pp > 1) {
+  if (given.interleave > 0) {
+    LUMOS_EXPECT(passes % given.interleave == 0,
+                 strprintf("%s--traced interleave=%d does not divide the trace's %s", where.c_str(),
+                           given.interleave, found.c_str()));
+    c.interleave = given.interleave;
+    microbatches = passes / c.interleave;
+  } else if (c.pp > 1) {
     const int64_t half = js.p2p_kernels / 2;
     microbatches = 2 * passes - half;
     LUMOS_EXPECT(js.p2p_kernels % 2 == 0 && microbatches >= 1 && passes % microbatches == 0 &&
                      half == microbatches * (2 * (passes / microbatches) - 1),
                  strprintf("%s%u pipeline sends and receives on rank %d do not fit a 1F1B or "
-                           "interleaved schedule of the trace's %s",
+                           "interleaved schedule of the trace's %s (--traced interleave=V says "
+                           "what it ran)",
                            where.c_str(), js.p2p_kernels, js.described_rank, found.c_str()));
     c.interleave = static_cast<int>(passes / microbatches);
   }
@@ -95,6 +155,19 @@ TracedConfig traced_config(const JobStructure& js, const model::ModelSpec& m,
   LUMOS_EXPECT(tokens > 0, where +
                                "the traced layer has no GEMM with a known shape (the trace "
                                "records no input shapes)");
+  if (given.mbs > 0) {
+    LUMOS_EXPECT(given.mbs * m.seq == tokens * c.cp,
+                 strprintf("%sthe traced layer's GEMMs see %lld tokens; --traced mbs=%lld with "
+                           "the model's sequence of %lld over cp %d makes %lld%s",
+                           where.c_str(), static_cast<long long>(tokens),
+                           static_cast<long long>(given.mbs), static_cast<long long>(m.seq), c.cp,
+                           static_cast<long long>(given.mbs * m.seq / c.cp),
+                           (tokens * c.cp) % m.seq == 0
+                               ? strprintf(" (mbs %lld would match)",
+                                           static_cast<long long>(tokens * c.cp / m.seq))
+                                     .c_str()
+                               : ""));
+  }
   LUMOS_EXPECT((tokens * c.cp) % m.seq == 0,
                strprintf("%sthe traced layer's GEMMs see %lld tokens, not a multiple of the "
                          "model's sequence of %lld over cp %d (is the model right?)",
@@ -103,6 +176,12 @@ TracedConfig traced_config(const JobStructure& js, const model::ModelSpec& m,
   c.mbs = tokens * c.cp / m.seq;
   LUMOS_EXPECT(c.mbs > 0, where + "the traced layer's GEMMs see fewer tokens than one sequence");
   c.gbs = c.mbs * microbatches * c.dp;
+  LUMOS_EXPECT(
+      given.gbs <= 0 || given.gbs == c.gbs,
+      strprintf("%s--traced gbs=%lld is not mbs %lld x %lld micro-batches (in the "
+                "trace) x dp %d = %lld",
+                where.c_str(), static_cast<long long>(given.gbs), static_cast<long long>(c.mbs),
+                static_cast<long long>(microbatches), c.dp, static_cast<long long>(c.gbs)));
   const ProcessGroup* tp = js.group_with(GroupRole::kTp);
   c.sequence_parallel = tp && tp->ops.count(trace::CollectiveType::kReduceScatter) &&
                         !tp->ops.count(trace::CollectiveType::kAllReduce);
@@ -111,19 +190,15 @@ TracedConfig traced_config(const JobStructure& js, const model::ModelSpec& m,
   tc.assumed.push_back("recomputation: none (a recomputed forward would count as micro-batches)");
   tc.assumed.push_back("software stack: " + (stack.empty() ? db.default_stack : stack));
   // The model must run the traced layer's GEMMs at this layout.
-  const model::Layout layout = model::check_layout(tc.model, c);
-  const cost::GpuSpec& gpu = db.gpu("h100");  // shapes only: any GPU prices them
-  const model::StepCosts costs =
-      model::price_step(tc.model, c, layout, db, gpu, db.default_topology_for(gpu));
-  std::map<Shape, int> modelled;
-  for (const auto& op : costs.layer_fwd)
-    if (op.gemm) modelled[{op.gemm->m, op.gemm->n, op.gemm->k, op.gemm->batch}]++;
-  LUMOS_EXPECT(
-      traced == modelled,
-      strprintf("%sthe traced layer runs GEMMs %s; %s at tp %d, mbs %lld runs %s (is the model "
-                "right?)",
-                where.c_str(), shapes_text(traced).c_str(), m.name.c_str(), c.tp,
-                static_cast<long long>(c.mbs), shapes_text(modelled).c_str()));
+  std::vector<Shape> traced_list;
+  for (const auto& k : js.forward.kernels)
+    if (k.gemm) traced_list.emplace_back(k.gemm->m, k.gemm->n, k.gemm->k, k.gemm->batch);
+  const std::vector<Shape> modelled = layer_gemms(tc.model, c, db);
+  LUMOS_EXPECT(counted(modelled) == traced,
+               strprintf("%s%s at tp %d, mbs %lld does not run the traced layer's GEMMs: %s "
+                         "(is the model right?)",
+                         where.c_str(), m.name.c_str(), c.tp, static_cast<long long>(c.mbs),
+                         gemm_mismatch(traced_list, modelled, tc.model, c, db).c_str()));
   return tc;
 }
 

@@ -23,5 +23,12 @@ struct TracedConfig {
 // forward pass, the pipeline stages, a GEMM shape) or disagrees with the model.
 TracedConfig traced_config(const JobStructure& js, const model::ModelSpec& m,
                            const std::string& stack, const cost::KernelsDb& db);
+// The same with what the user says the job ran (`--traced`: micro-batch size, global batch,
+// interleaving; the degrees are already in `js`). When the model's GEMMs differ from the
+// traced ones, the message names the first GEMM and dimension that differ, and the tensor
+// degree or micro-batch size that would match where one does.
+TracedConfig traced_config(const JobStructure& js, const model::ModelSpec& m,
+                           const std::string& stack, const cost::KernelsDb& db,
+                           const TracedDegrees& given);
 
 }  // namespace lumos::whatif
