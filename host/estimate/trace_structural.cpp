@@ -4,6 +4,7 @@
 #include <map>
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "estimate/trace_edit_without_model.hpp"
 #include "estimate/trace_graph_edit.hpp"
 #include "estimate/trace_whatif.hpp"
 
@@ -81,6 +82,7 @@ CalibratedTrace calibrate_trace(const graph::LoadedInput& in, const StructuralRe
 
 StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const StructuralRequest& req,
                                        const cost::KernelsDb& db) {
+  if (!req.model) return structural_without_model(in, req, db);
   CalibratedTrace t = calibrate_trace(in, req, db);
   StructuralAnswer a;
   a.structure = std::move(t.structure);
