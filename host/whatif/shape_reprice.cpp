@@ -9,6 +9,7 @@
 #include "common/format.hpp"
 #include "cost/kernel_classifier.hpp"
 #include "model/step_costs.hpp"
+#include "whatif/peer_waits.hpp"
 
 namespace lumos::whatif {
 
@@ -137,6 +138,7 @@ ShapeReprice reprice_shapes(const graph::Graph& g, const TracedKernels& tk, cons
     const size_t s = std::min(stages - 1, static_cast<size_t>(rank / per_stage));
     *before = r.params_before_by_stage[s], *after = r.params_after_by_stage[s];
   };
+  const PeerWaits waits = peer_waits(g, tk, db);
   ShapeReprice out;
   out.graph = g;
   std::set<std::string> kept;
@@ -181,7 +183,11 @@ ShapeReprice reprice_shapes(const graph::Graph& g, const TracedKernels& tk, cons
       kept.insert(name + " (" + (k ? k->kernel_class : std::string("unclassified")) + ")");
       continue;
     }
-    out.graph.dur_us[v] *= ratio;
+    // A collective's wait for its peers (inside its duration on one rank's trace; a folder's
+    // rendezvous has taken it out already) stays as traced: the ratio scales its transfer.
+    const KernelWait* kw = k && k->kernel_class == "comm" ? waits.of(v) : nullptr;
+    const double wait_us = kw && kw->from != TransferFrom::kRendezvous ? kw->wait_us : 0.0;
+    out.graph.dur_us[v] = wait_us + (g.dur_us[v] - wait_us) * ratio;
     ++out.repriced;
   }
   out.kept_kinds.assign(kept.begin(), kept.end());

@@ -6,8 +6,9 @@
 // shape, mapped to the model's GEMM of that shape at the new configuration; other kernels by
 // the model's kernel of the same name, else by their class (attention, norms, elementwise: the
 // class's time new / traced); collectives by their group's (tensor-parallel, pipeline,
-// data-parallel with the parameters); the optimizer with the parameters. Kernels the model
-// cannot price keep their traced time and are listed.
+// data-parallel with the parameters), their transfer only (a wait for peers stays as traced,
+// whatif/peer_waits.hpp); the optimizer with the parameters. Kernels the model cannot price keep
+// their traced time and are listed.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -60,10 +60,12 @@ inline model::ModelSpec small_model() {
   return m;
 }
 
-// The small model at `layers` layers, pp x dp (two micro-batches per stage), v chunks per GPU.
-inline estimate::EstimateRequest small_job(int pp, int64_t layers, int dp = 1, int v = 1) {
+// The small model at `layers` layers, tp x pp x dp (two micro-batches per stage), v chunks per
+// GPU.
+inline estimate::EstimateRequest small_job(int pp, int64_t layers, int dp = 1, int v = 1,
+                                           int tp = 1) {
   JobConfig c;
-  c.tp = 1, c.pp = pp, c.dp = dp, c.gbs = 2 * pp * dp, c.mbs = 1, c.interleave = v;
+  c.tp = tp, c.pp = pp, c.dp = dp, c.gbs = 2 * pp * dp, c.mbs = 1, c.interleave = v;
   estimate::EstimateRequest r = job_request(c);
   r.model = small_model();
   r.model.layers = layers;

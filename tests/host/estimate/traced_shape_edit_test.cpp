@@ -33,6 +33,8 @@ struct ShapeCase {
   Rule rule;
   int64_t hidden = 0, seq = 0, mbs = 0;  // 0: as traced
   bool rule_is_a_gap = false;            // the Python gap, which the rebuild loses
+  int64_t ffn = 0, heads = 0;
+  int tp = 1;
 };
 
 void PrintTo(const ShapeCase& c, std::ostream* os) {
@@ -42,8 +44,12 @@ void PrintTo(const ShapeCase& c, std::ostream* os) {
 // The small job at configuration B: the head dimension follows the width, the global batch the
 // micro-batch size (the micro-batch count kept).
 lumos::estimate::EstimateRequest config_b(const ShapeCase& k) {
-  lumos::estimate::EstimateRequest r = small_job(k.pp, 4);
-  if (k.hidden) r.model.hidden = k.hidden, r.model.head_dim = k.hidden / r.model.heads;
+  lumos::estimate::EstimateRequest r = small_job(k.pp, 4, 1, 1, k.tp);
+  if (k.heads) r.model.heads = r.model.kv_heads = k.heads;
+  if (k.hidden || k.heads)
+    r.model.hidden = k.hidden ? k.hidden : r.model.hidden,
+    r.model.head_dim = r.model.hidden / r.model.heads;
+  if (k.ffn) r.model.ffn = k.ffn;
   if (k.seq) r.model.seq = k.seq;
   if (k.mbs) r.cfg.gbs = r.cfg.gbs / r.cfg.mbs * k.mbs, r.cfg.mbs = k.mbs;
   return r;
@@ -52,6 +58,8 @@ lumos::estimate::EstimateRequest config_b(const ShapeCase& k) {
 StructuralEdit edit_of(const ShapeCase& k, const lumos::estimate::EstimateRequest& b) {
   StructuralEdit e;
   if (k.hidden) e.hidden = k.hidden;
+  if (k.heads) e.heads = k.heads;
+  if (k.ffn) e.ffn = k.ffn;
   if (k.seq) e.seq = k.seq;
   if (k.mbs) e.mbs = k.mbs, e.gbs = b.cfg.gbs;
   return e;
@@ -71,7 +79,7 @@ class TracedShapeEdit : public ::testing::TestWithParam<ShapeCase> {};
 TEST_P(TracedShapeEdit, TheRepriceOfAAgreesWithB) {
   const ShapeCase& k = GetParam();
   lumos::testing::TempDir tmp;
-  const auto a = modified_job(small_job(k.pp, 4), k.rule, tmp.file("a"));
+  const auto a = modified_job(small_job(k.pp, 4, 1, 1, k.tp), k.rule, tmp.file("a"));
   const auto rb = config_b(k);
   const auto b = modified_job(rb, k.rule, tmp.file("b"));
   const double truth = first_step_us(b.graph);
@@ -97,6 +105,19 @@ INSTANTIATE_TEST_SUITE_P(
         ShapeCase{"python_gap_pp1_seq_x2", 1, lumos::testing::python_gap, 0, 2048, 0, true},
         ShapeCase{"cpu_x30_pp2_mbs_x2", 2, lumos::testing::slow_cpu, 0, 0, 2},
         ShapeCase{"python_gap_pp2_mbs_x2", 2, lumos::testing::python_gap, 0, 0, 2, true}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+// The MLP, the head count, and a tensor-parallel job (its collectives repriced at the new
+// activation size, their waits for the untraced peer kept).
+INSTANTIATE_TEST_SUITE_P(
+    OtherShapes, TracedShapeEdit,
+    ::testing::Values(
+        ShapeCase{"python_gap_pp1_ffn_x2", 1, lumos::testing::python_gap, 0, 0, 0, true, 7168},
+        ShapeCase{"cpu_x30_pp2_heads_x2", 2, lumos::testing::slow_cpu, 0, 0, 0, false, 0, 16},
+        ShapeCase{"python_gap_tp2_pp2_hidden_x2", 2, lumos::testing::python_gap, 2048, 0, 0, true,
+                  0, 0, 2},
+        ShapeCase{"cpu_x30_tp2_pp2_seq_x8", 2, lumos::testing::slow_cpu, 0, 8192, 0, false, 0, 0,
+                  2}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // The traced values given as edits: every kernel repriced by a ratio of one.
