@@ -1,14 +1,19 @@
 // Shape edits reprice the traced graph in place (docs/design.md "Trace-driven what-ifs"): on
 // generated jobs made to differ from the model by one rule applied alike at both configurations
-// (modified_jobs.hpp), `--hidden` x2, `--seq` x2 and `--mbs` x2 (the micro-batch count kept) of
-// configuration A agree with the replay of the job written at configuration B within 3%, and
-// an edit to the traced values changes nothing (0.01%). The model rebuild's error is printed
-// beside it; where the rule is a gap the model has no place for, the rebuild must miss by more.
+// (modified_jobs.hpp), `--hidden`, `--seq`, `--mbs` (the micro-batch count kept), `--ffn` and
+// `--heads` x2 of configuration A agree with the replay of the job written at configuration B
+// within 3%, and an edit to the traced values changes nothing (0.01%). The model rebuild's error is
+// printed beside it; where the rule is a gap the model has no place for, the rebuild must miss by
+// more.
 //
 // Measured when this test was written (error against B: reprice / model rebuild):
-//   cpu x30     pp1 hidden x2 +0.01% / -0.00%   pp2 seq x2 +0.00% / -2.37%   pp2 mbs x2 +0.00% /
-//   -2.37% python gap  pp2 hidden x2 -0.00% / -8.94%   pp1 seq x2 +0.01% / -4.99%   pp2 mbs x2
-//   +0.01% / -9.12%
+//   cpu x30     pp1 hidden x2 +0.01% / -0.00%    pp2 seq x2 +0.00% / -2.37%
+//               pp2 mbs x2 +0.00% / -2.37%       pp2 heads x2 +0.00% / -2.39%
+//               tp2 pp2 seq x8 -0.01% / -9.30%
+//   python gap  pp2 hidden x2 -0.00% / -8.94%    pp1 seq x2 +0.01% / -4.99%
+//               pp2 mbs x2 +0.01% / -9.12%       pp1 ffn x2 +0.00% / -3.44%
+//               tp2 pp2 hidden x2 +0.01% / -7.44%
+// A CPU-bound job hides a small edit (tp 2 at seq x2 replays as traced), hence seq x8 there.
 #include <gtest/gtest.h>
 
 #include <cmath>
