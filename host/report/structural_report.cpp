@@ -19,6 +19,13 @@ std::string config_text(const estimate::StructuralAnswer& a) {
   return text;
 }
 
+std::string edits_text(const estimate::StructuralAnswer& a) {
+  if (a.edits.empty()) return "none (the traced configuration)";
+  std::string text;
+  for (size_t i = 0; i < a.edits.size(); ++i) text += (i ? ", " : "") + a.edits[i];
+  return text;
+}
+
 double pct(double x, double ref) {
   return ref > 0 ? (x / ref - 1) * 100 : 0.0;
 }
@@ -30,8 +37,7 @@ void structural_text(std::ostream& os, const std::string& input,
   os << strprintf("lumos whatif: %s\n  traced    %s\n", input.c_str(), config_text(a).c_str());
   for (const auto& s : a.traced.assumed) os << "  assumed   " << s << '\n';
   if (!a.model_given) {
-    os << "  edits     ";
-    for (size_t i = 0; i < a.edits.size(); ++i) os << (i ? ", " : "") << a.edits[i];
+    os << "  edits     " << edits_text(a);
     os << strprintf(
         "\n  path      %s\n  predicted step %.1f us (%+.2f%% from the traced replay of %.1f "
         "us)\n",
@@ -54,9 +60,7 @@ void structural_text(std::ostream& os, const std::string& input,
         "for peers: left out, the calibration counts transfers",
         a.calibration.comm_waited_us, a.calibration.comm_recorded_us,
         a.calibration.comm_waited_us / a.calibration.comm_recorded_us * 100.0);
-  os << "\n  edits     ";
-  if (a.edits.empty()) os << "none (the traced configuration)";
-  for (size_t i = 0; i < a.edits.size(); ++i) os << (i ? ", " : "") << a.edits[i];
+  os << "\n  edits     " << edits_text(a);
   const bool on_trace = a.path.rfind("traced-graph", 0) == 0;
   os << "\n  path      " << a.path;
   if (on_trace)

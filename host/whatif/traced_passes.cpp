@@ -9,7 +9,7 @@ TracedPasses traced_passes(const JobStructure& js, const TracedDegrees& given) {
   const std::string where = "lumos whatif: ";
   LUMOS_EXPECT(js.forward.period > 0,
                where +
-                   "this edit rebuilds the layers, and the trace shows no repeating layer "
+                   "this edit needs the traced layers, and the trace shows no repeating layer "
                    "pattern (see --describe)");
   LUMOS_EXPECT(js.pp > 0, where + "this edit needs the pipeline stages: " + js.pp_from);
   TracedPasses p;

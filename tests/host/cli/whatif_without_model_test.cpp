@@ -128,3 +128,26 @@ TEST(WhatifWithoutModel, ShapeEditsWithoutAModelAreRefusedInOneLine) {
   EXPECT_EQ(bad.exit_code, 1) << bad.out;
   EXPECT_NE(bad.out.find("--traced layers=3"), std::string::npos) << bad.out;
 }
+
+// The shared B200 trace (rank 0 of a TP 8 forward pass) needs no model either: the traced layer
+// count as recognised (18 instances of a sliding- and a full-attention layer) or as the user
+// says it (`--traced layers=36`) edits the same instances, and an edit of nothing replays the
+// trace.
+TEST(WhatifWithoutModel, TheSharedForwardTraceIsEditedWithoutAModel) {
+  LUMOS_REQUIRE_TRACES();
+  const auto in =
+      lumos::graph::load_job(lumos::testing::trace_dir() + "/tracelens/b200_eager_trace.json.gz");
+  auto layers = [&](int64_t n, int64_t traced) {
+    lumos::estimate::StructuralRequest req;
+    req.edit.layers = n;
+    req.hints.traced.layers = traced;
+    return lumos::estimate::run_structural_whatif(in, req, lumos::cost::embedded_db());
+  };
+  const auto same = layers(18, -1);
+  EXPECT_NEAR(same.predicted_us, same.trace_replay_us, 1e-4 * same.trace_replay_us);
+  const auto recognised = layers(36, -1), given = layers(72, 36);
+  EXPECT_EQ(given.traced.model.layers, 36);
+  EXPECT_NE(given.path.find("instances of 2 layers"), std::string::npos) << given.path;
+  EXPECT_NEAR(given.predicted_us, recognised.predicted_us, 1e-6 * recognised.predicted_us);
+  EXPECT_GT(given.predicted_us, 1.5 * given.trace_replay_us);
+}
