@@ -24,6 +24,7 @@ void refuse_model_edits(const StructuralRequest& req) {
                       : e.interleave            ? "--interleave"
                       : !req.target_gpu.empty() ? "--gpu"
                       : !req.topology.empty()   ? "--topology"
+                      : !req.stack.empty()      ? "--stack"
                                                 : nullptr;
   LUMOS_EXPECT(!needs, strprintf("lumos whatif: %s needs the traced model's dimensions: give "
                                  "--model PRESET or --model-file FILE (--layers and --dp need "
