@@ -69,6 +69,9 @@ int run_structural(const cxxopts::ParseResult& a, const graph::LoadedInput& in,
   i32(kTp, e.tp), i32(kPp, e.pp), i32(kInterleave, e.interleave);
   if (w.dp > 0) e.dp = w.dp;
   req.hints = w.hints;
+  LUMOS_EXPECT(req.model || !(a.count("timeline") || a.count("emit-traces")),
+               "lumos whatif: --timeline and --emit-traces write the model's rebuild: give --model "
+               "or --model-file");
   const estimate::StructuralAnswer ans =
       estimate::run_structural_whatif(in, req, cost::embedded_db());
   warn_overridden(std::cerr, ans.structure, "lumos whatif");
@@ -119,10 +122,11 @@ int cmd_whatif(int argc, char** argv) {
       "traced-topology", "network the trace ran on (default: the traced GPU's in kernels_db)",
       cxxopts::value<std::string>())("h,help", "show this help");
   // Structural edits: the iteration rebuilt for another configuration (trace_structural.hpp).
-  o.add_options("structural edits (need --model or --model-file: what the trace ran)")(
-      "model", "the traced model: a preset (gpt3-15b, llama3-8b, ...)",
-      cxxopts::value<std::string>())("model-file", "the traced model: a TOML model file",
-                                     cxxopts::value<std::string>())(
+  o.add_options(
+      "structural edits (--layers needs no model; the others need --model or --model-file: what "
+      "the trace ran)")("model", "the traced model: a preset (gpt3-15b, llama3-8b, ...)",
+                        cxxopts::value<std::string>())(
+      "model-file", "the traced model: a TOML model file", cxxopts::value<std::string>())(
       "stack", "software stack the trace ran (kernels_db/stacks.json)",
       cxxopts::value<std::string>())(
       kLayers.name,

@@ -8,7 +8,7 @@ void traced_options(cxxopts::Options& o, const std::string& group) {
   o.add_options(group)(
       "traced",
       "what the traced job ran, over what the trace shows: tp=8,pp=1,dp=1,cp=1,mbs=4 (also gbs, "
-      "interleave)",
+      "interleave, layers)",
       cxxopts::value<std::string>())(
       "group",
       "a process group's role, over what the trace shows: NAME_OR_INDEX=tp|dp|pp|cp|ep|embedding "

@@ -4,7 +4,9 @@
 #include <map>
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "estimate/trace_edit_without_model.hpp"
 #include "estimate/trace_graph_edit.hpp"
+#include "estimate/trace_shape_edit.hpp"
 #include "estimate/trace_whatif.hpp"
 
 #include "replay/reference_replay.hpp"
@@ -81,6 +83,7 @@ CalibratedTrace calibrate_trace(const graph::LoadedInput& in, const StructuralRe
 
 StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const StructuralRequest& req,
                                        const cost::KernelsDb& db) {
+  if (!req.model) return structural_without_model(in, req, db);
   CalibratedTrace t = calibrate_trace(in, req, db);
   StructuralAnswer a;
   a.structure = std::move(t.structure);
@@ -114,9 +117,11 @@ StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const Struc
         return x.rfind("layers ", 0) == 0 || x.rfind("dp ", 0) == 0 || x.rfind("gbs ", 0) == 0;
       });
   if (!layers_only) {
-    a.path =
-        "model rebuild (the traced graph is edited for --layers and --dp; this edit changes "
-        "the layout, the shapes, the GPU or the network)";
+    // Shape edits alone reprice the traced graph's kernels in place (trace_shape_edit.hpp).
+    const GraphEditPath sp = shapes_on_traced_graph(in.graph, t.kernels, a.structure, e, a.edits,
+                                                    traced_run.estimate, a.edited.estimate, db);
+    a.path = sp.path;
+    if (sp.taken) a.predicted_us = sp.edited_us;
     return a;
   }
   LayersOnTrace lt;

@@ -28,7 +28,7 @@ struct StructuralEdit {
 };
 
 struct StructuralRequest {
-  std::optional<model::ModelSpec> model;  // the traced model (required)
+  std::optional<model::ModelSpec> model;  // the traced model (--layers and --dp need none)
   std::string stack;                      // "" = the default stack
   std::string gpu;                        // "" = the trace's
   std::string target_gpu;                 // "" = the traced GPU: the edited job's GPU
@@ -51,6 +51,9 @@ struct StructuralAnswer {
   // "model rebuild (why)"; the prediction, and what the model rebuild alone predicts.
   std::string path;
   double predicted_us = 0, rebuild_us = 0;
+  // False when no model was given (trace_edit_without_model.hpp): the traced graph's edit
+  // alone, no calibration, no rebuild (`edited` is empty, rebuild_us the prediction).
+  bool model_given = true;
 };
 
 // The traced job recognised and its model calibrated on it: the first half of a structural
@@ -71,7 +74,8 @@ struct CalibratedTrace {
 CalibratedTrace calibrate_trace(const graph::LoadedInput& in, const StructuralRequest& req,
                                 const cost::KernelsDb& db);
 
-// InputError (one line) without a model, for a trace without the structure the edit needs, a
+// Without a model: the edits that need none (trace_edit_without_model.hpp). InputError (one
+// line) for a trace without the structure the edit needs, a
 // model the trace disagrees with, or an impossible edited layout.
 StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const StructuralRequest& req,
                                        const cost::KernelsDb& db);

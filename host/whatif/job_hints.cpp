@@ -75,9 +75,11 @@ TracedDegrees parse_traced_degrees(const std::string& text, const std::string& w
       d.mbs = v;
     else if (key == "gbs")
       d.gbs = v;
+    else if (key == "layers")
+      d.layers = v;
     else
       throw InputError(where + ": unknown degree '" + key +
-                       "' (expected tp, cp, dp, pp, interleave, mbs or gbs)");
+                       "' (expected tp, cp, dp, pp, interleave, mbs, gbs or layers)");
   }
   return d;
 }

@@ -118,8 +118,10 @@ TracedKernels classify_traced(const std::vector<const trace::EventTable*>& table
 struct TracedDegrees {
   int tp = -1, cp = -1, dp = -1, pp = -1, interleave = -1;  // dp without cp, as ParallelConfig
   int64_t mbs = -1, gbs = -1;
+  int64_t layers = -1;  // transformer layers, where one traced instance holds several
   bool any() const {
-    return tp > 0 || cp > 0 || dp > 0 || pp > 0 || interleave > 0 || mbs > 0 || gbs > 0;
+    return tp > 0 || cp > 0 || dp > 0 || pp > 0 || interleave > 0 || mbs > 0 || gbs > 0 ||
+           layers > 0;
   }
 };
 struct GroupRoleOverride {
@@ -131,7 +133,8 @@ struct JobHints {
   std::vector<GroupRoleOverride> groups;
   bool any() const { return traced.any() || !groups.empty(); }
 };
-// "tp=8,pp=1,dp=1,cp=1,mbs=4,gbs=64,interleave=1"; InputError naming `where` and the item.
+// "tp=8,pp=1,dp=1,cp=1,mbs=4,gbs=64,interleave=1,layers=36"; InputError naming `where` and the
+// item.
 TracedDegrees parse_traced_degrees(const std::string& text, const std::string& where);
 // "NAME_OR_INDEX=tp|dp|pp|cp|ep|embedding".
 GroupRoleOverride parse_group_override(const std::string& text, const std::string& where);

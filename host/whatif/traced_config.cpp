@@ -8,6 +8,7 @@
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "model/step_costs.hpp"
+#include "whatif/traced_passes.hpp"
 
 namespace lumos::whatif {
 
@@ -87,11 +88,6 @@ TracedConfig traced_config(const JobStructure& js, const model::ModelSpec& m,
                            const std::string& stack, const cost::KernelsDb& db,
                            const TracedDegrees& given) {
   const std::string where = "lumos whatif: ";
-  LUMOS_EXPECT(js.forward.period > 0,
-               where +
-                   "this edit rebuilds the layers, and the trace shows no repeating layer "
-                   "pattern (see --describe)");
-  LUMOS_EXPECT(js.pp > 0, where + "this edit needs the pipeline stages: " + js.pp_from);
   model::validate(m);  // a model file may leave fields out: no division by a zero sequence
   for (const auto& g : js.groups)
     LUMOS_EXPECT(g.size > 0 || g.role == GroupRole::kUnknown,
@@ -105,43 +101,14 @@ TracedConfig traced_config(const JobStructure& js, const model::ModelSpec& m,
   c.tp = std::max(1, js.tp), c.cp = std::max(1, js.cp), c.pp = js.pp;
   c.dp = std::max(1, js.dp % c.cp == 0 ? js.dp / c.cp : js.dp);
   c.stack = stack;
-  // Layers: the first forward stretch of the first stage is one pass of one model chunk; every
-  // micro-batch runs each chunk forward once (no full recomputation), and the first stage sends
-  // and receives 2M(2V - 1) pipeline messages for M micro-batches over V chunks.
-  const int64_t chunk_layers = js.forward.first_repeats, instances = js.forward.instances;
-  const std::string found = strprintf("%lld forward layers on rank %d, %lld in the first pass",
-                                      static_cast<long long>(instances), js.described_rank,
-                                      static_cast<long long>(chunk_layers));
-  LUMOS_EXPECT(chunk_layers > 0 && instances % chunk_layers == 0,
-               where + "the trace's " + found +
-                   " do not make whole passes (a pass shows its layers when it runs two or more)");
-  const int64_t passes = instances / chunk_layers;  // micro-batches x chunks
-  int64_t microbatches = passes;
-  c.interleave = 1;
-  if (given.interleave > 0) {
-    LUMOS_EXPECT(passes % given.interleave == 0,
-                 strprintf("%s--traced interleave=%d does not divide the trace's %s", where.c_str(),
-                           given.interleave, found.c_str()));
-    c.interleave = given.interleave;
-    microbatches = passes / c.interleave;
-  } else if (c.pp > 1) {
-    const int64_t half = js.p2p_kernels / 2;
-    microbatches = 2 * passes - half;
-    LUMOS_EXPECT(js.p2p_kernels % 2 == 0 && microbatches >= 1 && passes % microbatches == 0 &&
-                     half == microbatches * (2 * (passes / microbatches) - 1),
-                 strprintf("%s%u pipeline sends and receives on rank %d do not fit a 1F1B or "
-                           "interleaved schedule of the trace's %s (--traced interleave=V says "
-                           "what it ran)",
-                           where.c_str(), js.p2p_kernels, js.described_rank, found.c_str()));
-    c.interleave = static_cast<int>(passes / microbatches);
-  }
-  const int64_t layers = chunk_layers * c.interleave * c.pp;
+  const TracedPasses passes_found = traced_passes(js, given);
+  const int64_t microbatches = passes_found.microbatches;
+  c.interleave = passes_found.interleave;
+  const int64_t layers = passes_found.layers;
   if (layers != m.layers) {
-    tc.assumed.push_back(
-        strprintf("layers: %lld from the trace (%lld per chunk x %d chunks x %d "
-                  "stages), not the model's %lld",
-                  static_cast<long long>(layers), static_cast<long long>(chunk_layers),
-                  c.interleave, c.pp, static_cast<long long>(m.layers)));
+    tc.assumed.push_back(strprintf("layers: %lld from the trace (%s), not the model's %lld",
+                                   static_cast<long long>(layers), passes_found.layers_from.c_str(),
+                                   static_cast<long long>(m.layers)));
     tc.model.layers = layers;
   }
   // Micro-batch size from the tokens of a layer GEMM: mbs x seq / cp.

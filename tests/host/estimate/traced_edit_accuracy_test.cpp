@@ -27,47 +27,19 @@
 #include "estimate/trace_structural.hpp"
 #include "estimate/trace_whatif.hpp"
 #include "graph/load_input.hpp"
-#include "host/whatif/generated_job.hpp"
+#include "host/estimate/modified_jobs.hpp"
 #include "replay/reference_replay.hpp"
 
 using lumos::estimate::first_step_us;
-using lumos::graph::Graph;
-using lumos::graph::NodeKind;
-using lumos::testing::JobConfig;
 
 namespace {
 
-using Rule = std::function<void(Graph&)>;
-
-void slow_cpu(Graph& g) {
-  for (lumos::graph::NodeId v = 1; v < g.num_nodes(); ++v)
-    if (g.kind[v] == NodeKind::kCpuOp || g.kind[v] == NodeKind::kRuntime) g.dur_us[v] *= 30;
-}
-
-// The call that launches each norm kernel waits 2 ms longer (Python work between the modules).
-void python_gap(Graph& g) {
-  for (lumos::graph::NodeId v = 1; v < g.num_nodes(); ++v) {
-    if (g.kind[v] != NodeKind::kKernel || g.names[g.name[v]].rfind("rmsnorm_fwd", 0) != 0) continue;
-    for (uint32_t k = g.pred_offset[v]; k < g.pred_offset[v + 1]; ++k)
-      if (g.pred_kind[k] == lumos::graph::EdgeKind::kLaunch) g.dur_us[g.pred_index[k]] += 2000;
-  }
-}
-
-// Every kernel off the compute stream (the pipeline sends and receives) 5x slower.
-void slow_side_streams(Graph& g) {
-  std::map<uint32_t, double> busy;
-  for (lumos::graph::NodeId v = 1; v < g.num_nodes(); ++v)
-    if (g.kind[v] == NodeKind::kKernel && g.cls[v] != lumos::graph::NodeClass::kComm)
-      busy[g.resource[v]] += g.dur_us[v];
-  std::map<int32_t, uint32_t> compute;
-  for (const auto& [res, us] : busy) {
-    const int32_t rank = g.resources[res].rank;
-    if (!compute.count(rank) || us > busy[compute[rank]]) compute[rank] = res;
-  }
-  for (lumos::graph::NodeId v = 1; v < g.num_nodes(); ++v)
-    if (g.kind[v] == NodeKind::kKernel && g.resource[v] != compute[g.resources[g.resource[v]].rank])
-      g.dur_us[v] *= 5;
-}
+using lumos::testing::modified_job;
+using lumos::testing::python_gap;
+using lumos::testing::Rule;
+using lumos::testing::slow_cpu;
+using lumos::testing::slow_side_streams;
+using lumos::testing::small_model;
 
 struct AccuracyCase {
   const char* name;
@@ -82,31 +54,8 @@ void PrintTo(const AccuracyCase& c, std::ostream* os) {
   *os << c.name;
 }
 
-// Small layers (a Llama shape at hidden 1024, 1024 tokens), so that the CPU matters: the
-// kernels run tens of microseconds, as long as their launches.
-lumos::model::ModelSpec small_model() {
-  lumos::model::ModelSpec m = lumos::model::preset("llama3-8b");
-  m.name = "small-llama", m.hidden = 1024, m.ffn = 3584, m.heads = 8, m.kv_heads = 8;
-  m.head_dim = 128, m.seq = 1024, m.vocab = 32000;
-  return m;
-}
-
 lumos::estimate::EstimateRequest config(int pp, int64_t layers, int dp = 1, int v = 1) {
-  JobConfig c;
-  c.tp = 1, c.pp = pp, c.dp = dp, c.gbs = 2 * pp * dp, c.mbs = 1, c.interleave = v;
-  lumos::estimate::EstimateRequest r = lumos::testing::job_request(c);
-  r.model = small_model();
-  r.model.layers = layers;
-  return r;
-}
-
-lumos::graph::LoadedInput modified_job(const lumos::estimate::EstimateRequest& req,
-                                       const Rule& rule, const std::string& dir) {
-  const auto run = lumos::estimate::run_estimate(req, lumos::cost::embedded_db());
-  lumos::estimate::write_stage_traces(run.step, run.replay, dir, run.estimate.gpu);
-  lumos::graph::LoadedInput in = lumos::graph::load_job(dir);
-  rule(in.graph);
-  return in;
+  return lumos::testing::small_job(pp, layers, dp, v);
 }
 
 }  // namespace
