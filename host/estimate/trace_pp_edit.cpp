@@ -1,6 +1,7 @@
 #include "estimate/trace_pp_edit.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "common/format.hpp"
 #include "whatif/stage_regroup.hpp"
@@ -62,11 +63,6 @@ GraphEditPath pipeline_on_traced_graph(const graph::LoadedInput& in,
                   [](const std::string& x) { return x.rfind("interleave ", 0) == 0; }) ||
       c.interleave != 1)
     return rebuild("interleaved schedules are not regrouped on the traced graph");
-  if (c.pp != 1)
-    return rebuild(
-        strprintf("the traced job has %d pipeline stages; stages are regrouped from "
-                  "a one-stage trace",
-                  c.pp));
   if (layers % new_pp != 0)
     return rebuild(strprintf("%lld layers do not split evenly over %d stages",
                              static_cast<long long>(layers), new_pp));
@@ -77,19 +73,27 @@ GraphEditPath pipeline_on_traced_graph(const graph::LoadedInput& in,
   rq.p2p_us = p2p_transfer_us(a.edited.step);
   rq.event_per_launch = db.training.event_call_us / db.training.cpu_launch_us;
   rq.p2p_blocking = db.stack(c.stack.empty() ? db.default_stack : c.stack).p2p_blocking;
-  const auto& before = traced_run.estimate.stages;
+  for (const auto& st : traced_run.estimate.stages)
+    rq.traced_params_by_stage.push_back(static_cast<double>(st.memory.params));
   for (const auto& st : a.edited.estimate.stages)
-    rq.param_ratio_by_stage.push_back(!before.empty() && before[0].memory.params > 0
-                                          ? static_cast<double>(st.memory.params) /
-                                                static_cast<double>(before[0].memory.params)
-                                          : 1.0);
+    rq.new_params_by_stage.push_back(static_cast<double>(st.memory.params));
+  std::map<std::string, bool> pipeline_group;
+  for (const auto& pg : a.structure.groups)
+    pipeline_group[pg.name] = pg.role == whatif::GroupRole::kPp;
   const graph::Graph& g = in.graph;
   rq.scales_with_params.assign(g.num_nodes(), 0);
+  rq.pipeline_nodes.assign(g.num_nodes(), 0);
   for (graph::NodeId v = 1; v < g.num_nodes(); ++v) {
     if (g.kind[v] != graph::NodeKind::kKernel) continue;
     size_t table = 0;
     const trace::ClassifiedKernel* k = tk.kernel_of(g, v, &table);
-    rq.scales_with_params[v] = k && k->kernel_class == "optimizer";
+    if (!k) continue;
+    rq.scales_with_params[v] = k->kernel_class == "optimizer";
+    const trace::Event& e = tk.tables[table]->events[k->event];
+    if (e.collective < 0) continue;
+    const std::string& name = tk.tables[table]->collectives[e.collective].process_group;
+    auto it = pipeline_group.find(name.empty() ? "(unnamed)" : name);
+    rq.pipeline_nodes[v] = it != pipeline_group.end() && it->second;
   }
   const auto stretches = whatif::find_layer_stretches(g, period > 0 ? 2 * period + 8 : 4096);
   if (stretches.empty())

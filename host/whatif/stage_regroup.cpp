@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "common/format.hpp"
 #include "graph/flatten.hpp"
@@ -38,16 +39,18 @@ double median(std::vector<double> x, double none) {
   return x[x.size() / 2];
 }
 
-// The pieces of the traced iteration, in the traced order: the step's start, then per
-// micro-batch the embedding's forward, each forward layer instance, the head (forward, loss and
-// backward), each backward layer instance, the embedding's backward; then the step's end.
+// The pieces of a traced stage's iteration: the step's start; per task of its schedule, the
+// embedding's forward (first stage), each layer instance, the head (forward, loss and backward;
+// last stage), the embedding's backward (first stage); the step's end.
 enum class Part : uint8_t { kPre, kEmbedFwd, kLayerFwd, kHead, kLayerBwd, kEmbedBwd, kPost };
 struct Piece {
   Part part;
+  int32_t rank;
   int64_t mb;
   uint32_t instance;
-  uint32_t first_kernel;  // position on the compute stream where it starts
+  uint32_t first_kernel;  // position on the rank's compute stream where it starts
 };
+using PieceKey = std::tuple<int, int32_t, int64_t, uint32_t>;
 
 // The longest common tail of two name sequences: the embedding's forward kernels end both the
 // step's start and the gap between one micro-batch's backward and the next one's forward.
@@ -59,12 +62,15 @@ uint32_t common_tail(const std::vector<uint32_t>& a, const std::vector<uint32_t>
 
 struct Cut {
   std::vector<Piece> pieces;
-  std::vector<uint32_t> of;  // per traced node: its piece
+  std::map<PieceKey, int32_t> index;
+  std::vector<uint32_t> of;  // per traced node: its piece, kUnset for a dropped message
   std::string why_not;
 };
 
-Cut cut_pieces(const Graph& g, const std::vector<LayerStretch>& st, int64_t mbs) {
-  Cut c;
+// The pieces of traced stage t (its stretches `st` in its schedule's order); their CPU and GPU
+// start times appended to cpu_at / gpu_at.
+bool cut_rank(const Graph& g, int32_t t, int pp, int64_t mbs, const std::vector<LayerStretch>& st,
+              Cut& c, std::vector<double>& cpu_at, std::vector<double>& gpu_at) {
   const uint32_t cres = g.resource[st[0].kernels[0]];
   std::vector<NodeId> seq;
   for (NodeId v = 1; v < g.num_nodes(); ++v)
@@ -74,64 +80,146 @@ Cut cut_pieces(const Graph& g, const std::vector<LayerStretch>& st, int64_t mbs)
   });
   std::map<NodeId, uint32_t> pos;
   for (uint32_t i = 0; i < seq.size(); ++i) pos[seq[i]] = i;
-  auto first = [&](const LayerStretch& s) { return pos.at(s.kernels.front()); };
-  auto end = [&](const LayerStretch& s) { return pos.at(s.kernels.back()) + 1; };
+  auto first = [&](size_t i) { return pos.at(st[i].kernels.front()); };
+  auto end = [&](size_t i) { return pos.at(st[i].kernels.back()) + 1; };
   auto names = [&](uint32_t a, uint32_t b) {
     std::vector<uint32_t> n;
-    for (uint32_t i = a; i < b; ++i) n.push_back(g.name[seq[i]]);
+    for (uint32_t i = a; i < b && i < seq.size(); ++i) n.push_back(g.name[seq[i]]);
     return n;
   };
-  const uint32_t gap = mbs > 1 ? first(st[2]) - end(st[1]) : 0;
-  const uint32_t ef =
-      mbs > 1 ? std::min(gap, common_tail(names(0, first(st[0])), names(end(st[1]), first(st[2]))))
-              : 0;
-  const uint32_t eb = gap - ef;
-  c.pieces.push_back({Part::kPre, 0, 0, 0});
-  for (int64_t k = 0; k < mbs; ++k) {
-    const LayerStretch& f = st[static_cast<size_t>(2 * k)];
-    const LayerStretch& b = st[static_cast<size_t>(2 * k + 1)];
-    c.pieces.push_back({Part::kEmbedFwd, k, 0, first(f) - ef});
-    for (uint32_t i = 0; i < f.instances; ++i)
-      c.pieces.push_back({Part::kLayerFwd, k, i, first(f) + i * f.period});
-    c.pieces.push_back({Part::kHead, k, 0, end(f)});
-    for (uint32_t i = 0; i < b.instances; ++i)
-      c.pieces.push_back({Part::kLayerBwd, k, i, first(b) + i * b.period});
-    c.pieces.push_back({Part::kEmbedBwd, k, 0, end(b)});
+  const auto tasks = model::stage_schedule(t, pp, 1, mbs);
+  // The first stage's embedding kernels: forward ones before a forward pass's layers, backward
+  // ones after a backward pass's; one stage alone has both in each gap between micro-batches.
+  uint32_t ef = 0, eb = 0;
+  if (t == 0 && mbs > 1) {
+    if (pp == 1) {
+      const uint32_t gap = first(2) - end(1);
+      ef = std::min(gap, common_tail(names(0, first(0)), names(end(1), first(2))));
+      eb = gap - ef;
+    } else {
+      ef = first(1) - end(0);  // the warm-up's first two forwards
+      eb = seq.size() > 0 ? first(st.size() - 1) - end(st.size() - 2) : 0;  // the cool-down's
+    }
   }
-  c.pieces.push_back({Part::kPost, 0, 0, end(st.back()) + eb});
-  // Where each piece starts on the CPU (its first kernel's launch) and on the GPU.
-  std::vector<double> cpu_at, gpu_at;
-  for (size_t p = 1; p < c.pieces.size(); ++p) {
+  auto add = [&](Part part, int64_t mb, uint32_t i, uint32_t k) {
+    c.index[{static_cast<int>(part), t, mb, i}] = static_cast<int32_t>(c.pieces.size());
+    c.pieces.push_back({part, t, mb, i, k});
+  };
+  const size_t from = c.pieces.size();
+  add(Part::kPre, 0, 0, 0);
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const LayerStretch& s = st[i];
+    const int64_t k = tasks[i].microbatch;
+    if (tasks[i].forward && t == 0) add(Part::kEmbedFwd, k, 0, first(i) - ef);
+    for (uint32_t j = 0; j < s.instances; ++j)
+      add(tasks[i].forward ? Part::kLayerFwd : Part::kLayerBwd, k, j, first(i) + j * s.period);
+    if (tasks[i].forward && t == pp - 1) add(Part::kHead, k, 0, end(i));
+    if (!tasks[i].forward && t == 0) add(Part::kEmbedBwd, k, 0, end(i));
+  }
+  add(Part::kPost, 0, 0, end(st.size() - 1) + eb);
+  for (size_t p = from + 1; p < c.pieces.size(); ++p) {
     const uint32_t k = c.pieces[p].first_kernel;
     if (k >= seq.size() || k < c.pieces[p - 1].first_kernel) {
       c.why_not = "the traced passes do not split into embedding, layers and head";
-      return c;
+      return false;
     }
     const NodeId l = launch_of(g, seq[k]);
     if (l == graph::kOrigin) {
       c.why_not = "a traced kernel has no launch on the CPU";
-      return c;
+      return false;
     }
     cpu_at.push_back(g.measured_start_us[l]);
     gpu_at.push_back(g.measured_start_us[seq[k]]);
   }
-  auto piece_at = [](const std::vector<double>& at, double t) {
-    return static_cast<uint32_t>(std::upper_bound(at.begin(), at.end(), t) - at.begin());
-  };
-  c.of.assign(g.num_nodes(), 0);
-  for (NodeId v = 1; v < g.num_nodes(); ++v) {
-    const NodeKind k = g.kind[v];
-    if (is_cpu(k)) {
-      c.of[v] = piece_at(cpu_at, g.measured_start_us[v]);
-    } else if (k == NodeKind::kVirtual) {
-      uint32_t p = 0;
-      for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e)
-        p = std::max(p, c.of[g.pred_index[e]]);
-      c.of[v] = p;
-    } else {
+  return true;
+}
+
+// The traced pipeline messages, dropped (the regroup inserts its own): the kernels of the
+// pipeline groups and everything on their streams, their launches, the event calls next to
+// those on the thread, and the rendezvous they meet at.
+std::vector<uint8_t> pipeline_messages(const Graph& g, const std::vector<uint8_t>& pipeline) {
+  const uint32_t n = g.num_nodes();
+  std::vector<uint8_t> drop(n, 0), stream(g.resources.size(), 0);
+  for (NodeId v = 1; v < n && !pipeline.empty(); ++v)
+    if (pipeline[v] && g.resource[v] != graph::kNoResource) stream[g.resource[v]] = 1;
+  std::map<uint32_t, std::vector<NodeId>> threads;
+  for (NodeId v = 1; v < n; ++v) {
+    if (g.resource[v] != graph::kNoResource && stream[g.resource[v]]) {
+      drop[v] = 1;
       const NodeId l = launch_of(g, v);
-      c.of[v] = l != graph::kOrigin ? c.of[l] : piece_at(gpu_at, g.measured_start_us[v]);
+      if (l != graph::kOrigin) drop[l] = 1;
     }
+  }
+  for (NodeId v = 1; v < n; ++v) {
+    if (g.kind[v] == NodeKind::kVirtual && g.pred_offset[v + 1] > g.pred_offset[v]) {
+      bool all = true;
+      for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e)
+        all &= drop[g.pred_index[e]] != 0;
+      drop[v] = all;
+    }
+    if (is_cpu(g.kind[v]) && g.resource[v] != graph::kNoResource)
+      threads[g.resource[v]].push_back(v);
+  }
+  auto is_event = [&](NodeId v) {
+    return g.kind[v] == NodeKind::kRuntime && g.names[g.name[v]].find("Event") != std::string::npos;
+  };
+  for (auto& [res, on] : threads) {
+    std::stable_sort(on.begin(), on.end(), [&](NodeId x, NodeId y) {
+      return g.measured_start_us[x] < g.measured_start_us[y];
+    });
+    for (size_t i = 0; i < on.size(); ++i) {
+      if (!drop[on[i]] || is_event(on[i])) continue;
+      for (size_t j = i + 1; j < on.size() && is_event(on[j]); ++j) drop[on[j]] = 1;
+      for (size_t j = i; j-- > 0 && is_event(on[j]);) drop[on[j]] = 1;
+    }
+  }
+  return drop;
+}
+
+Cut cut_pieces(const Graph& g, const std::map<int32_t, std::vector<LayerStretch>>& by_rank, int pp,
+               int64_t mbs, const std::vector<uint8_t>& drop) {
+  Cut c;
+  std::map<int32_t, std::pair<std::vector<double>, std::vector<double>>> at;  // cpu, gpu
+  std::map<int32_t, size_t> first_piece;
+  for (const auto& [rank, st] : by_rank) {
+    first_piece[rank] = c.pieces.size();
+    auto& [cpu, gpu] = at[rank];
+    if (!cut_rank(g, rank, pp, mbs, st, c, cpu, gpu)) return c;
+  }
+  auto piece_at = [](const std::vector<double>& v, double t) {
+    return static_cast<uint32_t>(std::upper_bound(v.begin(), v.end(), t) - v.begin());
+  };
+  c.of.assign(g.num_nodes(), kUnset);
+  for (NodeId v = 1; v < g.num_nodes(); ++v) {
+    if (drop[v]) continue;
+    const NodeKind k = g.kind[v];
+    if (k == NodeKind::kVirtual) {
+      uint32_t p = 0;
+      for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e) {
+        if (g.pred_kind[e] == EdgeKind::kCrossRank) {
+          c.why_not = "collectives other than the pipeline's join the traced stages";
+          return c;
+        }
+        const uint32_t q = c.of[g.pred_index[e]];
+        if (q != kUnset) p = std::max(p, q);
+      }
+      c.of[v] = p;
+      continue;
+    }
+    const int32_t rank = g.resources[g.resource[v]].rank;
+    auto it = at.find(rank);
+    if (it == at.end()) {
+      c.why_not = strprintf("rank %d has no traced layers", rank);
+      return c;
+    }
+    const uint32_t base = static_cast<uint32_t>(first_piece[rank]);
+    const NodeId l = is_cpu(k) ? graph::kOrigin : launch_of(g, v);
+    if (is_cpu(k))
+      c.of[v] = base + piece_at(it->second.first, g.measured_start_us[v]);
+    else if (l != graph::kOrigin && c.of[l] != kUnset)
+      c.of[v] = c.of[l];
+    else
+      c.of[v] = base + piece_at(it->second.second, g.measured_start_us[v]);
   }
   return c;
 }
@@ -146,15 +234,18 @@ struct Item {
   int boundary = 0;
 };
 
-std::vector<Item> stage_items(const Cut& c, int s, int pp, int64_t mbs, uint32_t per_f,
-                              uint32_t per_b) {
-  std::map<std::tuple<int, int64_t, uint32_t>, int32_t> index;
-  for (size_t p = 0; p < c.pieces.size(); ++p)
-    index[{static_cast<int>(c.pieces[p].part), c.pieces[p].mb, c.pieces[p].instance}] =
-        static_cast<int32_t>(p);
-  auto piece = [&](Part part, int64_t mb, uint32_t i) {
+// Layer instance `gi` (in forward order over the whole model) of a traced job with `per`
+// instances per stage: its traced stage and its place in that stage's forward or backward run.
+std::pair<int32_t, uint32_t> traced_instance(uint32_t gi, uint32_t per, bool forward) {
+  const uint32_t j = gi % per;
+  return {static_cast<int32_t>(gi / per), forward ? j : per - 1 - j};
+}
+
+std::vector<Item> stage_items(const Cut& c, int s, int pp, int traced_pp, int64_t mbs,
+                              uint32_t traced_per) {
+  auto piece = [&](Part part, int32_t rank, int64_t mb, uint32_t i) {
     Item it;
-    it.piece = index.at({static_cast<int>(part), mb, i});
+    it.piece = c.index.at({static_cast<int>(part), rank, mb, i});
     return it;
   };
   auto msg = [](bool send, int dir, int64_t mb, int boundary) {
@@ -162,49 +253,65 @@ std::vector<Item> stage_items(const Cut& c, int s, int pp, int64_t mbs, uint32_t
     it.send = send, it.dir = dir, it.mb = mb, it.boundary = boundary;
     return it;
   };
-  std::vector<Item> out{piece(Part::kPre, 0, 0)};
+  const uint32_t per = traced_per * static_cast<uint32_t>(traced_pp) / static_cast<uint32_t>(pp);
+  const uint32_t lo = static_cast<uint32_t>(s) * per;
+  const int32_t home = static_cast<int32_t>(lo / traced_per);  // step start and end from there
+  std::vector<Item> out{piece(Part::kPre, home, 0, 0)};
   for (const model::PipelineTask& t : model::stage_schedule(s, pp, 1, mbs)) {
     const int64_t k = t.microbatch;
     if (t.forward) {
       if (s > 0) out.push_back(msg(false, 0, k, s));
-      if (s == 0) out.push_back(piece(Part::kEmbedFwd, k, 0));
-      for (uint32_t i = 0; i < per_f; ++i)
-        out.push_back(piece(Part::kLayerFwd, k, static_cast<uint32_t>(s) * per_f + i));
-      if (s == pp - 1) out.push_back(piece(Part::kHead, k, 0));
+      if (s == 0) out.push_back(piece(Part::kEmbedFwd, 0, k, 0));
+      for (uint32_t i = 0; i < per; ++i) {
+        const auto [rank, j] = traced_instance(lo + i, traced_per, true);
+        out.push_back(piece(Part::kLayerFwd, rank, k, j));
+      }
+      if (s == pp - 1) out.push_back(piece(Part::kHead, traced_pp - 1, k, 0));
       if (s < pp - 1) out.push_back(msg(true, 0, k, s + 1));
     } else {
       if (s < pp - 1) out.push_back(msg(false, 1, k, s + 1));
-      // The backward runs the layers last to first: the last stage's come first.
-      for (uint32_t i = 0; i < per_b; ++i)
-        out.push_back(piece(Part::kLayerBwd, k, static_cast<uint32_t>(pp - 1 - s) * per_b + i));
-      if (s == 0) out.push_back(piece(Part::kEmbedBwd, k, 0));
+      for (uint32_t i = per; i-- > 0;) {  // the backward runs the layers last to first
+        const auto [rank, j] = traced_instance(lo + i, traced_per, false);
+        out.push_back(piece(Part::kLayerBwd, rank, k, j));
+      }
+      if (s == 0) out.push_back(piece(Part::kEmbedBwd, 0, k, 0));
       if (s > 0) out.push_back(msg(true, 1, k, s));
     }
   }
-  out.push_back(piece(Part::kPost, 0, 0));
+  out.push_back(piece(Part::kPost, home, 0, 0));
   return out;
 }
 
-// The structure checks: one rank, one step, a forward and a backward stretch per micro-batch,
-// each a whole number of instances per new stage.
+// The structure checks: a step and a forward and a backward stretch per micro-batch on each
+// traced stage, the stages' resources alike, each layer run a whole number of instances per new
+// stage. Fills `by_rank`.
 std::string unsupported(const Graph& g, const std::vector<LayerStretch>& st,
-                        const StageRegroupRequest& req) {
-  for (const auto& r : g.resources)
-    if (r.rank != g.resources.front().rank)
-      return "the traced graph holds several ranks; stages are regrouped from one rank's trace";
-  if (g.steps.size() != 1) return "stages are regrouped from a trace of one step";
-  if (st.size() != static_cast<size_t>(2 * req.microbatches))
-    return strprintf(
-        "%zu traced layer runs for %lld micro-batches (a forward and a backward "
-        "run each expected)",
-        st.size(), static_cast<long long>(req.microbatches));
-  for (size_t i = 0; i < st.size(); ++i) {
-    const LayerStretch& ref = st[i % 2];
-    if (st[i].period != ref.period || st[i].instances != ref.instances)
-      return "the traced micro-batches' layer runs differ";
-    if (st[i].instances % static_cast<uint32_t>(req.new_pp) != 0)
-      return strprintf("%u traced layer instances per pass do not split over %d stages",
-                       st[i].instances, req.new_pp);
+                        const StageRegroupRequest& req,
+                        std::map<int32_t, std::vector<LayerStretch>>& by_rank) {
+  for (const auto& s : st) by_rank[s.rank].push_back(s);
+  const int traced_pp = static_cast<int>(by_rank.size());
+  if (by_rank.begin()->first != 0 || by_rank.rbegin()->first != traced_pp - 1)
+    return "the traced ranks with layers are not one per stage";
+  std::map<int32_t, uint32_t> resources;
+  for (const auto& r : g.resources) ++resources[r.rank];
+  if (resources.size() != by_rank.size())
+    return "the traced graph holds ranks without layers; stages are regrouped from one rank "
+           "per stage";
+  for (const auto& [rank, count] : resources)
+    if (count != resources.begin()->second) return "the traced stages' threads and streams differ";
+  if (g.steps.size() != by_rank.size()) return "stages are regrouped from a trace of one step";
+  const uint32_t per = st[0].instances;
+  const uint32_t all = per * static_cast<uint32_t>(traced_pp);
+  if (all % static_cast<uint32_t>(req.new_pp) != 0)
+    return strprintf("%u traced layer instances do not split over %d stages", all, req.new_pp);
+  for (const auto& [rank, rs] : by_rank) {
+    if (rs.size() != static_cast<size_t>(2 * req.microbatches))
+      return strprintf(
+          "rank %d: %zu traced layer runs for %lld micro-batches (a forward and a "
+          "backward run each expected)",
+          rank, rs.size(), static_cast<long long>(req.microbatches));
+    for (const auto& s : rs)
+      if (s.instances != per) return "the traced passes' layer runs differ in length";
   }
   return "";
 }
@@ -214,20 +321,46 @@ std::string unsupported(const Graph& g, const std::vector<LayerStretch>& st,
 StageRegroup regroup_stages(const Graph& g, const std::vector<LayerStretch>& st,
                             const StageRegroupRequest& req, const std::string& label) {
   StageRegroup out;
-  out.why_not = unsupported(g, st, req);
+  std::map<int32_t, std::vector<LayerStretch>> by_rank;
+  out.why_not = unsupported(g, st, req, by_rank);
   if (!out.why_not.empty()) return out;
-  const Cut c = cut_pieces(g, st, req.microbatches);
+  const int traced_pp = static_cast<int>(by_rank.size());
+  const uint32_t traced_per = st[0].instances;
+  const Cut c =
+      cut_pieces(g, by_rank, traced_pp, req.microbatches, pipeline_messages(g, req.pipeline_nodes));
   if (!c.why_not.empty()) {
     out.why_not = c.why_not;
     return out;
   }
   const int pp = req.new_pp;
   const uint32_t n = g.num_nodes();
-  const uint32_t R = static_cast<uint32_t>(g.resources.size());
+  // Each stage's threads and streams, numbered within their rank alike on every stage: by
+  // kind, then thread or stream id (the process ids differ between ranks).
+  std::vector<uint32_t> order(g.resources.size()), local(g.resources.size());
+  for (uint32_t r = 0; r < order.size(); ++r) order[r] = r;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    const graph::Resource &a = g.resources[x], &b = g.resources[y];
+    return std::tie(a.rank, a.kind, a.b) < std::tie(b.rank, b.kind, b.b);
+  });
+  std::map<int32_t, uint32_t> count;
+  std::vector<graph::Resource> stage_resources;
+  for (uint32_t r : order) {
+    local[r] = count[g.resources[r].rank]++;
+    if (g.resources[r].rank == 0) stage_resources.push_back(g.resources[r]);
+  }
+  const uint32_t R = static_cast<uint32_t>(stage_resources.size());
   const uint32_t per = R + 2;  // the traced resources, a send stream, a receive stream
-  const uint32_t cres = g.resource[st[0].kernels[0]];
+  const uint32_t cres = local[g.resource[st[0].kernels[0]]];
   const NodeId first_launch = launch_of(g, st[0].kernels[0]);
-  const uint32_t tres = g.resource[first_launch];
+  const uint32_t tres = local[g.resource[first_launch]];
+  for (const auto& [rank, rs] : by_rank) {
+    const NodeId l = launch_of(g, rs[0].kernels[0]);
+    if (local[g.resource[rs[0].kernels[0]]] != cres || l == graph::kOrigin ||
+        local[g.resource[l]] != tres) {
+      out.why_not = "the traced stages launch their layers from different threads or streams";
+      return out;
+    }
+  }
   // The pipeline calls cost what the trace's own runtime calls cost; event calls, where the
   // trace has none, its launches' cost at the cost model's ratio.
   std::vector<double> launches, events, lags;
@@ -252,8 +385,8 @@ StageRegroup regroup_stages(const Graph& g, const std::vector<LayerStretch>& st,
   };
   d.nodes.push_back(graph::DraftNode{});  // the origin
   std::vector<std::vector<NodeId>> by_piece(c.pieces.size());
-  for (NodeId v = 1; v < n; ++v) by_piece[c.of[v]].push_back(v);
-  const uint32_t ratio_count = static_cast<uint32_t>(req.param_ratio_by_stage.size());
+  for (NodeId v = 1; v < n; ++v)
+    if (c.of[v] != kUnset) by_piece[c.of[v]].push_back(v);
   // Messages: (dir, mb, boundary) -> the two arrivals, the rendezvous and the transfer.
   struct Msg {
     uint32_t send = kUnset, recv = kUnset, meet = kUnset, xfer = kUnset;
@@ -285,10 +418,14 @@ StageRegroup regroup_stages(const Graph& g, const std::vector<LayerStretch>& st,
     std::vector<uint32_t> copy(n, kUnset);
     std::vector<uint32_t> frontier(per, kUnset);
     std::vector<uint32_t> waits;  // the compute stream's next work waits for these
+    const std::vector<Item> items = stage_items(c, s, pp, traced_pp, req.microbatches, traced_per);
+    const auto home = static_cast<size_t>(c.pieces[static_cast<size_t>(items.front().piece)].rank);
+    const double ratio =
+        static_cast<size_t>(s) < req.new_params_by_stage.size() &&
+                home < req.traced_params_by_stage.size() && req.traced_params_by_stage[home] > 0
+            ? req.new_params_by_stage[static_cast<size_t>(s)] / req.traced_params_by_stage[home]
+            : 1.0;
     const uint32_t base = static_cast<uint32_t>(s) * per;
-    const double ratio = ratio_count ? req.param_ratio_by_stage[std::min<uint32_t>(
-                                           static_cast<uint32_t>(s), ratio_count - 1)]
-                                     : 1.0;
     // Appends a node on resource r (traced numbering) after the work there so far.
     auto chain = [&](uint32_t id, uint32_t r, EdgeKind kind, double lag, bool link) {
       if (link && frontier[r] != kUnset) d.edges.push_back({frontier[r], id, kind, lag});
@@ -304,8 +441,7 @@ StageRegroup regroup_stages(const Graph& g, const std::vector<LayerStretch>& st,
       chain(id, tres, EdgeKind::kIntraThread, 0, true);
       return id;
     };
-    for (const Item& it :
-         stage_items(c, s, pp, req.microbatches, st[0].instances / pp, st[1].instances / pp)) {
+    for (const Item& it : items) {
       if (it.piece < 0) {
         Msg& m = msg_of(it.dir, it.mb, it.boundary);
         const uint32_t side = it.send ? R : R + 1;
@@ -330,7 +466,8 @@ StageRegroup regroup_stages(const Graph& g, const std::vector<LayerStretch>& st,
       const Part part = c.pieces[static_cast<size_t>(it.piece)].part;
       ++out.pieces;
       for (NodeId v : by_piece[static_cast<size_t>(it.piece)]) {
-        const uint32_t r = g.resource[v];
+        const uint32_t r =
+            g.resource[v] == graph::kNoResource ? graph::kNoResource : local[g.resource[v]];
         double dur = g.dur_us[v];
         if (part == Part::kPost && !req.scales_with_params.empty() && req.scales_with_params[v] &&
             ratio != 1)
@@ -349,7 +486,9 @@ StageRegroup regroup_stages(const Graph& g, const std::vector<LayerStretch>& st,
             if (part == Part::kPre) d.edges.push_back({0, id, kind, g.pred_lag_us[e]});
             continue;
           }
-          if (c.of[p] == c.of[v] && copy[p] != kUnset) {
+          if (c.of[p] == kUnset) {
+            if (is_chain(kind)) chain_lag = g.pred_lag_us[e];  // a dropped message before it
+          } else if (c.of[p] == c.of[v] && copy[p] != kUnset) {
             d.edges.push_back({copy[p], id, kind, g.pred_lag_us[e]});
             chained |= is_chain(kind);
           } else if (is_chain(kind)) {
@@ -357,20 +496,23 @@ StageRegroup regroup_stages(const Graph& g, const std::vector<LayerStretch>& st,
           } else {
             // From another piece: its copy on this stage, else the latest work on its resource.
             uint32_t src = copy[p];
-            if (src == kUnset && g.resource[p] != graph::kNoResource) src = frontier[g.resource[p]];
+            if (src == kUnset && g.resource[p] != graph::kNoResource)
+              src = frontier[local[g.resource[p]]];
             if (src != kUnset) d.edges.push_back({src, id, kind, g.pred_lag_us[e]});
           }
         }
         if (r != graph::kNoResource)
           chain(id, r,
-                g.resources[r].kind == graph::ResourceKind::kThread ? EdgeKind::kIntraThread
-                                                                    : EdgeKind::kIntraStream,
+                stage_resources[r].kind == graph::ResourceKind::kThread ? EdgeKind::kIntraThread
+                                                                        : EdgeKind::kIntraStream,
                 chain_lag, !chained);
       }
     }
     graph::Step step = g.steps.front();
+    for (const auto& x : g.steps)
+      if (x.rank == static_cast<int32_t>(home)) step = x;
     step.rank = s;
-    step.marker = copy[g.steps.front().marker];
+    step.marker = copy[step.marker];
     steps.push_back(step);
     out.nodes_before = n;
   }
@@ -384,11 +526,11 @@ StageRegroup regroup_stages(const Graph& g, const std::vector<LayerStretch>& st,
       d, &new_id, [&](uint32_t x) { return names[d.nodes[x].name]; }, label);
   for (int s = 0; s < pp; ++s) {
     for (uint32_t r = 0; r < R; ++r) {
-      graph::Resource x = g.resources[r];
+      graph::Resource x = stage_resources[r];
       x.rank = s;
       out.graph.resources.push_back(x);
     }
-    const int64_t dev = g.resources[cres].a;
+    const int64_t dev = stage_resources[cres].a;
     out.graph.resources.push_back({graph::ResourceKind::kStream, s, dev, 1000001});
     out.graph.resources.push_back({graph::ResourceKind::kStream, s, dev, 1000002});
   }
