@@ -102,10 +102,13 @@ GraphEditPath pipeline_on_traced_graph(const graph::LoadedInput& in,
   if (!r.why_not.empty()) return rebuild(r.why_not);
   p.taken = true;
   p.edited_us = first_step_us(r.graph);
+  const std::string messages =
+      r.messages > 0 ? strprintf("%u pipeline messages of %.1f us inserted", r.messages, rq.p2p_us)
+                     : std::string("no pipeline messages");
   p.path = strprintf(
-      "traced-graph edit (pp %d -> %d: %u traced pieces regrouped in 1F1B order, %u pipeline "
-      "messages of %.1f us inserted, %u optimizer kernels scaled with the parameters)",
-      c.pp, new_pp, r.pieces, r.messages, rq.p2p_us, r.scaled);
+      "traced-graph edit (pp %d -> %d: %u traced pieces regrouped in 1F1B order, %s, %u "
+      "optimizer kernels scaled with the parameters)",
+      c.pp, new_pp, r.pieces, messages.c_str(), r.scaled);
   return p;
 }
 
