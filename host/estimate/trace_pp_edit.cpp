@@ -63,12 +63,18 @@ GraphEditPath pipeline_on_traced_graph(const graph::LoadedInput& in,
                   [](const std::string& x) { return x.rfind("interleave ", 0) == 0; }) ||
       c.interleave != 1)
     return rebuild("interleaved schedules are not regrouped on the traced graph");
+  if (c.tp * c.cp * c.dp != 1)
+    return rebuild(
+        strprintf("the traced stages have %d ranks each (tp %d, cp %d, dp %d); stages "
+                  "are regrouped from one rank per stage",
+                  c.tp * c.cp * c.dp, c.tp, c.cp, c.dp));
   if (layers % new_pp != 0)
     return rebuild(strprintf("%lld layers do not split evenly over %d stages",
                              static_cast<long long>(layers), new_pp));
   const uint32_t period = std::max(a.structure.forward.period, a.structure.backward.period);
   whatif::StageRegroupRequest rq;
   rq.new_pp = new_pp;
+  rq.traced_pp = c.pp;
   rq.microbatches = c.gbs / std::max<int64_t>(1, c.mbs * c.dp);
   rq.p2p_us = p2p_transfer_us(a.edited.step);
   rq.event_per_launch = db.training.event_call_us / db.training.cpu_launch_us;

@@ -290,6 +290,9 @@ std::string unsupported(const Graph& g, const std::vector<LayerStretch>& st,
                         std::map<int32_t, std::vector<LayerStretch>>& by_rank) {
   for (const auto& s : st) by_rank[s.rank].push_back(s);
   const int traced_pp = static_cast<int>(by_rank.size());
+  if (traced_pp != req.traced_pp)
+    return strprintf("the trace holds the layers of %d of the %d stages' ranks", traced_pp,
+                     req.traced_pp);
   if (by_rank.begin()->first != 0 || by_rank.rbegin()->first != traced_pp - 1)
     return "the traced ranks with layers are not one per stage";
   std::map<int32_t, uint32_t> resources;

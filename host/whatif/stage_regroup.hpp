@@ -21,7 +21,7 @@
 namespace lumos::whatif {
 
 struct StageRegroupRequest {
-  int new_pp = 1;
+  int traced_pp = 1, new_pp = 1;
   int64_t microbatches = 0;  // traced micro-batches per iteration (kept)
   double p2p_us = 0;         // one pipeline message's transfer, priced by the caller
   bool p2p_blocking = false;

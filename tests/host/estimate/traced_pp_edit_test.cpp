@@ -33,9 +33,9 @@ void python_gap(lumos::graph::Graph& g) {
 }
 void as_generated(lumos::graph::Graph&) {}
 
-lumos::estimate::EstimateRequest pipeline(int pp) {
+lumos::estimate::EstimateRequest pipeline(int pp, int dp = 1) {
   lumos::testing::JobConfig c;
-  c.tp = 1, c.pp = pp, c.dp = 1, c.gbs = 8, c.mbs = 1;
+  c.tp = 1, c.pp = pp, c.dp = dp, c.gbs = 8 * dp, c.mbs = 1;
   lumos::estimate::EstimateRequest r = lumos::testing::job_request(c);
   r.model = lumos::testing::small_llama();
   r.model.layers = 8;
@@ -121,4 +121,18 @@ TEST(TracedPipelineEdit, AnInterleavedScheduleFallsBackToTheRebuildWithItsReason
   EXPECT_EQ(ans.path,
             "model rebuild (interleaved schedules are not regrouped on the traced graph)");
   EXPECT_EQ(ans.predicted_us, ans.rebuild_us);
+}
+
+// A job with several ranks per stage (data parallel) is rebuilt by the model, and the path says
+// why; so is one rank's trace of a pipelined job.
+TEST(TracedPipelineEdit, SeveralRanksPerStageOrOneStagesRankFallBackToTheRebuild) {
+  lumos::testing::TempDir tmp;
+  const auto dp = lumos::testing::modified_job(pipeline(1, 2), cpu_x30, tmp.file("dp"));
+  const auto a = edit_pp(dp, 2);
+  EXPECT_EQ(a.path.rfind("model rebuild (the traced stages have 2 ranks each", 0), 0u) << a.path;
+  EXPECT_EQ(a.predicted_us, a.rebuild_us);
+  lumos::testing::modified_job(pipeline(2), as_generated, tmp.file("pp"));
+  const auto one = lumos::graph::load_input(tmp.file("pp") + "/stage0.rank0.json");
+  const auto b = edit_pp(one, 4);
+  EXPECT_EQ(b.path.rfind("model rebuild (", 0), 0u) << b.path;
 }
