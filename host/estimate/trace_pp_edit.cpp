@@ -51,7 +51,7 @@ GraphEditPath pipeline_on_traced_graph(const graph::LoadedInput& in,
     return p;
   };
   const model::ParallelConfig& c = a.traced.cfg;
-  const int new_pp = a.edited.step.stages;
+  const int new_pp = a.edited.estimate.cfg.pp;
   const int64_t layers = a.traced.model.layers;
   if (new_pp == c.pp && a.edits.empty()) {
     p.taken = true;
@@ -59,22 +59,22 @@ GraphEditPath pipeline_on_traced_graph(const graph::LoadedInput& in,
     p.path = "traced-graph edit (pipeline unchanged: the traced graph replayed)";
     return p;
   }
-  if (std::any_of(a.edits.begin(), a.edits.end(),
-                  [](const std::string& x) { return x.rfind("interleave ", 0) == 0; }) ||
-      c.interleave != 1)
-    return rebuild("interleaved schedules are not regrouped on the traced graph");
+  if (c.interleave != 1)
+    return rebuild("an interleaved traced schedule is not regrouped on the traced graph");
+  const int new_v = a.edited.estimate.cfg.interleave;
   if (c.tp * c.cp * c.dp != 1)
     return rebuild(
         strprintf("the traced stages have %d ranks each (tp %d, cp %d, dp %d); stages "
                   "are regrouped from one rank per stage",
                   c.tp * c.cp * c.dp, c.tp, c.cp, c.dp));
-  if (layers % new_pp != 0)
-    return rebuild(strprintf("%lld layers do not split evenly over %d stages",
-                             static_cast<long long>(layers), new_pp));
+  if (layers % (new_pp * new_v) != 0)
+    return rebuild(strprintf("%lld layers do not split evenly over %d model chunks",
+                             static_cast<long long>(layers), new_pp * new_v));
   const uint32_t period = std::max(a.structure.forward.period, a.structure.backward.period);
   whatif::StageRegroupRequest rq;
   rq.new_pp = new_pp;
   rq.traced_pp = c.pp;
+  rq.new_interleave = new_v;
   rq.microbatches = c.gbs / std::max<int64_t>(1, c.mbs * c.dp);
   rq.p2p_us = p2p_transfer_us(a.edited.step);
   rq.event_per_launch = db.training.event_call_us / db.training.cpu_launch_us;
@@ -112,9 +112,10 @@ GraphEditPath pipeline_on_traced_graph(const graph::LoadedInput& in,
       r.messages > 0 ? strprintf("%u pipeline messages of %.1f us inserted", r.messages, rq.p2p_us)
                      : std::string("no pipeline messages");
   p.path = strprintf(
-      "traced-graph edit (pp %d -> %d: %u traced pieces regrouped in 1F1B order, %s, %u "
+      "traced-graph edit (pp %d -> %d%s: %u traced pieces regrouped in %s order, %s, %u "
       "optimizer kernels scaled with the parameters)",
-      c.pp, new_pp, r.pieces, messages.c_str(), r.scaled);
+      c.pp, new_pp, new_v > 1 ? strprintf(", interleave %d", new_v).c_str() : "", r.pieces,
+      new_v > 1 ? "interleaved 1F1B" : "1F1B", messages.c_str(), r.scaled);
   return p;
 }
 

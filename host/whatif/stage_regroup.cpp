@@ -241,7 +241,7 @@ std::pair<int32_t, uint32_t> traced_instance(uint32_t gi, uint32_t per, bool for
   return {static_cast<int32_t>(gi / per), forward ? j : per - 1 - j};
 }
 
-std::vector<Item> stage_items(const Cut& c, int s, int pp, int traced_pp, int64_t mbs,
+std::vector<Item> stage_items(const Cut& c, int s, int pp, int v, int traced_pp, int64_t mbs,
                               uint32_t traced_per) {
   auto piece = [&](Part part, int32_t rank, int64_t mb, uint32_t i) {
     Item it;
@@ -253,29 +253,34 @@ std::vector<Item> stage_items(const Cut& c, int s, int pp, int traced_pp, int64_
     it.send = send, it.dir = dir, it.mb = mb, it.boundary = boundary;
     return it;
   };
-  const uint32_t per = traced_per * static_cast<uint32_t>(traced_pp) / static_cast<uint32_t>(pp);
-  const uint32_t lo = static_cast<uint32_t>(s) * per;
-  const int32_t home = static_cast<int32_t>(lo / traced_per);  // step start and end from there
+  // Instances per model chunk; virtual stage j = chunk x pp + s holds [j x per, (j + 1) x per).
+  const uint32_t per =
+      traced_per * static_cast<uint32_t>(traced_pp) / static_cast<uint32_t>(pp * v);
+  const int last = pp * v - 1;
+  // The step's start and end come from the traced stage that held the stage's first layer.
+  const auto home = static_cast<int32_t>(static_cast<uint32_t>(s) * per / traced_per);
   std::vector<Item> out{piece(Part::kPre, home, 0, 0)};
-  for (const model::PipelineTask& t : model::stage_schedule(s, pp, 1, mbs)) {
+  for (const model::PipelineTask& t : model::stage_schedule(s, pp, v, mbs)) {
     const int64_t k = t.microbatch;
+    const int j = t.chunk * pp + s;
+    const uint32_t lo = static_cast<uint32_t>(j) * per;
     if (t.forward) {
-      if (s > 0) out.push_back(msg(false, 0, k, s));
-      if (s == 0) out.push_back(piece(Part::kEmbedFwd, 0, k, 0));
+      if (j > 0) out.push_back(msg(false, 0, k, j));
+      if (j == 0) out.push_back(piece(Part::kEmbedFwd, 0, k, 0));
       for (uint32_t i = 0; i < per; ++i) {
-        const auto [rank, j] = traced_instance(lo + i, traced_per, true);
-        out.push_back(piece(Part::kLayerFwd, rank, k, j));
+        const auto [rank, x] = traced_instance(lo + i, traced_per, true);
+        out.push_back(piece(Part::kLayerFwd, rank, k, x));
       }
-      if (s == pp - 1) out.push_back(piece(Part::kHead, traced_pp - 1, k, 0));
-      if (s < pp - 1) out.push_back(msg(true, 0, k, s + 1));
+      if (j == last) out.push_back(piece(Part::kHead, traced_pp - 1, k, 0));
+      if (j < last) out.push_back(msg(true, 0, k, j + 1));
     } else {
-      if (s < pp - 1) out.push_back(msg(false, 1, k, s + 1));
+      if (j < last) out.push_back(msg(false, 1, k, j + 1));
       for (uint32_t i = per; i-- > 0;) {  // the backward runs the layers last to first
-        const auto [rank, j] = traced_instance(lo + i, traced_per, false);
-        out.push_back(piece(Part::kLayerBwd, rank, k, j));
+        const auto [rank, x] = traced_instance(lo + i, traced_per, false);
+        out.push_back(piece(Part::kLayerBwd, rank, k, x));
       }
-      if (s == 0) out.push_back(piece(Part::kEmbedBwd, 0, k, 0));
-      if (s > 0) out.push_back(msg(true, 1, k, s));
+      if (j == 0) out.push_back(piece(Part::kEmbedBwd, 0, k, 0));
+      if (j > 0) out.push_back(msg(true, 1, k, j));
     }
   }
   out.push_back(piece(Part::kPost, home, 0, 0));
@@ -305,8 +310,12 @@ std::string unsupported(const Graph& g, const std::vector<LayerStretch>& st,
   if (g.steps.size() != by_rank.size()) return "stages are regrouped from a trace of one step";
   const uint32_t per = st[0].instances;
   const uint32_t all = per * static_cast<uint32_t>(traced_pp);
-  if (all % static_cast<uint32_t>(req.new_pp) != 0)
-    return strprintf("%u traced layer instances do not split over %d stages", all, req.new_pp);
+  const int chunks = req.new_pp * req.new_interleave;
+  if (all % static_cast<uint32_t>(chunks) != 0)
+    return strprintf("%u traced layer instances do not split over %d model chunks", all, chunks);
+  if (req.new_interleave > 1 && req.microbatches % req.new_pp != 0)
+    return strprintf("an interleaved schedule runs a multiple of %d micro-batches, not %lld",
+                     req.new_pp, static_cast<long long>(req.microbatches));
   for (const auto& [rank, rs] : by_rank) {
     if (rs.size() != static_cast<size_t>(2 * req.microbatches))
       return strprintf(
@@ -406,7 +415,7 @@ StageRegroup regroup_stages(const Graph& g, const std::vector<LayerStretch>& st,
   auto msg_of = [&](int dir, int64_t mb, int boundary) -> Msg& {
     Msg& m = msgs[{dir, mb, boundary}];
     if (m.meet == kUnset) {
-      const int to = dir == 0 ? boundary : boundary - 1;
+      const int to = (dir == 0 ? boundary : boundary - 1) % pp;  // the receiving stage
       m.meet = add(NodeKind::kVirtual, graph::NodeClass::kVirtual, graph::kNoResource, -1,
                    name_id("rendezvous"), 0, 0);
       m.xfer =
@@ -421,7 +430,8 @@ StageRegroup regroup_stages(const Graph& g, const std::vector<LayerStretch>& st,
     std::vector<uint32_t> copy(n, kUnset);
     std::vector<uint32_t> frontier(per, kUnset);
     std::vector<uint32_t> waits;  // the compute stream's next work waits for these
-    const std::vector<Item> items = stage_items(c, s, pp, traced_pp, req.microbatches, traced_per);
+    const std::vector<Item> items =
+        stage_items(c, s, pp, req.new_interleave, traced_pp, req.microbatches, traced_per);
     const auto home = static_cast<size_t>(c.pieces[static_cast<size_t>(items.front().piece)].rank);
     const double ratio =
         static_cast<size_t>(s) < req.new_params_by_stage.size() &&

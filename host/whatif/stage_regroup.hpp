@@ -3,7 +3,9 @@
 // micro-batch's embedding, layer instances and head, forward and backward, and the step's end
 // with the optimizer), and the pieces are copied onto the ranks of the new stages: the layers
 // split evenly, the embedding with the first stage, the head and loss with the last, the step's
-// start and end on every stage (from the traced stage that held its first layer). The traced
+// start and end on every stage (from the traced stage that held its first layer); with an
+// interleaved schedule each stage holds several model chunks and runs their passes in the
+// interleaved 1F1B order. The traced
 // pipeline messages are dropped. Each stage's passes follow the 1F1B order of the traced
 // micro-batches (model/pipeline_schedule.hpp); pipeline sends and receives are inserted between
 // the stages (a CPU call, an arrival on a stream of their own, a rendezvous and a transfer the
@@ -22,6 +24,7 @@ namespace lumos::whatif {
 
 struct StageRegroupRequest {
   int traced_pp = 1, new_pp = 1;
+  int new_interleave = 1;    // model chunks per new stage (the traced schedule is plain 1F1B)
   int64_t microbatches = 0;  // traced micro-batches per iteration (kept)
   double p2p_us = 0;         // one pipeline message's transfer, priced by the caller
   bool p2p_blocking = false;
