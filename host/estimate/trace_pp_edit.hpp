@@ -1,11 +1,9 @@
 // `--pp N [--interleave V]` on the traced graph (Lumos §4.2, docs/design.md "Trace-driven
 // what-ifs"): the traced stages' pieces regrouped into the new stages in the 1F1B or interleaved
-// order (whatif/stage_regroup.hpp),
-// the pipeline messages priced by the cost model at the traced activation size, each stage's
-// optimizer scaled with its parameters, and the result replayed. What the regroup cannot express
-// (several ranks per traced stage, a traced interleaved schedule, layers that do not split
-// evenly)
-// falls back to the model rebuild, with the reason.
+// order (whatif/stage_regroup.hpp), the pipeline messages priced by the cost model at the traced
+// activation size, each stage's optimizer scaled with its parameters, and the result replayed.
+// What the regroup cannot express (several ranks per traced stage, a traced interleaved
+// schedule, layers that do not split evenly) falls back to the model rebuild, with the reason.
 #pragma once
 #include <string>
 #include <vector>
