@@ -328,6 +328,259 @@ std::string unsupported(const Graph& g, const std::vector<LayerStretch>& st,
   return "";
 }
 
+// Each stage's threads and streams, numbered within their rank alike on every stage: by kind,
+// then thread or stream id (the process ids differ between ranks). Returns the number of each
+// traced resource within its rank, and fills `stage` with rank 0's.
+std::vector<uint32_t> number_resources(const Graph& g, std::vector<graph::Resource>& stage) {
+  std::vector<uint32_t> order(g.resources.size()), local(g.resources.size());
+  for (uint32_t r = 0; r < order.size(); ++r) order[r] = r;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    const graph::Resource &a = g.resources[x], &b = g.resources[y];
+    return std::tie(a.rank, a.kind, a.b) < std::tie(b.rank, b.kind, b.b);
+  });
+  std::map<int32_t, uint32_t> count;
+  for (uint32_t r : order) {
+    local[r] = count[g.resources[r].rank]++;
+    if (g.resources[r].rank == 0) stage.push_back(g.resources[r]);
+  }
+  return local;
+}
+
+// Writes the new stages into a draft graph, one stage at a time.
+class StageWriter {
+ public:
+  StageWriter(const Graph& g, const StageRegroupRequest& req, const Cut& c,
+              std::vector<uint32_t> local, std::vector<graph::Resource> stage_resources,
+              uint32_t cres, uint32_t tres, StageRegroup& out)
+      : g_(g),
+        req_(req),
+        c_(c),
+        local_(std::move(local)),
+        res_(std::move(stage_resources)),
+        R_(static_cast<uint32_t>(res_.size())),
+        per_(R_ + 2),
+        cres_(cres),
+        tres_(tres),
+        names_(g.names),
+        by_piece_(c.pieces.size()),
+        out_(out) {
+    price_calls();
+    d_.nodes.push_back(graph::DraftNode{});  // the origin
+    for (NodeId v = 1; v < g.num_nodes(); ++v)
+      if (c.of[v] != kUnset) by_piece_[c.of[v]].push_back(v);
+  }
+
+  // Stage s: its pieces and messages in order; its step (marker as a draft node).
+  graph::Step stage(int s, const std::vector<Item>& items) {
+    s_ = s;
+    base_ = static_cast<uint32_t>(s) * per_;
+    copy_.assign(g_.num_nodes(), kUnset);
+    frontier_.assign(per_, kUnset);
+    waits_.clear();
+    const auto home = static_cast<size_t>(c_.pieces[static_cast<size_t>(items.front().piece)].rank);
+    const auto& tp = req_.traced_params_by_stage;
+    const auto& np = req_.new_params_by_stage;
+    const double ratio = static_cast<size_t>(s) < np.size() && home < tp.size() && tp[home] > 0
+                             ? np[static_cast<size_t>(s)] / tp[home]
+                             : 1.0;
+    for (const Item& it : items) {
+      if (it.piece < 0)
+        message(it);
+      else
+        copy_piece(static_cast<size_t>(it.piece), ratio);
+    }
+    graph::Step step = g_.steps.front();
+    for (const auto& x : g_.steps)
+      if (x.rank == static_cast<int32_t>(home)) step = x;
+    step.rank = s;
+    step.marker = copy_[step.marker];
+    return step;
+  }
+
+  Graph finish(int pp, std::vector<graph::Step> steps, const std::string& label) {
+    // Work with nothing before it on its stage (a stage's first call) starts from the origin.
+    std::vector<uint8_t> has_pred(d_.nodes.size(), 0);
+    for (const auto& e : d_.edges) has_pred[e.dst] = 1;
+    for (uint32_t x = 1; x < d_.nodes.size(); ++x)
+      if (!has_pred[x]) d_.edges.push_back({0, x, EdgeKind::kOrigin, 0});
+    std::vector<NodeId> new_id;
+    Graph out = graph::flatten(
+        d_, &new_id, [&](uint32_t x) { return names_[d_.nodes[x].name]; }, label);
+    for (int s = 0; s < pp; ++s) {
+      for (graph::Resource x : res_) {
+        x.rank = s;
+        out.resources.push_back(x);
+      }
+      const int64_t dev = res_[cres_].a;
+      out.resources.push_back({graph::ResourceKind::kStream, s, dev, 1000001});
+      out.resources.push_back({graph::ResourceKind::kStream, s, dev, 1000002});
+    }
+    for (auto& step : steps)
+      step.marker = step.marker == kUnset ? graph::kOrigin : new_id[step.marker];
+    out.names = std::move(names_);
+    out.steps = std::move(steps);
+    out.t0_ns = g_.t0_ns, out.rank = g_.rank, out.source = g_.source;
+    return out;
+  }
+
+ private:
+  // The pipeline calls cost what the trace's own runtime calls cost; event calls, where the
+  // trace has none, its launches' cost at the cost model's ratio.
+  void price_calls() {
+    std::vector<double> launches, events, lags;
+    for (NodeId v = 1; v < g_.num_nodes(); ++v) {
+      if (g_.kind[v] != NodeKind::kRuntime) continue;
+      const std::string& nm = g_.names[g_.name[v]];
+      if (nm.find("Launch") != std::string::npos) launches.push_back(g_.dur_us[v]);
+      if (nm.find("Event") != std::string::npos) events.push_back(g_.dur_us[v]);
+    }
+    for (uint32_t e = 0; e < g_.num_edges(); ++e)
+      if (g_.pred_kind[e] == EdgeKind::kLaunch) lags.push_back(g_.pred_lag_us[e]);
+    launch_us_ = median(launches, 5);
+    event_us_ = median(events, launch_us_ * req_.event_per_launch);
+    launch_lag_us_ = median(lags, 0);
+  }
+
+  uint32_t name_id(const std::string& s) {
+    auto it = std::find(names_.begin(), names_.end(), s);
+    if (it != names_.end()) return static_cast<uint32_t>(it - names_.begin());
+    names_.push_back(s);
+    return static_cast<uint32_t>(names_.size() - 1);
+  }
+
+  uint32_t add(NodeKind kind, graph::NodeClass cls, uint32_t res, int32_t step, uint32_t name,
+               double start, double dur) {
+    graph::DraftNode x;
+    x.kind = kind, x.cls = cls, x.resource = res, x.step = step, x.name = name;
+    x.start_us = start, x.dur_us = dur;
+    d_.nodes.push_back(x);
+    return static_cast<uint32_t>(d_.nodes.size() - 1);
+  }
+
+  // Appends node `id` on resource r (numbered within the stage) after the work there so far;
+  // the compute stream's next work also waits for the queued transfers.
+  void chain(uint32_t id, uint32_t r, EdgeKind kind, double lag, bool link) {
+    if (link && frontier_[r] != kUnset) d_.edges.push_back({frontier_[r], id, kind, lag});
+    if (r == cres_) {
+      for (uint32_t w : waits_) d_.edges.push_back({w, id, EdgeKind::kInterStream, 0});
+      waits_.clear();
+    }
+    frontier_[r] = id;
+  }
+
+  uint32_t call(const char* name, double dur) {
+    const uint32_t id =
+        add(NodeKind::kRuntime, graph::NodeClass::kCpu, base_ + tres_, s_, name_id(name), 0, dur);
+    chain(id, tres_, EdgeKind::kIntraThread, 0, true);
+    return id;
+  }
+
+  // Messages: (dir, mb, boundary) -> the rendezvous and the transfer, on the receiving stage.
+  struct Msg {
+    uint32_t meet = kUnset, xfer = kUnset;
+  };
+  Msg& msg_of(int dir, int64_t mb, int boundary) {
+    Msg& m = msgs_[{dir, mb, boundary}];
+    if (m.meet == kUnset) {
+      const int pp = req_.new_pp;
+      const int to = (dir == 0 ? boundary : boundary - 1) % pp;  // the receiving stage
+      m.meet = add(NodeKind::kVirtual, graph::NodeClass::kVirtual, graph::kNoResource, -1,
+                   name_id("rendezvous"), 0, 0);
+      m.xfer =
+          add(NodeKind::kKernel, graph::NodeClass::kComm, static_cast<uint32_t>(to) * per_ + R_ + 1,
+              to, name_id("ncclDevKernel_SendRecv"), 0, req_.p2p_us);
+      d_.edges.push_back({m.meet, m.xfer, EdgeKind::kCrossRank, 0});
+    }
+    return m;
+  }
+
+  // One side of a pipeline message: the CPU calls, the arrival on the stage's send or receive
+  // stream (a send after the compute stream's work so far), the rendezvous; the receiving
+  // compute stream (and the sending one, where sends block) waits for the transfer.
+  void message(const Item& it) {
+    Msg& m = msg_of(it.dir, it.mb, it.boundary);
+    const uint32_t side = it.send ? R_ : R_ + 1;
+    if (it.send) call("cudaEventRecord", event_us_), call("cudaStreamWaitEvent", event_us_);
+    const uint32_t l = call("cudaLaunchKernel", launch_us_);
+    const uint32_t arr = add(NodeKind::kKernel, graph::NodeClass::kComm, base_ + side, s_,
+                             name_id(it.send ? "ncclDevKernel_Send" : "ncclDevKernel_Recv"), 0, 0);
+    d_.edges.push_back({l, arr, EdgeKind::kLaunch, launch_lag_us_});
+    if (it.send && frontier_[cres_] != kUnset)
+      d_.edges.push_back({frontier_[cres_], arr, EdgeKind::kInterStream, 0});
+    chain(arr, side, EdgeKind::kIntraStream, 0, true);
+    d_.edges.push_back({arr, m.meet, EdgeKind::kCrossRank, 0});
+    frontier_[side] = m.xfer;
+    if (!it.send || req_.p2p_blocking) {
+      waits_.push_back(m.xfer);
+      call("cudaEventRecord", event_us_), call("cudaStreamWaitEvent", event_us_);
+    }
+    out_.messages += it.send ? 1 : 0;
+  }
+
+  // A copy of piece p: its edges kept inside it; its first work on each thread or stream after
+  // the stage's work there so far; other edges from another piece from that piece's copy on
+  // this stage, else from the latest work on the predecessor's resource.
+  void copy_piece(size_t p, double ratio) {
+    const Part part = c_.pieces[p].part;
+    ++out_.pieces;
+    for (NodeId v : by_piece_[p]) {
+      const uint32_t r =
+          g_.resource[v] == graph::kNoResource ? graph::kNoResource : local_[g_.resource[v]];
+      double dur = g_.dur_us[v];
+      if (part == Part::kPost && !req_.scales_with_params.empty() && req_.scales_with_params[v] &&
+          ratio != 1)
+        dur *= ratio, ++out_.scaled;
+      const uint32_t id = add(g_.kind[v], g_.cls[v], r == graph::kNoResource ? r : base_ + r, s_,
+                              g_.name[v], g_.measured_start_us[v], dur);
+      d_.nodes[id].event = g_.event[v];
+      copy_[v] = id;
+      bool chained = false;
+      double chain_lag = 0;
+      for (uint32_t e = g_.pred_offset[v]; e < g_.pred_offset[v + 1]; ++e) {
+        const NodeId q = g_.pred_index[e];
+        const EdgeKind kind = g_.pred_kind[e];
+        const double lag = g_.pred_lag_us[e];
+        if (q == graph::kOrigin) {
+          // A time from the traced t0 holds only where the copy keeps its traced time.
+          if (part == Part::kPre) d_.edges.push_back({0, id, kind, lag});
+        } else if (c_.of[q] == kUnset || (c_.of[q] != c_.of[v] && is_chain(kind))) {
+          if (is_chain(kind)) chain_lag = lag;  // the work before it there, in the stage's order
+        } else if (c_.of[q] == c_.of[v] && copy_[q] != kUnset) {
+          d_.edges.push_back({copy_[q], id, kind, lag});
+          chained |= is_chain(kind);
+        } else {
+          uint32_t src = copy_[q];
+          if (src == kUnset && g_.resource[q] != graph::kNoResource)
+            src = frontier_[local_[g_.resource[q]]];
+          if (src != kUnset) d_.edges.push_back({src, id, kind, lag});
+        }
+      }
+      if (r != graph::kNoResource)
+        chain(id, r,
+              res_[r].kind == graph::ResourceKind::kThread ? EdgeKind::kIntraThread
+                                                           : EdgeKind::kIntraStream,
+              chain_lag, !chained);
+    }
+  }
+
+  const Graph& g_;
+  const StageRegroupRequest& req_;
+  const Cut& c_;
+  std::vector<uint32_t> local_;
+  std::vector<graph::Resource> res_;
+  uint32_t R_, per_, cres_, tres_;  // per_: a stage's resources (R_ traced, a send, a receive)
+  double launch_us_ = 0, event_us_ = 0, launch_lag_us_ = 0;
+  graph::Draft d_;
+  std::vector<std::string> names_;
+  std::vector<std::vector<NodeId>> by_piece_;
+  std::map<std::tuple<int, int64_t, int>, Msg> msgs_;
+  StageRegroup& out_;
+  // The stage being written.
+  int s_ = 0;
+  uint32_t base_ = 0;
+  std::vector<uint32_t> copy_, frontier_, waits_;
+};
+
 }  // namespace
 
 StageRegroup regroup_stages(const Graph& g, const std::vector<LayerStretch>& st,
@@ -344,27 +597,10 @@ StageRegroup regroup_stages(const Graph& g, const std::vector<LayerStretch>& st,
     out.why_not = c.why_not;
     return out;
   }
-  const int pp = req.new_pp;
-  const uint32_t n = g.num_nodes();
-  // Each stage's threads and streams, numbered within their rank alike on every stage: by
-  // kind, then thread or stream id (the process ids differ between ranks).
-  std::vector<uint32_t> order(g.resources.size()), local(g.resources.size());
-  for (uint32_t r = 0; r < order.size(); ++r) order[r] = r;
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-    const graph::Resource &a = g.resources[x], &b = g.resources[y];
-    return std::tie(a.rank, a.kind, a.b) < std::tie(b.rank, b.kind, b.b);
-  });
-  std::map<int32_t, uint32_t> count;
   std::vector<graph::Resource> stage_resources;
-  for (uint32_t r : order) {
-    local[r] = count[g.resources[r].rank]++;
-    if (g.resources[r].rank == 0) stage_resources.push_back(g.resources[r]);
-  }
-  const uint32_t R = static_cast<uint32_t>(stage_resources.size());
-  const uint32_t per = R + 2;  // the traced resources, a send stream, a receive stream
+  std::vector<uint32_t> local = number_resources(g, stage_resources);
   const uint32_t cres = local[g.resource[st[0].kernels[0]]];
-  const NodeId first_launch = launch_of(g, st[0].kernels[0]);
-  const uint32_t tres = local[g.resource[first_launch]];
+  const uint32_t tres = local[g.resource[launch_of(g, st[0].kernels[0])]];
   for (const auto& [rank, rs] : by_rank) {
     const NodeId l = launch_of(g, rs[0].kernels[0]);
     if (local[g.resource[rs[0].kernels[0]]] != cres || l == graph::kOrigin ||
@@ -373,185 +609,13 @@ StageRegroup regroup_stages(const Graph& g, const std::vector<LayerStretch>& st,
       return out;
     }
   }
-  // The pipeline calls cost what the trace's own runtime calls cost; event calls, where the
-  // trace has none, its launches' cost at the cost model's ratio.
-  std::vector<double> launches, events, lags;
-  for (NodeId v = 1; v < n; ++v) {
-    if (g.kind[v] != NodeKind::kRuntime) continue;
-    const std::string& nm = g.names[g.name[v]];
-    if (nm.find("Launch") != std::string::npos) launches.push_back(g.dur_us[v]);
-    if (nm.find("Event") != std::string::npos) events.push_back(g.dur_us[v]);
-  }
-  for (uint32_t e = 0; e < g.num_edges(); ++e)
-    if (g.pred_kind[e] == EdgeKind::kLaunch) lags.push_back(g.pred_lag_us[e]);
-  const double launch_us = median(launches, 5),
-               event_us = median(events, launch_us * req.event_per_launch);
-  const double launch_lag_us = median(lags, 0);
-  graph::Draft d;
-  std::vector<std::string> names = g.names;
-  auto name_id = [&](const std::string& s) {
-    auto it = std::find(names.begin(), names.end(), s);
-    if (it != names.end()) return static_cast<uint32_t>(it - names.begin());
-    names.push_back(s);
-    return static_cast<uint32_t>(names.size() - 1);
-  };
-  d.nodes.push_back(graph::DraftNode{});  // the origin
-  std::vector<std::vector<NodeId>> by_piece(c.pieces.size());
-  for (NodeId v = 1; v < n; ++v)
-    if (c.of[v] != kUnset) by_piece[c.of[v]].push_back(v);
-  // Messages: (dir, mb, boundary) -> the two arrivals, the rendezvous and the transfer.
-  struct Msg {
-    uint32_t send = kUnset, recv = kUnset, meet = kUnset, xfer = kUnset;
-  };
-  std::map<std::tuple<int, int64_t, int>, Msg> msgs;
-  auto add = [&](NodeKind kind, graph::NodeClass cls, uint32_t res, int32_t step, uint32_t name,
-                 double start, double dur) {
-    graph::DraftNode x;
-    x.kind = kind, x.cls = cls, x.resource = res, x.step = step, x.name = name;
-    x.start_us = start, x.dur_us = dur;
-    d.nodes.push_back(x);
-    return static_cast<uint32_t>(d.nodes.size() - 1);
-  };
-  auto msg_of = [&](int dir, int64_t mb, int boundary) -> Msg& {
-    Msg& m = msgs[{dir, mb, boundary}];
-    if (m.meet == kUnset) {
-      const int to = (dir == 0 ? boundary : boundary - 1) % pp;  // the receiving stage
-      m.meet = add(NodeKind::kVirtual, graph::NodeClass::kVirtual, graph::kNoResource, -1,
-                   name_id("rendezvous"), 0, 0);
-      m.xfer =
-          add(NodeKind::kKernel, graph::NodeClass::kComm, static_cast<uint32_t>(to) * per + R + 1,
-              to, name_id("ncclDevKernel_SendRecv"), 0, req.p2p_us);
-      d.edges.push_back({m.meet, m.xfer, EdgeKind::kCrossRank, 0});
-    }
-    return m;
-  };
+  StageWriter w(g, req, c, std::move(local), std::move(stage_resources), cres, tres, out);
   std::vector<graph::Step> steps;
-  for (int s = 0; s < pp; ++s) {
-    std::vector<uint32_t> copy(n, kUnset);
-    std::vector<uint32_t> frontier(per, kUnset);
-    std::vector<uint32_t> waits;  // the compute stream's next work waits for these
-    const std::vector<Item> items =
-        stage_items(c, s, pp, req.new_interleave, traced_pp, req.microbatches, traced_per);
-    const auto home = static_cast<size_t>(c.pieces[static_cast<size_t>(items.front().piece)].rank);
-    const double ratio =
-        static_cast<size_t>(s) < req.new_params_by_stage.size() &&
-                home < req.traced_params_by_stage.size() && req.traced_params_by_stage[home] > 0
-            ? req.new_params_by_stage[static_cast<size_t>(s)] / req.traced_params_by_stage[home]
-            : 1.0;
-    const uint32_t base = static_cast<uint32_t>(s) * per;
-    // Appends a node on resource r (traced numbering) after the work there so far.
-    auto chain = [&](uint32_t id, uint32_t r, EdgeKind kind, double lag, bool link) {
-      if (link && frontier[r] != kUnset) d.edges.push_back({frontier[r], id, kind, lag});
-      if (r == cres) {
-        for (uint32_t w : waits) d.edges.push_back({w, id, EdgeKind::kInterStream, 0});
-        waits.clear();
-      }
-      frontier[r] = id;
-    };
-    auto call = [&](const char* name, double dur) {
-      const uint32_t id =
-          add(NodeKind::kRuntime, graph::NodeClass::kCpu, base + tres, s, name_id(name), 0, dur);
-      chain(id, tres, EdgeKind::kIntraThread, 0, true);
-      return id;
-    };
-    for (const Item& it : items) {
-      if (it.piece < 0) {
-        Msg& m = msg_of(it.dir, it.mb, it.boundary);
-        const uint32_t side = it.send ? R : R + 1;
-        if (it.send) call("cudaEventRecord", event_us), call("cudaStreamWaitEvent", event_us);
-        const uint32_t l = call("cudaLaunchKernel", launch_us);
-        const uint32_t arr =
-            add(NodeKind::kKernel, graph::NodeClass::kComm, base + side, s,
-                name_id(it.send ? "ncclDevKernel_Send" : "ncclDevKernel_Recv"), 0, 0);
-        d.edges.push_back({l, arr, EdgeKind::kLaunch, launch_lag_us});
-        if (it.send && frontier[cres] != kUnset)
-          d.edges.push_back({frontier[cres], arr, EdgeKind::kInterStream, 0});
-        chain(arr, side, EdgeKind::kIntraStream, 0, true);
-        d.edges.push_back({arr, m.meet, EdgeKind::kCrossRank, 0});
-        frontier[side] = m.xfer;
-        if (!it.send || req.p2p_blocking) {
-          waits.push_back(m.xfer);
-          call("cudaEventRecord", event_us), call("cudaStreamWaitEvent", event_us);
-        }
-        out.messages += it.send ? 1 : 0;
-        continue;
-      }
-      const Part part = c.pieces[static_cast<size_t>(it.piece)].part;
-      ++out.pieces;
-      for (NodeId v : by_piece[static_cast<size_t>(it.piece)]) {
-        const uint32_t r =
-            g.resource[v] == graph::kNoResource ? graph::kNoResource : local[g.resource[v]];
-        double dur = g.dur_us[v];
-        if (part == Part::kPost && !req.scales_with_params.empty() && req.scales_with_params[v] &&
-            ratio != 1)
-          dur *= ratio, ++out.scaled;
-        const uint32_t id = add(g.kind[v], g.cls[v], r == graph::kNoResource ? r : base + r, s,
-                                g.name[v], g.measured_start_us[v], dur);
-        d.nodes[id].event = g.event[v];
-        copy[v] = id;
-        bool chained = false;
-        double chain_lag = 0;
-        for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e) {
-          const NodeId p = g.pred_index[e];
-          const EdgeKind kind = g.pred_kind[e];
-          if (p == graph::kOrigin) {
-            // A time from the traced t0 holds only where the copy keeps its traced time.
-            if (part == Part::kPre) d.edges.push_back({0, id, kind, g.pred_lag_us[e]});
-            continue;
-          }
-          if (c.of[p] == kUnset) {
-            if (is_chain(kind)) chain_lag = g.pred_lag_us[e];  // a dropped message before it
-          } else if (c.of[p] == c.of[v] && copy[p] != kUnset) {
-            d.edges.push_back({copy[p], id, kind, g.pred_lag_us[e]});
-            chained |= is_chain(kind);
-          } else if (is_chain(kind)) {
-            chain_lag = g.pred_lag_us[e];  // the work before it there, in this stage's order
-          } else {
-            // From another piece: its copy on this stage, else the latest work on its resource.
-            uint32_t src = copy[p];
-            if (src == kUnset && g.resource[p] != graph::kNoResource)
-              src = frontier[local[g.resource[p]]];
-            if (src != kUnset) d.edges.push_back({src, id, kind, g.pred_lag_us[e]});
-          }
-        }
-        if (r != graph::kNoResource)
-          chain(id, r,
-                stage_resources[r].kind == graph::ResourceKind::kThread ? EdgeKind::kIntraThread
-                                                                        : EdgeKind::kIntraStream,
-                chain_lag, !chained);
-      }
-    }
-    graph::Step step = g.steps.front();
-    for (const auto& x : g.steps)
-      if (x.rank == static_cast<int32_t>(home)) step = x;
-    step.rank = s;
-    step.marker = copy[step.marker];
-    steps.push_back(step);
-    out.nodes_before = n;
-  }
-  // Work with nothing before it on its stage (a stage's first call) starts from the origin.
-  std::vector<uint8_t> has_pred(d.nodes.size(), 0);
-  for (const auto& e : d.edges) has_pred[e.dst] = 1;
-  for (uint32_t x = 1; x < d.nodes.size(); ++x)
-    if (!has_pred[x]) d.edges.push_back({0, x, EdgeKind::kOrigin, 0});
-  std::vector<NodeId> new_id;
-  out.graph = graph::flatten(
-      d, &new_id, [&](uint32_t x) { return names[d.nodes[x].name]; }, label);
-  for (int s = 0; s < pp; ++s) {
-    for (uint32_t r = 0; r < R; ++r) {
-      graph::Resource x = stage_resources[r];
-      x.rank = s;
-      out.graph.resources.push_back(x);
-    }
-    const int64_t dev = stage_resources[cres].a;
-    out.graph.resources.push_back({graph::ResourceKind::kStream, s, dev, 1000001});
-    out.graph.resources.push_back({graph::ResourceKind::kStream, s, dev, 1000002});
-  }
-  for (auto& step : steps)
-    step.marker = step.marker == kUnset ? graph::kOrigin : new_id[step.marker];
-  out.graph.names = std::move(names);
-  out.graph.steps = std::move(steps);
-  out.graph.t0_ns = g.t0_ns, out.graph.rank = g.rank, out.graph.source = g.source;
+  for (int s = 0; s < req.new_pp; ++s)
+    steps.push_back(w.stage(s, stage_items(c, s, req.new_pp, req.new_interleave, traced_pp,
+                                           req.microbatches, traced_per)));
+  out.graph = w.finish(req.new_pp, std::move(steps), label);
+  out.nodes_before = g.num_nodes();
   out.nodes_after = out.graph.num_nodes();
   return out;
 }
