@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/error.hpp"
 #include "common/format.hpp"
 #include "whatif/stage_regroup.hpp"
 
@@ -104,7 +105,12 @@ GraphEditPath pipeline_on_traced_graph(const graph::LoadedInput& in,
   const auto stretches = whatif::find_layer_stretches(g, period > 0 ? 2 * period + 8 : 4096);
   if (stretches.empty())
     return rebuild("no block of kernels repeats on the compute stream: no traced layers");
-  const whatif::StageRegroup r = whatif::regroup_stages(g, stretches, rq, in.label);
+  whatif::StageRegroup r;
+  try {
+    r = whatif::regroup_stages(g, stretches, rq, in.label);
+  } catch (const InputError& e) {  // a regrouped graph with a cycle: the trace's order disagrees
+    return rebuild(e.what());
+  }
   if (!r.why_not.empty()) return rebuild(r.why_not);
   p.taken = true;
   p.edited_us = first_step_us(r.graph);
