@@ -23,23 +23,20 @@
 #include "host/estimate/modified_jobs.hpp"
 
 using lumos::estimate::first_step_us;
-using lumos::testing::JobRule;
+using lumos::testing::Rule;
 
 namespace {
 
-void cpu_x30(lumos::graph::Graph& g) {
-  lumos::testing::slow_cpu_by(g, 30);
-}
-void python_gap(lumos::graph::Graph& g) {
-  lumos::testing::python_gap_of(g, 2000);
-}
+// Every CPU operator and runtime call 30x slower; a 2 ms Python gap before every norm.
+const Rule cpu_x30 = lumos::testing::slow_cpu;
+const Rule python_gap = lumos::testing::python_gap;
 void as_generated(lumos::graph::Graph&) {}
 
 lumos::estimate::EstimateRequest pipeline(int pp, int dp = 1, int v = 1) {
   lumos::testing::JobConfig c;
   c.tp = 1, c.pp = pp, c.dp = dp, c.gbs = 8 * dp, c.mbs = 1, c.interleave = v;
   lumos::estimate::EstimateRequest r = lumos::testing::job_request(c);
-  r.model = lumos::testing::small_llama();
+  r.model = lumos::testing::small_model();
   r.model.layers = 8;
   return r;
 }
@@ -47,7 +44,7 @@ lumos::estimate::EstimateRequest pipeline(int pp, int dp = 1, int v = 1) {
 struct PpCase {
   const char* name;
   int pp_a, pp_b;
-  JobRule rule;
+  Rule rule;
   bool rebuild_misses;  // a rule the rebuild's calibration cannot express
   int v_b = 1;          // B's model chunks per stage
 };
@@ -58,7 +55,7 @@ void PrintTo(const PpCase& c, std::ostream* os) {
 
 lumos::estimate::StructuralAnswer edit_pp(const lumos::graph::LoadedInput& a, int pp, int v = 1) {
   lumos::estimate::StructuralRequest req;
-  req.model = lumos::testing::small_llama();
+  req.model = lumos::testing::small_model();
   req.model->layers = 8;
   req.edit.pp = pp;
   if (v > 1) req.edit.interleave = v;
