@@ -138,7 +138,7 @@ int cmd_whatif(int argc, char** argv) {
       kHeads.name, count_help("edit: attention heads", kHeads), count_value())(
       kSeq.name, count_help("edit: sequence length", kSeq), count_value())(
       kTp.name, count_help("edit: tensor parallel degree", kTp), count_value())(
-      kPp.name, count_help("edit: pipeline stages", kPp), count_value())(
+      kPp.name, count_help("edit: pipeline stages (traced stages regrouped)", kPp), count_value())(
       kInterleave.name, count_help("edit: virtual stages per GPU", kInterleave), count_value())(
       kMbs.name, count_help("edit: micro-batch size", kMbs), count_value())(
       kGbs.name, count_help("edit: global batch size", kGbs), count_value())(

@@ -6,6 +6,7 @@
 #include "common/format.hpp"
 #include "estimate/trace_edit_without_model.hpp"
 #include "estimate/trace_graph_edit.hpp"
+#include "estimate/trace_pp_edit.hpp"
 #include "estimate/trace_shape_edit.hpp"
 #include "estimate/trace_whatif.hpp"
 
@@ -109,6 +110,13 @@ StructuralAnswer run_structural_whatif(const graph::LoadedInput& in, const Struc
   if (!a.edits.empty()) edited.model.name += " (edited)";
   a.edited = run_estimate(edited, db);
   a.predicted_us = a.rebuild_us = a.edited.estimate.step_time_us;
+  // The pipeline layout alone is regrouped on the traced graph (docs/design.md).
+  if (pipeline_only_edit(req, a.edits)) {
+    const GraphEditPath p = pipeline_on_traced_graph(in, t.kernels, a, traced_run, db);
+    a.path = p.path;
+    if (p.taken) a.predicted_us = p.edited_us;
+    return a;
+  }
   // The layer count alone is edited on the traced graph itself (docs/design.md).
   const StructuralEdit& e = req.edit;
   const bool layers_only =
