@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "common/error.hpp"
 #include "common/format.hpp"
@@ -10,6 +11,7 @@
 #include "replay/step_report.hpp"
 #include "whatif/collective_edit.hpp"
 #include "whatif/layer_splice.hpp"
+#include "whatif/peer_waits.hpp"
 
 namespace lumos::estimate {
 
@@ -24,34 +26,55 @@ double first_step_us(const graph::Graph& g) {
 
 namespace {
 
+// Which of the parameter-bound kernels a node is: 0 none, 1 optimizer, 2 a data-parallel
+// collective.
+int parameter_kind(const graph::Graph& g, graph::NodeId v, const whatif::TracedKernels& tk,
+                   const std::map<std::string, bool>& dp_group) {
+  if (g.kind[v] != graph::NodeKind::kKernel) return 0;
+  size_t ti = 0;
+  const trace::ClassifiedKernel* k = tk.kernel_of(g, v, &ti);
+  if (!k) return 0;
+  if (k->kernel_class == "optimizer") return 1;
+  if (k->kernel_class != "comm") return 0;
+  const trace::Event& e = tk.tables[ti]->events[k->event];
+  if (e.collective < 0) return 0;
+  const std::string& name = tk.tables[ti]->collectives[e.collective].process_group;
+  auto it = dp_group.find(name.empty() ? "(unnamed)" : name);
+  return it != dp_group.end() && it->second ? 2 : 0;
+}
+
 // The optimizer kernels and the data-parallel group's collectives of each rank, times its
-// stage's parameter ratio: they run once per parameter (bucket), not once per layer instance.
-uint32_t scale_with_parameters(graph::Graph& g, const whatif::TracedKernels& tk,
-                               const whatif::JobStructure& js, const std::vector<double>& ratio) {
+// stage's parameter ratio, where they run once per parameter bucket of the stage rather than once
+// per layer instance. Those the splice copied or removed with the layers (a gradient bucket per
+// layer, launched inside the layer's backward) already changed in number, so a rank's kind is
+// scaled only when the splice left its count as traced. A collective's wait for its peers stays
+// as traced: only its transfer moves more bytes.
+uint32_t scale_with_parameters(const graph::Graph& traced, graph::Graph& g,
+                               const whatif::TracedKernels& tk, const whatif::JobStructure& js,
+                               const std::vector<double>& ratio, const cost::KernelsDb* db) {
   if (ratio.empty()) return 0;
   std::map<std::string, bool> dp_group;
   for (const auto& pg : js.groups) dp_group[pg.name] = pg.role == whatif::GroupRole::kDp;
+  // Per (rank, kind): kernels in the traced graph minus kernels after the splice.
+  std::map<std::pair<int32_t, int>, int64_t> count_change;
+  for (graph::NodeId v = 1; v < traced.num_nodes(); ++v)
+    if (const int kind = parameter_kind(traced, v, tk, dp_group))
+      ++count_change[{traced.resources[traced.resource[v]].rank, kind}];
+  for (graph::NodeId v = 1; v < g.num_nodes(); ++v)
+    if (const int kind = parameter_kind(g, v, tk, dp_group))
+      --count_change[{g.resources[g.resource[v]].rank, kind}];
+  const whatif::PeerWaits waits = db ? whatif::peer_waits(g, tk, *db) : whatif::PeerWaits{};
   const int per_stage = std::max(1, js.ranks_per_stage());
   uint32_t scaled = 0;
   for (graph::NodeId v = 1; v < g.num_nodes(); ++v) {
-    if (g.kind[v] != graph::NodeKind::kKernel) continue;
-    size_t ti = 0;
-    const trace::ClassifiedKernel* k = tk.kernel_of(g, v, &ti);
-    if (!k) continue;
-    bool grows = k->kernel_class == "optimizer";
-    if (k->kernel_class == "comm") {
-      const trace::Event& e = tk.tables[ti]->events[k->event];
-      if (e.collective >= 0) {
-        const std::string& name = tk.tables[ti]->collectives[e.collective].process_group;
-        auto it = dp_group.find(name.empty() ? "(unnamed)" : name);
-        grows = it != dp_group.end() && it->second;
-      }
-    }
-    if (!grows) continue;
+    const int kind = parameter_kind(g, v, tk, dp_group);
+    if (kind == 0) continue;
     const int32_t rank = g.resources[g.resource[v]].rank;
+    if (count_change[{rank, kind}] != 0) continue;
     const size_t stage = std::min(ratio.size() - 1, static_cast<size_t>(rank / per_stage));
     if (ratio[stage] == 1) continue;
-    g.dur_us[v] *= ratio[stage];
+    const double transfer_us = kind == 2 ? waits.transfer_us_of(g, v) : g.dur_us[v];
+    g.dur_us[v] += transfer_us * (ratio[stage] - 1);
     ++scaled;
   }
   return scaled;
@@ -69,6 +92,19 @@ GraphEditPath layers_on_traced_graph(const graph::Graph& g, const whatif::Traced
     p.path = "model rebuild (" + why + ")";
     return p;
   };
+  // A trace of only some stages of a pipelined job (one rank's file): their receives wait for the
+  // stages it does not hold, and those waits grow with the untraced stages' layers, which a
+  // splice cannot see. Stages in Megatron's rank order (JobStructure::ranks_per_stage).
+  const int per_stage = js.ranks_per_stage();
+  if (pp > 1 && per_stage > 0) {
+    std::set<int32_t> stages;
+    for (int32_t r : js.traced_ranks) stages.insert(r / per_stage);
+    if (static_cast<int>(stages.size()) < pp)
+      return rebuild(
+          strprintf("the trace holds %zu of the job's %d pipeline stages, whose receives "
+                    "wait for the stages it does not hold",
+                    stages.size(), pp));
+  }
   const int64_t chunks = static_cast<int64_t>(std::max(1, pp)) * std::max(1, interleave);
   if (traced_layers % chunks != 0 || new_layers % chunks != 0)
     return rebuild(strprintf("%lld -> %lld layers do not split evenly over %lld model chunks",
@@ -115,7 +151,8 @@ GraphEditPath layers_on_traced_graph(const graph::Graph& g, const whatif::Traced
   } catch (const InputError& e) {
     return rebuild(e.what());
   }
-  const uint32_t scaled = scale_with_parameters(s.graph, tk, js, req.param_ratio_by_stage);
+  const uint32_t scaled =
+      scale_with_parameters(g, s.graph, tk, js, req.param_ratio_by_stage, req.db);
   std::string dp_edit;
   if (req.dp > 0) {
     const cost::Topology& topo = req.db->default_topology_for(*req.gpu);
