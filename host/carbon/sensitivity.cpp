@@ -57,18 +57,18 @@ SensitivitySweep sensitivity_sweep(const Fleet& f, const CarbonSettings& referen
 }
 
 std::vector<double> parse_sweep_values(const std::string& text, const std::string& what, double lo,
-                                       double hi) {
+                                       double hi, const std::string& example) {
   const std::string where = what + " " + text;
   std::vector<double> parts;
   size_t start = 0;
   for (size_t i = 0; i <= text.size(); ++i)
     if (i == text.size() || text[i] == ':') {
       const std::optional<double> v = parse_finite(text.substr(start, i - start));
-      LUMOS_EXPECT(v.has_value(), where + ": expected FROM:TO:STEP, e.g. 0:600:10");
+      LUMOS_EXPECT(v.has_value(), where + ": expected FROM:TO:STEP, e.g. " + example);
       parts.push_back(*v);
       start = i + 1;
     }
-  LUMOS_EXPECT(parts.size() == 3, where + ": expected FROM:TO:STEP, e.g. 0:600:10");
+  LUMOS_EXPECT(parts.size() == 3, where + ": expected FROM:TO:STEP, e.g. " + example);
   const double from = parts[0], to = parts[1], step = parts[2];
   LUMOS_EXPECT(from >= lo && to <= hi && from <= to,
                where + strprintf(": values lie in [%g, %g], FROM <= TO", lo, hi));

@@ -38,9 +38,10 @@ SensitivitySweep sensitivity_sweep(const Fleet& f, const CarbonSettings& referen
                                    SweepParameter parameter, const std::vector<double>& values);
 
 // "FROM:TO:STEP" -> FROM, FROM + STEP, ..., TO (included when the step reaches it), each in
-// [lo, hi], at most 10,000 values. Throws InputError naming `what`.
+// [lo, hi], at most 10,000 values. Throws InputError naming `what`, with `example` as a
+// well-formed value.
 std::vector<double> parse_sweep_values(const std::string& text, const std::string& what, double lo,
-                                       double hi);
+                                       double hi, const std::string& example = "0:600:10");
 
 const char* to_string(SweepParameter p);
 

@@ -28,33 +28,6 @@ using namespace lumos::carbon;
 
 constexpr CountOption kCopies{"copies", 1, 100000}, kSeed{"seed", 0, INT64_MAX};
 
-// "0:1:0.05" -> 0, 0.05, ..., 1 (the end included when the step reaches it).
-std::vector<double> parse_levels(const std::string& text) {
-  const std::string what = "--utilization " + text;
-  std::vector<double> parts;
-  size_t start = 0;
-  for (size_t i = 0; i <= text.size(); ++i)
-    if (i == text.size() || text[i] == ':') {
-      const std::optional<double> v = parse_finite(text.substr(start, i - start));
-      LUMOS_EXPECT(v.has_value(), what + ": expected FROM:TO:STEP, e.g. 0:1:0.05");
-      parts.push_back(*v);
-      start = i + 1;
-    }
-  LUMOS_EXPECT(parts.size() == 3, what + ": expected FROM:TO:STEP, e.g. 0:1:0.05");
-  const double from = parts[0], to = parts[1], step = parts[2];
-  LUMOS_EXPECT(from >= 0 && to <= 1 && from <= to, what + ": levels lie in [0, 1], FROM <= TO");
-  LUMOS_EXPECT(step > 0 && (to - from) / step <= 10000, what +
-                                                            ": STEP must be positive (at most "
-                                                            "10,000 levels)");
-  std::vector<double> out;
-  for (int64_t i = 0;; ++i) {
-    const double v = from + static_cast<double>(i) * step;
-    if (v > to + 1e-9) break;
-    out.push_back(std::min(v, to));
-  }
-  return out;
-}
-
 }  // namespace
 
 int cmd_place(int argc, char** argv) {
@@ -171,7 +144,8 @@ int cmd_place(int argc, char** argv) {
     return 0;
   }
   if (a.count("utilization")) {
-    const std::vector<double> levels = parse_levels(a["utilization"].as<std::string>());
+    const std::vector<double> levels =
+        parse_sweep_values(a["utilization"].as<std::string>(), "--utilization", 0, 1, "0:1:0.05");
     LUMOS_EXPECT(a.count("job-score") + a.count("case-study") == 1,
                  "lumos place --utilization: give --job-score S or --case-study");
     DemandGenerator demand;

@@ -11,6 +11,7 @@
 #include "cli/path_options.hpp"
 #include "cli/traced_options.hpp"
 #include "cli/unexpected_args.hpp"
+#include "cli/whatif_structural.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
@@ -28,71 +29,6 @@
 #include "whatif/peer_waits.hpp"
 
 namespace lumos::cli {
-namespace {
-
-// The ranges model::validate and model::check_layout accept.
-constexpr int64_t kMaxDegree = int64_t{1} << 16, kMaxSize = int64_t{1} << 24;
-constexpr CountOption kDp{"dp", 1, kMaxDegree}, kLayers{"layers", 1, kMaxSize},
-    kHidden{"hidden", 1, kMaxSize}, kFfn{"ffn", 1, kMaxSize}, kHeads{"heads", 1, kMaxSize},
-    kSeq{"seq", 1, kMaxSize}, kTp{"tp", 1, kMaxDegree}, kPp{"pp", 1, kMaxDegree},
-    kInterleave{"interleave", 1, kMaxDegree}, kMbs{"mbs", 1, kMaxSize}, kGbs{"gbs", 1, kMaxSize};
-
-constexpr const char* kStructuralFlags[] = {"layers", "hidden", "ffn",        "heads", "seq",
-                                            "tp",     "pp",     "interleave", "mbs",   "gbs"};
-
-int run_structural(const cxxopts::ParseResult& a, const graph::LoadedInput& in,
-                   const estimate::WhatifRequest& w) {
-  LUMOS_EXPECT(
-      w.traced_topology.empty() && w.nic_gbps <= 0,
-      "lumos whatif: --traced-topology and --nic-bandwidth go with --dp alone; a structural "
-      "edit takes --topology");
-  estimate::StructuralRequest req;
-  if (a.count("model-file")) {
-    LUMOS_EXPECT(!a.count("model"), "lumos whatif: give --model or --model-file, not both");
-    req.model = model::load_model_toml(a["model-file"].as<std::string>());
-  } else if (a.count("model")) {
-    req.model = model::preset(a["model"].as<std::string>());
-  }
-  if (a.count("stack")) req.stack = a["stack"].as<std::string>();
-  if (a.count("traced-gpu")) req.gpu = a["traced-gpu"].as<std::string>();
-  if (a.count("gpu")) req.target_gpu = a["gpu"].as<std::string>();
-  req.topology = w.topology;
-  estimate::StructuralEdit& e = req.edit;
-  auto i64 = [&](const CountOption& k, std::optional<int64_t>& to) {
-    if (a.count(k.name)) to = count_of(a, k, "lumos whatif: ");
-  };
-  auto i32 = [&](const CountOption& k, std::optional<int>& to) {
-    if (a.count(k.name)) to = static_cast<int>(count_of(a, k, "lumos whatif: "));
-  };
-  i64(kLayers, e.layers), i64(kHidden, e.hidden), i64(kFfn, e.ffn), i64(kHeads, e.heads);
-  i64(kSeq, e.seq), i64(kMbs, e.mbs), i64(kGbs, e.gbs);
-  i32(kTp, e.tp), i32(kPp, e.pp), i32(kInterleave, e.interleave);
-  if (w.dp > 0) e.dp = w.dp;
-  req.hints = w.hints;
-  LUMOS_EXPECT(req.model || !(a.count("timeline") || a.count("emit-traces")),
-               "lumos whatif: --timeline and --emit-traces write the model's rebuild: give --model "
-               "or --model-file");
-  const estimate::StructuralAnswer ans =
-      estimate::run_structural_whatif(in, req, cost::embedded_db());
-  warn_overridden(std::cerr, ans.structure, "lumos whatif");
-  std::vector<std::string> files;
-  if (a.count("timeline"))
-    report::write_timeline(ans.edited.step.graph, ans.edited.replay,
-                           a["timeline"].as<std::string>());
-  if (a.count("emit-traces"))
-    files =
-        estimate::write_stage_traces(ans.edited.step, ans.edited.replay,
-                                     a["emit-traces"].as<std::string>(), ans.edited.estimate.gpu);
-  if (a.count("json")) {
-    report::structural_json(std::cout, in.label, ans);
-  } else {
-    report::structural_text(std::cout, in.label, ans);
-    for (const auto& f : files) std::cout << "  wrote " << f << '\n';
-  }
-  return 0;
-}
-
-}  // namespace
 
 int cmd_whatif(int argc, char** argv) {
   cxxopts::Options o(

@@ -110,7 +110,7 @@ TEST(PlaceCli, BadInputGetsOneLineAndNoFile) {
        "expected linear, zero-after-lifetime or years-in-service"},
       {"place " + fleet("two-servers.toml"), "give one of --jobs"},
       {"place " + fleet("two-servers.toml") + " --utilization 0:2:0.1 --job-score 1 -o " + out,
-       "levels lie in [0, 1]"},
+       "values lie in [0, 1]"},
       {"place " + fleet("two-servers.toml") + " --utilization 0:1:0.1 -o " + out,
        "give --job-score S or --case-study"},
       {"place " + tmp.file("missing.toml") + " --score-year", "cannot open file"},
