@@ -39,11 +39,21 @@ struct CarbonSettings {
   //   kMarginal  the jobs' operational carbon only: the carbon the placement decision changes.
   //              Embodied carbon is the same for every placement, so the difference between two
   //              placements is the same; the added share is taken over what the decision moves.
-  enum class Footprint { kFleet, kMarginal };
+  //   kPaper     kFleet + the base power of every server running jobs (`server_base_w` each,
+  //              drawn whatever its load): the paper's cluster footprint with servers that are
+  //              not power proportional, powered off when they run nothing.
+  enum class Footprint { kFleet, kMarginal, kPaper };
   Footprint footprint = Footprint::kFleet;
+  // kPaper: what a server draws beyond its processor's share, at any load (W).
+  double server_base_w = 0;
 };
 
-// "fleet" | "marginal" (the case study's model). Throws InputError naming `what`.
+// The server base power of the paper's case-study model (docs/guide/carbon.md, "The case study's
+// model"): an assumption; the paper says servers draw over 30% of their peak at 0% utilization
+// and gives no figure. 120 W beside processors of 80-185 W TDP is 39-60% of a server's peak.
+constexpr double kCaseStudyServerBaseW = 120;
+
+// "paper" | "fleet" | "marginal" (the case study's model). Throws InputError naming `what`.
 CarbonSettings::Footprint parse_footprint(const std::string& text, const std::string& what);
 const char* to_string(CarbonSettings::Footprint f);
 
@@ -115,6 +125,9 @@ using DemandGenerator = std::function<double(uint64_t n)>;
 // VC1 (13.1%), VC2 (68.9%) or VC3 (18.2%), VC2 and VC3 two and three times VC1's score
 // (`vc1_score`), drawn with a seeded generator.
 DemandGenerator case_study_jobs(uint64_t seed, double vc1_score = 300);
+
+// A placement's footprint as `s.footprint` counts it (kFleet: the placement's own).
+double footprint_g(const Fleet& f, const Placement& p, const CarbonSettings& s);
 
 struct UtilizationPoint {
   double utilization = 0;  // demand offered / the fleet's capacity

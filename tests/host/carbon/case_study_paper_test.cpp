@@ -11,15 +11,13 @@
 
 #include "carbon/fleet.hpp"
 #include "carbon/placement.hpp"
+#include "host/carbon/case_study_curve.hpp"
 
 using namespace lumos::carbon;
 
 namespace {
 
-struct Curve {
-  double peak = 0, peak_at = 0;         // SCI over oSCI
-  double band_from = -1, band_to = -1;  // the levels where SCI adds more than the threshold
-};
+using lumos::carbon::testing::Curve;
 
 Curve case_study(Amortization a, CarbonSettings::Footprint footprint, double threshold) {
   const Fleet f = load_fleet(std::string(LUMOS_EXAMPLES_DIR) + "/fleets/mit-740.toml");
@@ -29,16 +27,8 @@ Curve case_study(Amortization a, CarbonSettings::Footprint footprint, double thr
   s.footprint = footprint;
   std::vector<double> levels;
   for (int i = 0; i <= 100; ++i) levels.push_back(i / 100.0);
-  Curve c;
-  for (const UtilizationPoint& p : utilization_sweep(f, case_study_jobs(1), levels, s)) {
-    const double added = p.added_over_osci[1];
-    if (added > c.peak) c.peak = added, c.peak_at = p.utilization;
-    if (added > threshold) {
-      if (c.band_from < 0) c.band_from = p.utilization;
-      c.band_to = p.utilization;
-    }
-  }
-  return c;
+  return lumos::carbon::testing::curve_of(utilization_sweep(f, case_study_jobs(1), levels, s),
+                                          threshold);
 }
 
 constexpr auto kMarginal = CarbonSettings::Footprint::kMarginal;
