@@ -1,4 +1,5 @@
 // What a utilization sweep's footprint counts (docs/guide/carbon.md, "The case study's model").
+#include <algorithm>
 #include <cmath>
 
 #include "carbon/placement.hpp"
@@ -23,6 +24,22 @@ const char* to_string(CarbonSettings::Footprint f) {
       return "paper";
   }
   return "?";
+}
+
+double case_study_server_base_w(const Fleet& f) {
+  if (f.grid_g_per_kwh <= 0) return 0;
+  // embodied = share x (embodied + (processors + base) x lifetime hours x intensity x PUE)
+  double embodied_g = 0, processor_wh = 0, server_h = 0;
+  for (const ServerPool& p : f.pools) {
+    const double n = static_cast<double>(p.count), hours = p.lifetime_y * 8760;
+    embodied_g += n * p.embodied_g;
+    processor_wh += n * p.max_w * hours;
+    server_h += n * hours;
+  }
+  if (server_h <= 0) return 0;
+  const double g_per_wh = f.grid_g_per_kwh / 1000.0 * f.pue;
+  const double operational_g = embodied_g * (1 / kCaseStudyEmbodiedShare - 1);
+  return std::max(0.0, (operational_g / g_per_wh - processor_wh) / server_h);
 }
 
 double footprint_g(const Fleet& f, const Placement& p, const CarbonSettings& s) {

@@ -54,8 +54,9 @@ int cmd_place(int argc, char** argv) {
       "case-study", "--utilization: jobs of the paper's virtual-core classes (seeded)")(
       kSeed.name, count_help("--case-study seed", kSeed), count_value("1"))(
       "case-study-model",
-      "--case-study: paper (every server's embodied carbon + operational + 120 W base power "
-      "per server running jobs; default) | fleet (no base power) | marginal (operational only)",
+      "--case-study: paper (every server's embodied carbon + operational + a base power per "
+      "server running jobs, sized so that embodied carbon is 20% of lifecycle emissions; "
+      "default) | fleet (no base power) | marginal (operational only)",
       cxxopts::value<std::string>())(
       "sweep-grid-intensity",
       "per score-year, what SCI's choice adds at each grid intensity FROM:TO:STEP (Fig. 3)",
@@ -154,7 +155,7 @@ int cmd_place(int argc, char** argv) {
       s.footprint = parse_footprint(
           a.count("case-study-model") ? a["case-study-model"].as<std::string>() : "paper",
           "--case-study-model");
-      s.server_base_w = kCaseStudyServerBaseW;
+      s.server_base_w = case_study_server_base_w(fleet);
     } else {
       const double score = a["job-score"].as<double>();
       LUMOS_EXPECT(score > 0 && std::isfinite(score), "--job-score must be positive");
