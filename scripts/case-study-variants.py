@@ -4,7 +4,10 @@
 Prints, for each variant, what SCI placement adds over oSCI placement on the paper's 740-server
 fleet (examples/fleets/mit-740.toml): the peak and where it lies, and the utilization band above
 5% (years in service) or 10% (embodied zeroed after 5 years), the thresholds the paper quotes.
-It is the exploration behind docs/guide/carbon.md, "The case study's model": a continuous fill
+The first row is lumos's default `paper` model (the paper's cluster footprint with a base power
+per server running jobs, sized so that embodied carbon is 20% of lifecycle emissions); the rest
+change one choice each. It is the exploration behind docs/guide/carbon.md, "The case study's
+model": a continuous fill
 (server types filled in metric order, jobs not rounded to whole jobs), so its band edges can differ
 by a point from `lumos place --case-study`, which places seeded jobs one by one.
 Usage: scripts/case-study-variants.py [FLEET.toml]

@@ -7,6 +7,10 @@
 
 namespace lumos::carbon {
 
+namespace {
+constexpr double kHoursPerYear = 8760;
+}  // namespace
+
 CarbonSettings::Footprint parse_footprint(const std::string& text, const std::string& what) {
   if (text == "paper") return CarbonSettings::Footprint::kPaper;
   if (text == "fleet") return CarbonSettings::Footprint::kFleet;
@@ -31,7 +35,7 @@ double case_study_server_base_w(const Fleet& f) {
   // embodied = share x (embodied + (processors + base) x lifetime hours x intensity x PUE)
   double embodied_g = 0, processor_wh = 0, server_h = 0;
   for (const ServerPool& p : f.pools) {
-    const double n = static_cast<double>(p.count), hours = p.lifetime_y * 8760;
+    const double n = static_cast<double>(p.count), hours = p.lifetime_y * kHoursPerYear;
     embodied_g += n * p.embodied_g;
     processor_wh += n * p.max_w * hours;
     server_h += n * hours;

@@ -1,9 +1,10 @@
 // The case study of "The Sunk Carbon Fallacy" (SoCC 2024; 740 servers, Table 4) against the
 // figures the paper reports (its Figs. 7 and 8, §6): years in service, "nearly 30%" at the peak
 // and > 5% from 27% to 78% utilization; embodied zeroed after 5 years, "nearly 30%" at the peak
-// and > 10% from 13% to 80%. lumos's model of the case study (docs/guide/carbon.md, "The case
-// study's model") counts the marginal footprint by default; these tests hold what it reaches,
-// and what it does not, against those numbers, on the seeded job generator.
+// and > 10% from 13% to 80%. These tests hold what the `marginal` and `fleet` models of the case
+// study (docs/guide/carbon.md, "The case study's model") reach, and what they do not, against
+// those numbers, on the seeded job generator; case_study_paper_model_test.cpp holds the `paper`
+// model's, the default.
 #include <gtest/gtest.h>
 
 #include <string>
