@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the carbon figures (docs/case-study-*.svg, docs/sensitivity-*.svg) from build/lumos:
 # the case study's added-carbon curve on the paper's 740-server fleet for both amortization
-# policies (the default marginal footprint), and what SCI's choice adds on the paper's two servers
+# policies (the default paper model), and what SCI's choice adds on the paper's two servers
 # as the grid intensity and the lifetime vary (its Figs. 3 and 4).
 set -euo pipefail
 cd "$(dirname "$0")/.."

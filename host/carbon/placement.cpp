@@ -48,16 +48,6 @@ const char* to_string(Metric m) {
   return "?";
 }
 
-CarbonSettings::Footprint parse_footprint(const std::string& text, const std::string& what) {
-  if (text == "fleet") return CarbonSettings::Footprint::kFleet;
-  if (text == "marginal") return CarbonSettings::Footprint::kMarginal;
-  throw InputError(what + " " + text + ": expected marginal or fleet");
-}
-
-const char* to_string(CarbonSettings::Footprint f) {
-  return f == CarbonSettings::Footprint::kMarginal ? "marginal" : "fleet";
-}
-
 OptionCarbon option_carbon(const Fleet& f, const JobOption& o, const CarbonSettings& s) {
   const ServerPool& p = f.pools.at(o.pool);
   const double share = o.resources / p.resources;  // servers' worth reserved
@@ -289,8 +279,7 @@ std::vector<UtilizationPoint> utilization_sweep(const Fleet& f, const DemandGene
     pt.jobs = jobs.size();
     for (size_t i = 0; i < kMetrics.size(); ++i) {
       const Placement p = place_jobs(f, jobs, kMetrics[i], s, hours, true);
-      pt.footprint_g[i] =
-          s.footprint == CarbonSettings::Footprint::kMarginal ? p.operational_g : p.footprint_g();
+      pt.footprint_g[i] = footprint_g(f, p, s);
       pt.unplaced[i] = p.unplaced;
     }
     for (size_t i = 0; i < kMetrics.size(); ++i) {

@@ -39,11 +39,27 @@ struct CarbonSettings {
   //   kMarginal  the jobs' operational carbon only: the carbon the placement decision changes.
   //              Embodied carbon is the same for every placement, so the difference between two
   //              placements is the same; the added share is taken over what the decision moves.
-  enum class Footprint { kFleet, kMarginal };
+  //   kPaper     kFleet + the base power of every server running jobs (`server_base_w` each,
+  //              drawn whatever its load): the paper's cluster footprint with servers that are
+  //              not power proportional, powered off when they run nothing.
+  enum class Footprint { kFleet, kMarginal, kPaper };
   Footprint footprint = Footprint::kFleet;
+  // kPaper: what a server draws beyond its processor's share, at any load (W).
+  double server_base_w = 0;
 };
 
-// "fleet" | "marginal" (the case study's model). Throws InputError naming `what`.
+// The paper's case study chose its grid intensity, 10 gCO2/kWh, "so embodied carbon is 20% of
+// lifecycle emissions"; with processors alone at TDP (Table 4's operational column) that share is
+// 35%. The paper model takes the rest of a server's power as a base power drawn whatever the
+// load, the same for every server (the paper: servers draw over 30% of their peak at 0%
+// utilization), sized so that the fleet's embodied carbon is that 20% of its emissions over the
+// servers' lifetimes at the fleet file's intensity: 117.5 W on the 740-server fleet
+// (docs/guide/carbon.md, "The case study's model"). 0 when the fleet gives no intensity, or its
+// processors alone already emit enough.
+constexpr double kCaseStudyEmbodiedShare = 0.2;
+double case_study_server_base_w(const Fleet& f);
+
+// "paper" | "fleet" | "marginal" (the case study's model). Throws InputError naming `what`.
 CarbonSettings::Footprint parse_footprint(const std::string& text, const std::string& what);
 const char* to_string(CarbonSettings::Footprint f);
 
@@ -115,6 +131,9 @@ using DemandGenerator = std::function<double(uint64_t n)>;
 // VC1 (13.1%), VC2 (68.9%) or VC3 (18.2%), VC2 and VC3 two and three times VC1's score
 // (`vc1_score`), drawn with a seeded generator.
 DemandGenerator case_study_jobs(uint64_t seed, double vc1_score = 300);
+
+// A placement's footprint as `s.footprint` counts it (kFleet: the placement's own).
+double footprint_g(const Fleet& f, const Placement& p, const CarbonSettings& s);
 
 struct UtilizationPoint {
   double utilization = 0;  // demand offered / the fleet's capacity

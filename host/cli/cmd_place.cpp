@@ -54,8 +54,9 @@ int cmd_place(int argc, char** argv) {
       "case-study", "--utilization: jobs of the paper's virtual-core classes (seeded)")(
       kSeed.name, count_help("--case-study seed", kSeed), count_value("1"))(
       "case-study-model",
-      "--case-study: marginal (footprint = the operational carbon the placement changes; "
-      "default) | fleet (every server's embodied carbon + operational)",
+      "--case-study: paper (every server's embodied carbon + operational + a base power per "
+      "server running jobs, sized so that embodied carbon is 20% of lifecycle emissions; "
+      "default) | fleet (no base power) | marginal (operational only)",
       cxxopts::value<std::string>())(
       "sweep-grid-intensity",
       "per score-year, what SCI's choice adds at each grid intensity FROM:TO:STEP (Fig. 3)",
@@ -152,8 +153,9 @@ int cmd_place(int argc, char** argv) {
     if (a.count("case-study")) {
       demand = case_study_jobs(static_cast<uint64_t>(count_of(a, kSeed, "lumos place: ")));
       s.footprint = parse_footprint(
-          a.count("case-study-model") ? a["case-study-model"].as<std::string>() : "marginal",
+          a.count("case-study-model") ? a["case-study-model"].as<std::string>() : "paper",
           "--case-study-model");
+      s.server_base_w = case_study_server_base_w(fleet);
     } else {
       const double score = a["job-score"].as<double>();
       LUMOS_EXPECT(score > 0 && std::isfinite(score), "--job-score must be positive");

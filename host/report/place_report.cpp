@@ -1,5 +1,7 @@
 #include "report/place_report.hpp"
 
+#include <string>
+
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
 #include "report/line_chart_svg.hpp"
@@ -12,6 +14,21 @@ namespace {
 
 double kg(double g) {
   return g / 1000.0;
+}
+
+std::string footprint_words(const CarbonSettings& s) {
+  switch (s.footprint) {
+    case CarbonSettings::Footprint::kMarginal:
+      return "marginal (the jobs' operational carbon)";
+    case CarbonSettings::Footprint::kFleet:
+      return "fleet (every server's embodied carbon + the jobs' operational)";
+    case CarbonSettings::Footprint::kPaper:
+      break;
+  }
+  return strprintf(
+      "paper (every server's embodied carbon + the jobs' operational + %.4g W base power per "
+      "server running jobs)",
+      s.server_base_w);
 }
 
 }  // namespace
@@ -151,9 +168,7 @@ void utilization_text(std::ostream& os, const Fleet& f, const std::vector<Utiliz
       "lumos place --utilization: fleet %s, %zu levels, grid %.4g gCO2/kWh, amortization %s, "
       "footprint %s\n",
       f.name.c_str(), pts.size(), s.grid_g_per_kwh, to_string(s.amortization),
-      s.footprint == CarbonSettings::Footprint::kMarginal
-          ? "marginal (the jobs' operational carbon)"
-          : "fleet (every server's embodied carbon + the jobs' operational)");
+      footprint_words(s).c_str());
   os << "  utilization   jobs   SCI over oSCI   tSCI over oSCI   unplaced (fit on no "
         "single server type; oSCI/SCI/tSCI)\n";
   for (const UtilizationPoint& p : pts)

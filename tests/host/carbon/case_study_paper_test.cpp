@@ -1,9 +1,10 @@
 // The case study of "The Sunk Carbon Fallacy" (SoCC 2024; 740 servers, Table 4) against the
 // figures the paper reports (its Figs. 7 and 8, §6): years in service, "nearly 30%" at the peak
 // and > 5% from 27% to 78% utilization; embodied zeroed after 5 years, "nearly 30%" at the peak
-// and > 10% from 13% to 80%. lumos's model of the case study (docs/guide/carbon.md, "The case
-// study's model") counts the marginal footprint by default; these tests hold what it reaches,
-// and what it does not, against those numbers, on the seeded job generator.
+// and > 10% from 13% to 80%. These tests hold what the `marginal` and `fleet` models of the case
+// study (docs/guide/carbon.md, "The case study's model") reach, and what they do not, against
+// those numbers, on the seeded job generator; case_study_paper_model_test.cpp holds the `paper`
+// model's, the default.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -11,15 +12,13 @@
 
 #include "carbon/fleet.hpp"
 #include "carbon/placement.hpp"
+#include "host/carbon/case_study_curve.hpp"
 
 using namespace lumos::carbon;
 
 namespace {
 
-struct Curve {
-  double peak = 0, peak_at = 0;         // SCI over oSCI
-  double band_from = -1, band_to = -1;  // the levels where SCI adds more than the threshold
-};
+using lumos::carbon::testing::Curve;
 
 Curve case_study(Amortization a, CarbonSettings::Footprint footprint, double threshold) {
   const Fleet f = load_fleet(std::string(LUMOS_EXAMPLES_DIR) + "/fleets/mit-740.toml");
@@ -29,16 +28,8 @@ Curve case_study(Amortization a, CarbonSettings::Footprint footprint, double thr
   s.footprint = footprint;
   std::vector<double> levels;
   for (int i = 0; i <= 100; ++i) levels.push_back(i / 100.0);
-  Curve c;
-  for (const UtilizationPoint& p : utilization_sweep(f, case_study_jobs(1), levels, s)) {
-    const double added = p.added_over_osci[1];
-    if (added > c.peak) c.peak = added, c.peak_at = p.utilization;
-    if (added > threshold) {
-      if (c.band_from < 0) c.band_from = p.utilization;
-      c.band_to = p.utilization;
-    }
-  }
-  return c;
+  return lumos::carbon::testing::curve_of(utilization_sweep(f, case_study_jobs(1), levels, s),
+                                          threshold);
 }
 
 constexpr auto kMarginal = CarbonSettings::Footprint::kMarginal;
