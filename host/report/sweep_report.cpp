@@ -1,8 +1,10 @@
 #include "report/sweep_report.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "common/format.hpp"
+#include "report/sweep_csv.hpp"
 
 namespace lumos::report {
 
@@ -12,6 +14,36 @@ namespace {
 // sweep and of its shards merged print the same digits.
 double number(const CsvView& t, size_t row, const char* column) {
   return std::stod(t.cell(row, t.column(column)));
+}
+
+// A reason's kind: its text before the first ':' or '(' ("does not fit: 95.1 GiB per GPU > 80.0
+// GiB" is "does not fit"), so that rows dropped for one cause count together.
+std::string reason_kind(const std::string& reason) {
+  std::string k = reason.substr(0, reason.find_first_of(":("));
+  while (!k.empty() && k.back() == ' ') k.pop_back();
+  if (k == "does not fit") return "do not fit in memory";
+  if (k == "invalid layout") return "break a layout rule";
+  if (k == "graph too large to model") return "are too large to model";
+  return "are not feasible (" + (k.empty() ? std::string("no reason given") : k) + ")";
+}
+
+// "84 of 144 configurations not shown: 81 does not fit, 3 ...": every configuration not in the
+// table of the fastest, by why.
+void dropped_tally(std::ostream& os, const CsvView& t, size_t feasible, size_t shown) {
+  std::map<std::string, size_t> by_kind;
+  const size_t fc = t.column("feasible"), rc = t.column("reason");
+  for (size_t i = 0; i < t.rows; ++i)
+    if (t.cell(i, fc) != "1") ++by_kind[reason_kind(t.cell(i, rc))];
+  std::vector<std::pair<std::string, size_t>> kinds(by_kind.begin(), by_kind.end());
+  std::stable_sort(kinds.begin(), kinds.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (feasible > shown)
+    kinds.emplace_back("feasible but slower to train than the ones shown (--top; the CSV has all)",
+                       feasible - shown);
+  os << strprintf("%zu of %zu configurations not shown", t.rows - shown, t.rows);
+  for (size_t i = 0; i < kinds.size(); ++i)
+    os << (i ? ", " : ": ") << kinds[i].second << ' ' << kinds[i].first;
+  os << '\n';
 }
 
 void print_top(std::ostream& os, const sweep::SweepStats& stats, const CsvView& t,
@@ -29,6 +61,8 @@ void print_top(std::ostream& os, const sweep::SweepStats& stats, const CsvView& 
       static_cast<unsigned long long>(stats.variants), static_cast<unsigned long long>(stats.rows),
       static_cast<unsigned long long>(stats.estimated), ok.size(), front.size(),
       static_cast<unsigned long long>(stats.graphs), stats.total_s);
+  const size_t shown = std::min<size_t>(static_cast<size_t>(std::max(top, 0)), ok.size());
+  dropped_tally(os, t, ok.size(), shown);
   if (ok.empty()) {
     os << "no configuration is feasible; the variants CSV says why for each\n";
     return;
@@ -36,27 +70,31 @@ void print_top(std::ostream& os, const sweep::SweepStats& stats, const CsvView& 
   auto cell = [&](size_t row, const char* column) { return t.cell(row, t.column(column)); };
   os << strprintf("fastest %d to train:\n", std::min<int>(top, static_cast<int>(ok.size())));
   os << "  gpu      NIC(GB/s)  gpus  tp cp pp   dp  v mbs  step(s)  tokens/s    MFU  "
-        "train(h)  GPU-hours  energy(MWh)  CO2(t)  speed\n";
+        "train(h)  GPU-hours  energy(MWh)  CO2(t)  free  speed\n";
   for (int i = 0; i < top && i < static_cast<int>(ok.size()); ++i) {
     const size_t r = ok[static_cast<size_t>(i)];
     os << strprintf(
-        "  %-8s %9s %5s %3s %2s %2s %4s %2s %3s %8.3f %9.4g %6.3f %9.1f %10.4g %12.4g %7.4g  %s\n",
+        "  %-8s %9s %5s %3s %2s %2s %4s %2s %3s %8.3f %9.4g %6.3f %9.1f %10.4g %12.4g %7.4g "
+        "%4.0f%%  "
+        "%s%s\n",
         cell(r, "gpu").c_str(), cell(r, "nic_gbps").c_str(), cell(r, "gpus").c_str(),
         cell(r, "tp").c_str(), cell(r, "cp").c_str(), cell(r, "pp").c_str(), cell(r, "dp").c_str(),
         cell(r, "interleave").c_str(), cell(r, "mbs").c_str(), number(t, r, "step_time_s"),
         number(t, r, "tokens_per_s"), number(t, r, "mfu"), ttt[r], number(t, r, "gpu_hours"),
         number(t, r, "energy_kwh") / 1000.0, number(t, r, "operational_kg") / 1000.0,
-        cell(r, "speed").c_str());
+        100 * number(t, r, "headroom_fraction"), cell(r, "speed").c_str(),
+        number(t, r, "headroom_fraction") < kTightHeadroom ? "  fits, tight" : "");
   }
   if (front.empty()) return;
   os << "Pareto front (" << t.source << "):\n";
   for (size_t k = 0; k < front.size() && static_cast<int>(k) < top; ++k) {
     const size_t r = front[k];
     os << strprintf(
-        "  %-8s %5s GPUs  tp %-2s pp %-2s dp %-4s  %8.1f h  %10.4g GPU-h  %10.4g kWh  %8.4g "
-        "tCO2 (%s)\n",
+        "  %-8s %5s GPUs  tp %-2s cp %-2s pp %-2s dp %-4s v %-2s mbs %-2s  %8.1f h  %10.4g GPU-h  "
+        "%10.4g kWh  %8.4g tCO2 (%s)\n",
         cell(r, "gpu").c_str(), cell(r, "gpus").c_str(), cell(r, "tp").c_str(),
-        cell(r, "pp").c_str(), cell(r, "dp").c_str(), number(t, r, "time_to_train_h"),
+        cell(r, "cp").c_str(), cell(r, "pp").c_str(), cell(r, "dp").c_str(),
+        cell(r, "interleave").c_str(), cell(r, "mbs").c_str(), number(t, r, "time_to_train_h"),
         number(t, r, "gpu_hours"), number(t, r, "energy_kwh"),
         number(t, r, "operational_kg") / 1000.0, cell(r, "region").c_str());
   }
