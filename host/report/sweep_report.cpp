@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/format.hpp"
+#include "estimate/uncertainty.hpp"
 #include "report/sweep_csv.hpp"
 
 namespace lumos::report {
@@ -46,8 +47,24 @@ void dropped_tally(std::ostream& os, const CsvView& t, size_t feasible, size_t s
   os << '\n';
 }
 
-void print_top(std::ostream& os, const sweep::SweepStats& stats, const CsvView& t,
+// A row's time to train as a range: the step time's range from the nearest published runs of its
+// GPU and stack, scaled (time to train is proportional to the step time). {0, 0} when unknown.
+std::pair<double, double> train_range_h(const SweepReport& rep, const CsvView& t, size_t row) {
+  if (!rep.db || !rep.model) return {0, 0};
+  const double step_us = number(t, row, "step_time_s") * 1e6;
+  const double params = static_cast<double>(
+      model::parameter_counts(*rep.model, rep.model->vocab).total(rep.model->layers));
+  const estimate::StepRange r =
+      estimate::step_range(*rep.db, t.cell(row, t.column("gpu")), t.cell(row, t.column("stack")),
+                           number(t, row, "gpus"), params, step_us);
+  if (!r.known || step_us <= 0) return {0, 0};
+  const double ttt = number(t, row, "time_to_train_h");
+  return {ttt * r.low_us / step_us, ttt * r.high_us / step_us};
+}
+
+void print_top(std::ostream& os, const SweepReport& rep, const CsvView& t,
                const std::vector<size_t>& front, int top) {
+  const sweep::SweepStats& stats = rep.stats;
   const size_t feasible = t.column("feasible");
   std::vector<size_t> ok;
   for (size_t i = 0; i < t.rows; ++i)
@@ -70,21 +87,35 @@ void print_top(std::ostream& os, const sweep::SweepStats& stats, const CsvView& 
   auto cell = [&](size_t row, const char* column) { return t.cell(row, t.column(column)); };
   os << strprintf("fastest %d to train:\n", std::min<int>(top, static_cast<int>(ok.size())));
   os << "  gpu      NIC(GB/s)  gpus  tp cp pp   dp  v mbs  step(s)  tokens/s    MFU  "
-        "train(h)  GPU-hours  energy(MWh)  CO2(t)  free  speed\n";
+        "train(h)  range train(h)   tie  GPU-hours  energy(MWh)  CO2(t)  free  speed\n";
+  const std::pair<double, double> best = train_range_h(rep, t, ok[0]);
+  size_t ties = 0;
   for (int i = 0; i < top && i < static_cast<int>(ok.size()); ++i) {
     const size_t r = ok[static_cast<size_t>(i)];
+    const std::pair<double, double> range = train_range_h(rep, t, r);
+    const bool tie = i > 0 && best.second > 0 && ttt[r] <= best.second;
+    ties += tie;
+    const std::string range_text =
+        range.second > 0 ? strprintf("%.1f-%.1f", range.first, range.second) : "-";
+    const char* mark = i == 0 ? (best.second > 0 ? "best" : "") : tie ? "tie" : "";
     os << strprintf(
-        "  %-8s %9s %5s %3s %2s %2s %4s %2s %3s %8.3f %9.4g %6.3f %9.1f %10.4g %12.4g %7.4g "
-        "%4.0f%%  "
-        "%s%s\n",
+        "  %-8s %9s %5s %3s %2s %2s %4s %2s %3s %8.3f %9.4g %6.3f %9.1f %15s %5s %10.4g %12.4g "
+        "%7.4g %4.0f%%  %s%s\n",
         cell(r, "gpu").c_str(), cell(r, "nic_gbps").c_str(), cell(r, "gpus").c_str(),
         cell(r, "tp").c_str(), cell(r, "cp").c_str(), cell(r, "pp").c_str(), cell(r, "dp").c_str(),
         cell(r, "interleave").c_str(), cell(r, "mbs").c_str(), number(t, r, "step_time_s"),
-        number(t, r, "tokens_per_s"), number(t, r, "mfu"), ttt[r], number(t, r, "gpu_hours"),
-        number(t, r, "energy_kwh") / 1000.0, number(t, r, "operational_kg") / 1000.0,
-        100 * number(t, r, "headroom_fraction"), cell(r, "speed").c_str(),
+        number(t, r, "tokens_per_s"), number(t, r, "mfu"), ttt[r], range_text.c_str(), mark,
+        number(t, r, "gpu_hours"), number(t, r, "energy_kwh") / 1000.0,
+        number(t, r, "operational_kg") / 1000.0, 100 * number(t, r, "headroom_fraction"),
+        cell(r, "speed").c_str(),
         number(t, r, "headroom_fraction") < kTightHeadroom ? "  fits, tight" : "");
   }
+  if (ties > 0)
+    os << strprintf(
+        "%zu of the shown tie with the fastest: their time to train lies inside its range (what "
+        "the nearest published runs say the model's error can be), so the estimate cannot rank "
+        "them\n",
+        ties);
   if (front.empty()) return;
   os << "Pareto front (" << t.source << "):\n";
   for (size_t k = 0; k < front.size() && static_cast<int>(k) < top; ++k) {
@@ -104,7 +135,7 @@ void print_top(std::ostream& os, const sweep::SweepStats& stats, const CsvView& 
 
 void print_sweep(std::ostream& os, const SweepReport& r) {
   const sweep::SweepStats& s = r.stats;
-  print_top(os, s, *r.table, r.front, r.top);
+  print_top(os, r, *r.table, r.front, r.top);
   os << strprintf(
       "time: %.2f s wall (%.0f configurations/s); summed over threads%s: graphs %.2f s, pricing "
       "%.2f s, replay %.2f s, waiting for memory %.2f s\n",

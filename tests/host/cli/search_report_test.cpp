@@ -5,6 +5,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -206,6 +207,40 @@ TEST(SweepReport, TheDroppedTallyAccountsForEveryConfigurationNotShown) {
         << line;
   }
   EXPECT_GT(lines, 0u) << r.out;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(SweepReport, TiesLieInsideTheFastestRangeOfTimeToTrain) {
+  const auto r = lumos::testing::run_lumos(
+      "sweep --model llama3-8b --gpus 16 --gpu h100 --tp 1,2 --cp 1,2,4 --pp 1,2 --mbs 1,2 --gbs "
+      "64 "
+      "--top 8");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::istringstream in(r.out);
+  const std::regex row(R"(\s(\d+\.\d)\s+(\d+\.\d)-(\d+\.\d)\s+(best|tie)?\s)");
+  double best_high = -1;
+  size_t rows = 0, ties = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, row)) continue;
+    const double ttt = std::stod(m[1]), low = std::stod(m[2]), high = std::stod(m[3]);
+    EXPECT_LE(low, ttt + 0.05) << line;
+    EXPECT_GE(high, ttt - 0.05) << line;
+    if (rows++ == 0) {
+      EXPECT_EQ(m[4], "best") << line;
+      best_high = high;
+      continue;
+    }
+    const bool tie = m[4] == "tie";
+    ties += tie;
+    // One decimal in the text: a row within its rounding of the edge may go either way.
+    if (std::fabs(ttt - best_high) > 0.1) EXPECT_EQ(tie, ttt <= best_high) << line;
+  }
+  EXPECT_GT(rows, 1u) << r.out;
+  EXPECT_GT(ties, 0u) << r.out;
 }
 
 }  // namespace
