@@ -21,6 +21,7 @@
 #include "estimate/generated_trace.hpp"
 #include "estimate/layout_search.hpp"
 #include "report/estimate_report.hpp"
+#include "report/search_report.hpp"
 
 namespace lumos::cli {
 namespace {
@@ -50,12 +51,16 @@ int run_search(const cxxopts::ParseResult& a, const cost::KernelsDb& db) {
       cost::parse_bytes(a["search-memory"].as<std::string>(), "--search-memory");
   LUMOS_EXPECT(q.memory_budget_bytes >= 64.0 * 1024 * 1024,
                "lumos estimate --search: --search-memory must be at least 64MiB");
+  if (a.count("min-headroom"))
+    q.min_headroom_fraction = cost::parse_share(a["min-headroom"].as<std::string>(),
+                                                "lumos estimate --search: --min-headroom");
   const int top = static_cast<int>(count_of(a, kTop, "lumos estimate --search: "));
   q.detailed = static_cast<size_t>(top);
   keep_freed_graph_memory();
   const SearchResult r = search_layouts(q, db);
   if (a.count("csv")) {
-    write_output(a["csv"].as<std::string>(), [&](std::ostream& os) { report::search_csv(os, r); });
+    write_output(a["csv"].as<std::string>(),
+                 [&](std::ostream& os) { report::search_csv(os, q, r); });
     if (is_stdout(a["csv"].as<std::string>())) return 0;  // the table is the output
   }
   const size_t shown = std::min(r.rows.size(), static_cast<size_t>(top));
@@ -108,8 +113,12 @@ int run(int argc, char** argv, bool generate) {
                    kTop),
         count_value("10"))(
         "csv",
-        "with --search, write every layout that fits to this CSV file (- prints it in place of "
-        "the report)",
+        "with --search, write every layout that fits to this CSV file, in the sweep's columns (- "
+        "prints it in place of the report)",
+        cxxopts::value<std::string>())(
+        "min-headroom",
+        "with --search, rank only layouts that leave this share of GPU memory free (10% or 0.1; "
+        "default 0: every layout that fits)",
         cxxopts::value<std::string>());
   const auto a = o.parse(argc, argv);
   if (a.count("help")) {
@@ -124,9 +133,11 @@ int run(int argc, char** argv, bool generate) {
   const cost::KernelsDb& db =
       a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
   if (!generate && a.count("search")) return run_search(a, db);
-  if (!generate &&
-      (a.count("gpus") || a.count("csv") || a.count("top") || a.count("search-memory")))
-    throw InputError("lumos estimate: --gpus, --top, --csv and --search-memory go with --search");
+  if (!generate && (a.count("gpus") || a.count("csv") || a.count("top") ||
+                    a.count("search-memory") || a.count("min-headroom")))
+    throw InputError(
+        "lumos estimate: --gpus, --top, --csv, --search-memory and --min-headroom go with "
+        "--search");
   EstimateRequest req = request_from(a);
   StageTraceOptions names;
   if (generate) {

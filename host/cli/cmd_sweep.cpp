@@ -60,6 +60,7 @@ int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
     table = csv_view(gathered);
   }
   rep.table = &table;
+  rep.db = &db, rep.model = &q.spec.model;
   rep.front = sweep::pareto_rows(table, sweep::parse_objectives(q.objectives));
   std::vector<size_t> all(table.rows);
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;

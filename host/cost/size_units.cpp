@@ -93,4 +93,16 @@ double parse_duration_us(const std::string& text, const std::string& what) {
   return v * scale;
 }
 
+double parse_share(const std::string& text, const std::string& what) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  const std::string unit(end ? end : "");
+  const double share = unit == "%" ? v / 100.0 : v;
+  LUMOS_EXPECT(
+      end != text.c_str() && (unit.empty() || unit == "%") && std::isfinite(v) && share >= 0 &&
+          share < 1,
+      what + ": expected a share such as 10% or 0.1 (0 to under 100%), got '" + text + "'");
+  return share;
+}
+
 }  // namespace lumos::cost

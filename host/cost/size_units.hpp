@@ -23,5 +23,8 @@ double parse_bandwidth_gbytes_per_s(const std::string& text, const std::string& 
 // A duration in microseconds. The unit is required (us, ms or s). Throws InputError naming
 // `what` for a missing or unknown unit, or a duration that is not positive and finite.
 double parse_duration_us(const std::string& text, const std::string& what);
+// "10%" or "0.1" as a fraction in [0, 1): a share of something, such as the memory a layout
+// leaves free. Throws InputError naming `what` otherwise.
+double parse_share(const std::string& text, const std::string& what);
 
 }  // namespace lumos::cost

@@ -84,10 +84,17 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
                   ++out.too_big;
                   continue;
                 }
+                if (worst > capacity * (1.0 - req.min_headroom_fraction)) {
+                  ++out.too_tight;
+                  continue;
+                }
                 fitting.push_back(c);
               }
       }
   out.stack = stack.name;
+  out.gpu = gpu.name, out.topology = topo.name, out.capacity_bytes = capacity;
+  out.nic_gbps = topo.nic_gbps, out.nvlink_gbps = gpu.nvlink_gbps;
+  out.gpus_per_node = topo.gpus_per_node;
   if (fitting.empty()) return out;
 
   // Rank: every fitting layout is one configuration of a sweep.

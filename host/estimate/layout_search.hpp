@@ -28,6 +28,9 @@ struct SearchRequest {
   // whole graph alone needs more is not estimated in full.
   double memory_budget_bytes = kDefaultSearchMemoryBytes;
   size_t detailed = 10;  // the fastest rows estimated in full (breakdown)
+  // Rank only layouts that leave this share of the GPU's memory free (0.1: 10%); the others
+  // count as too tight.
+  double min_headroom_fraction = 0;
 };
 
 struct SearchRow {
@@ -50,9 +53,14 @@ struct SearchResult {
   size_t candidates = 0;        // layouts enumerated
   size_t invalid = 0;           // broke a layout rule
   size_t too_big = 0;           // did not fit in memory
+  size_t too_tight = 0;         // fit, with less free memory than min_headroom_fraction
   // Graph (layers folded) above kMaxStepGraphNodes or, alone, above the memory budget.
   size_t too_large = 0;
   double rank_s = 0, detail_s = 0;  // wall clock: the sweep, the estimates in full
+  // The hardware searched, resolved (the topology's or the option's NIC and node size).
+  std::string gpu, topology;
+  double nic_gbps = 0, nvlink_gbps = 0, capacity_bytes = 0;
+  int gpus_per_node = 0;
 };
 
 // Throws InputError when gpus < 1, for an unknown GPU or topology, or a dtype the GPU lacks; an

@@ -49,6 +49,9 @@ ReplayAnswer replay_trace(const graph::LoadedInput& in, const ReplayRequest& req
     a.measured +=
         replay::breakdown(g, g.measured_start_us, mfinish, filter, mb, mb + st.measured_us);
   }
+  for (const replay::RankWindows& w : replay::rank_windows(g, r, a.steps)) a.idle += w.idle;
+  a.top_kernels = replay::top_ops(g, r, replay::OpSide::kGpu, kTopOps);
+  a.top_cpu_ops = replay::top_ops(g, r, replay::OpSide::kCpu, kTopOps);
   a.streams = replay::stream_busy(g, r);
   a.critical_path = replay::critical_path(g, r, -1, req.critical_path);
   const cost::KernelsDb& db = cost::embedded_db();
@@ -78,6 +81,7 @@ JobReplay replay_job(const std::string& dir, const whatif::StragglerEdits& edits
   j.replay = replay::reference_replay(j.job.graph, &dur);
   j.steps = replay::step_times(j.job.graph, j.replay);
   j.waits = replay::collective_waits(j.job, j.replay, j.steps);
+  j.ranks = replay::rank_windows(g, j.replay, j.steps);
   return j;
 }
 

@@ -13,8 +13,11 @@
 #include "graph/multi_rank.hpp"
 #include "replay/collective_waits.hpp"
 #include "replay/critical_path.hpp"
+#include "replay/gpu_idle.hpp"
+#include "replay/rank_windows.hpp"
 #include "replay/reference_replay.hpp"
 #include "replay/step_report.hpp"
+#include "replay/top_ops.hpp"
 #include "whatif/peer_waits.hpp"
 #include "whatif/stragglers.hpp"
 #include "whatif/transplant.hpp"
@@ -36,6 +39,8 @@ struct ReplayAnswer {
   std::string backend;  // engine that produced the step times
   std::vector<replay::StepTime> steps;
   replay::Breakdown replayed, measured;  // summed over the steps' windows
+  replay::IdleSplit idle;                // why the GPU was idle in the replayed windows
+  std::vector<replay::OpTotal> top_kernels, top_cpu_ops;  // kTopOps each, most time first
   std::vector<replay::StreamBusy> streams;
   replay::CriticalPath critical_path;
   std::optional<whatif::TransplantResult> transplant;
@@ -46,11 +51,15 @@ struct ReplayAnswer {
 // Throws InputError for a bad speed spec, or a transplant on a graph file.
 ReplayAnswer replay_trace(const graph::LoadedInput& in, const ReplayRequest& req);
 
+// How many kernels and CPU operators a replay lists by time.
+constexpr size_t kTopOps = 10;
+
 struct JobReplay {
   graph::MultiRankResult job;
   replay::ReplayResult replay;
   std::vector<replay::StepTime> steps;
   replay::CollectiveWaits waits;
+  std::vector<replay::RankWindows> ranks;  // breakdown and idle split per rank
   whatif::PeerWaits peer_waits;  // measured at the rendezvous, estimated where peers are missing
 };
 

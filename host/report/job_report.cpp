@@ -4,6 +4,7 @@
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
 #include "report/peer_waits_report.hpp"
+#include "report/replay_explain.hpp"
 #include "report/replay_report.hpp"
 
 namespace lumos::report {
@@ -52,6 +53,8 @@ void job_json(std::ostream& os, const std::string& dir, const estimate::JobRepla
     w.end_object();
   }
   w.end_array();
+  w.key("rank_breakdown");
+  rank_windows_json(w, j.ranks);
   w.key("slowest_rank")
       .begin_object()
       .field("rank", m.ranks[cw.slowest])
@@ -114,6 +117,7 @@ void job_text(std::ostream& os, const std::string& dir, const estimate::JobRepla
       "it as the last arrival)\n",
       m.ranks[cw.slowest], cw.replayed_us[cw.slowest], m.ranks[cw.straggler],
       cw.waited_on_us[cw.straggler]);
+  rank_windows_text(os, j.ranks);
   peer_waits_text(os, j.peer_waits);
   os << strprintf("\n%4s %-40s %12s %12s %12s %12s %8s\n", "coll", "kernel", "max wait",
                   "mean wait", "mean xfer", "end spread", "last in");

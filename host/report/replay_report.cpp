@@ -4,6 +4,7 @@
 #include "common/json_writer.hpp"
 #include "report/breakdown_report.hpp"
 #include "report/peer_waits_report.hpp"
+#include "report/replay_explain.hpp"
 
 namespace lumos::report {
 namespace {
@@ -36,6 +37,12 @@ void replay_json(std::ostream& os, const graph::LoadedInput& in, const estimate:
   breakdown_json(w, a.replayed);
   w.key("measured_breakdown");
   breakdown_json(w, a.measured);
+  w.key("gpu_idle");
+  idle_split_json(w, a.idle);
+  w.key("top_kernels");
+  top_ops_json(w, a.top_kernels);
+  w.key("top_cpu_ops");
+  top_ops_json(w, a.top_cpu_ops);
   w.key("comm_waits");
   peer_waits_json(w, a.peer_waits);
   w.key("streams").begin_array();
@@ -58,6 +65,12 @@ void replay_json(std::ostream& os, const graph::LoadedInput& in, const estimate:
   w.field("comm_us", cp_class_us(cp, graph::NodeClass::kComm));
   w.field("memory_us", cp_class_us(cp, graph::NodeClass::kMemory));
   w.field("lag_us", cp.lag_us);
+  const Window win = steps_window(g, a.replay, a.steps);
+  w.field("window_us", win.end_us - win.begin_us);
+  if (!cp.nodes.empty()) {
+    w.field("starts_after_window_us", a.replay.start_us[cp.nodes.front()] - win.begin_us);
+    w.field("ends_before_window_us", win.end_us - a.replay.finish_us[cp.nodes.back()]);
+  }
   w.key("gpu_ops").begin_array();
   for (graph::NodeId v : cp.nodes) {
     if (g.cls[v] == graph::NodeClass::kCpu) continue;
@@ -98,20 +111,21 @@ void replay_text(std::ostream& os, const graph::LoadedInput& in, const estimate:
   os << "\nbreakdown over the steps' windows (compute includes memcpy and memset):\n";
   breakdown_line(os, "replayed", a.replayed);
   breakdown_line(os, "measured", a.measured);
+  idle_split_text(os, a.idle, a.replayed.window_us);
+  double gpu_busy_us = 0;
+  for (const auto& st : a.streams) gpu_busy_us += st.busy_us;
+  top_ops_text(os,
+               "kernels with the most replayed time (share of all GPU busy time):", a.top_kernels,
+               gpu_busy_us);
+  top_ops_text(os, "CPU operators and runtime calls with the most replayed time:", a.top_cpu_ops,
+               0.0);
   peer_waits_text(os, a.peer_waits);
   os << "\nbusy time per stream (replayed):\n";
   for (const auto& s : a.streams)
     os << strprintf("  GPU %lld stream %-6lld %14.1f us  %7u ops\n",
                     static_cast<long long>(s.device), static_cast<long long>(s.stream), s.busy_us,
                     s.ops);
-  const replay::CriticalPath& cp = a.critical_path;
-  os << strprintf(
-      "\ncritical path (%s): %.1f us over %zu nodes: cpu %.1f us, compute %.1f us, comm %.1f us, "
-      "memory %.1f us, lags %.1f us\n",
-      cp.mode == replay::CriticalPathMode::kTiming ? "timing" : "HTA weights", cp.length_us,
-      cp.nodes.size(), cp_class_us(cp, graph::NodeClass::kCpu),
-      cp_class_us(cp, graph::NodeClass::kCompute), cp_class_us(cp, graph::NodeClass::kComm),
-      cp_class_us(cp, graph::NodeClass::kMemory), cp.lag_us);
+  critical_path_text(os, a.replay, a.critical_path, steps_window(g, a.replay, a.steps));
   if (a.transplant) {
     const auto& t = *a.transplant;
     os << strprintf(

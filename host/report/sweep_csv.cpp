@@ -86,11 +86,34 @@ const std::vector<Column>& columns() {
       {"operational_kg", [](const SweepRow& r) { return g9_estimated(r, r.operational_kg); }},
       {"embodied_kg", [](const SweepRow& r) { return g9_estimated(r, r.embodied_kg); }},
       {"sci_kg", [](const SweepRow& r) { return g9_estimated(r, r.sci_kg); }},
+      // The layout search's columns (the search is a sweep over layouts, one schema for both):
+      // its rank, range and breakdown are the search's, empty here.
+      {"rank", [](const SweepRow&) { return std::string(); }},
+      {"split_embedding",
+       [](const SweepRow& r) { return flag(r.variant.cfg.split_counts_embedding); }},
+      {"step_time_low_s", [](const SweepRow&) { return std::string(); }},
+      {"step_time_high_s", [](const SweepRow&) { return std::string(); }},
+      {"tie_with_best", [](const SweepRow&) { return std::string(); }},
+      {"model_tflops_per_gpu", [](const SweepRow&) { return std::string(); }},
+      {"headroom_fraction",
+       [](const SweepRow& r) { return g6(headroom_fraction(r.memory_gib, r.capacity_gib)); }},
+      {"bubble_fraction", [](const SweepRow&) { return std::string(); }},
+      {"exposed_comm_fraction", [](const SweepRow&) { return std::string(); }},
   };
   return kColumns;
 }
 
 }  // namespace
+
+double headroom_fraction(double memory, double capacity) {
+  return capacity > 0 ? 1.0 - memory / capacity : 0.0;
+}
+
+std::vector<std::string> config_csv_columns() {
+  std::vector<std::string> out;
+  for (const Column& c : columns()) out.emplace_back(c.name);
+  return out;
+}
 
 CsvView sweep_view(const sweep::SweepResult& r, const std::string& source) {
   CsvView v;

@@ -11,6 +11,15 @@
 
 namespace lumos::report {
 
+// The columns of every configuration table lumos writes, in order: a sweep's variants and a
+// layout search's layouts (docs/reference/outputs.md, "Configuration CSV"). A table leaves the
+// cells it does not know empty.
+std::vector<std::string> config_csv_columns();
+
+// The share of the GPU's memory left free (0.1: 10%); "tight" below kTightHeadroom.
+double headroom_fraction(double memory, double capacity);
+constexpr double kTightHeadroom = 0.10;
+
 // The variants table: a header, then one row per configuration in variant order.
 void sweep_csv(std::ostream& os, const sweep::SweepResult& r);
 

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "common/csv_table.hpp"
+#include "cost/kernels_db.hpp"
+#include "model/model_spec.hpp"
 #include "sweep/sweep_run.hpp"
 
 namespace lumos::report {
@@ -17,6 +19,10 @@ struct SweepReport {
   int top = 10;                    // configurations shown
   int ranks = 1;                   // MPI ranks that ran it
   std::vector<std::string> wrote;  // files written
+  // For each shown row's range from the nearest published runs (estimate/uncertainty.hpp) and
+  // the ties with the fastest within it; no ranges when either is missing.
+  const cost::KernelsDb* db = nullptr;
+  const model::ModelSpec* model = nullptr;
 };
 
 void print_sweep(std::ostream& os, const SweepReport& r);

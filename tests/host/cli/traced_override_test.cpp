@@ -157,7 +157,7 @@ TEST(TracedOverride, SweepTraceTakesTheSameOptions) {
   const std::string job = numbered_job(tmp);
   const auto r = run_lumos("sweep --trace " + job + " --model llama3-8b --top 1");
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("tp 4  pp 2  dp 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tp 4  cp 1  pp 2  dp 1"), std::string::npos) << r.out;
   expect_refused("sweep --trace " + job + " --model llama3-8b --top 1 --group 2=dp --group 3=dp",
                  "the traced shapes match tp 4 (--traced tp=4)");
   expect_refused("sweep --model llama3-8b --traced tp=2", "they go with --trace");
