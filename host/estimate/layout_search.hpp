@@ -52,6 +52,7 @@ struct SearchResult {
   size_t too_big = 0;           // did not fit in memory
   // Graph (layers folded) above kMaxStepGraphNodes or, alone, above the memory budget.
   size_t too_large = 0;
+  size_t graphs = 0;  // step graphs the ranking built (layouts of one structure share one)
   double rank_s = 0, detail_s = 0;  // wall clock: the sweep, the estimates in full
 };
 

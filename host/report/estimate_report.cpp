@@ -201,7 +201,7 @@ void search_json(std::ostream& os, const SearchRequest& q, const SearchResult& r
   w.field("stack", r.stack);
   w.field("invalid", uint64_t{r.invalid}).field("too_big", uint64_t{r.too_big});
   w.field("too_large", uint64_t{r.too_large});
-  w.field("estimated", uint64_t{r.rows.size()});
+  w.field("estimated", uint64_t{r.rows.size()}).field("graphs", uint64_t{r.graphs});
   w.field("rank_s", r.rank_s).field("detail_s", r.detail_s).key("layouts").begin_array();
   for (size_t i = 0; i < shown; ++i) {
     const SearchRow& row = r.rows[i];
@@ -226,10 +226,11 @@ void search_json(std::ostream& os, const SearchRequest& q, const SearchResult& r
 void search_text(std::ostream& os, const SearchRequest& q, const SearchResult& r, size_t shown) {
   os << strprintf(
       "lumos estimate --search: %s on %lld x %s, gbs %lld, %s, stack %s: %zu layouts, %zu "
-      "invalid, %zu do not fit, %zu too large to model, %zu estimated in %.1f s\n",
+      "invalid, %zu do not fit, %zu too large to model, %zu estimated (%zu graphs built) in %.1f "
+      "s\n",
       q.base.model.name.c_str(), static_cast<long long>(q.gpus), q.base.gpu.c_str(),
       static_cast<long long>(q.base.cfg.gbs), cost::to_string(q.base.cfg.dtype), r.stack.c_str(),
-      r.candidates, r.invalid, r.too_big, r.too_large, r.rows.size(), r.rank_s);
+      r.candidates, r.invalid, r.too_big, r.too_large, r.rows.size(), r.graphs, r.rank_s);
   if (r.rows.empty()) os << strprintf("  no layout fits\n");
   if (shown > 0)
     os << strprintf(
