@@ -172,6 +172,11 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
   q.opt.backend = engine::parse_backend(a["backend"].as<std::string>());
   LUMOS_EXPECT(q.opt.backend != engine::Backend::kReference,
                "lumos sweep: --backend reference: expected auto, cpu or cuda");
+  // Before the work, not at the first batch.
+  LUMOS_EXPECT(q.opt.backend != engine::Backend::kCuda || engine::cuda_available(),
+               std::string("lumos sweep: --backend cuda: ") +
+                   (engine::cuda_built() ? "no GPU is visible to the CUDA runtime"
+                                         : "this lumos was built without CUDA"));
   // Outputs are checked before the work, so that a bad path does not cost the sweep.
   int to_stdout = 0;
   for (const char* k : {"output", "pareto"}) {
