@@ -74,6 +74,9 @@ int cmd_info(int argc, char** argv) {
   refuse_unexpected_args(std::vector<std::string>(argv + 1, argv + argc), "lumos info");
   std::cout << "lumos " << LUMOS_VERSION << "\n";
   for (const std::string& line : engine::device_report()) std::cout << line << '\n';
+  // The batch engine's auto choice, which sweep, whatif and estimate --search make by default.
+  std::cout << "batch replay of sweep, whatif and estimate --search: "
+            << engine::auto_backend_reason() << '\n';
   std::cout << (built_with_mpi() ? "mpi: yes (mpirun -n N lumos sweep splits a sweep over ranks)\n"
                                  : "mpi: no (sweeps split with --shard i/n)\n");
   return 0;

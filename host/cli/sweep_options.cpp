@@ -17,6 +17,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "engine/engine.hpp"
 #include "model/model_spec.hpp"
 #include "sweep/option_text.hpp"
 #include "sweep/pareto_csv.hpp"
@@ -105,6 +106,10 @@ void sweep_options(cxxopts::Options& o) {
       "on: runs of identical layers fold into max-plus matrices (same results, fewer nodes); "
       "off: every layer is built, to check",
       cxxopts::value<std::string>()->default_value("on"))(
+      "backend",
+      "batch replay backend: auto (the GPU when one is visible; `lumos info` says which), cpu "
+      "or cuda",
+      cxxopts::value<std::string>()->default_value("auto"))(
       "trace",
       "trace-driven: a trace or a folder of rank traces of the job (with --model for its "
       "dimensions); its configuration is the default of every axis, its calibration applies to "
@@ -164,6 +169,14 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
       a.count("shard") ? std::optional(a["shard"].as<std::string>()) : std::nullopt,
       static_cast<int>(count_of(a, kThreads)), a["memory"].as<std::string>(),
       a["fold"].as<std::string>());
+  q.opt.backend = engine::parse_backend(a["backend"].as<std::string>());
+  LUMOS_EXPECT(q.opt.backend != engine::Backend::kReference,
+               "lumos sweep: --backend reference: expected auto, cpu or cuda");
+  // Before the work, not at the first batch.
+  LUMOS_EXPECT(q.opt.backend != engine::Backend::kCuda || engine::cuda_available(),
+               std::string("lumos sweep: --backend cuda: ") +
+                   (engine::cuda_built() ? "no GPU is visible to the CUDA runtime"
+                                         : "this lumos was built without CUDA"));
   // Outputs are checked before the work, so that a bad path does not cost the sweep.
   int to_stdout = 0;
   for (const char* k : {"output", "pareto"}) {

@@ -48,11 +48,21 @@ bool cuda_available() {
 #endif
 }
 
+Backend resolve(Backend backend) {
+  if (backend != Backend::kAuto) return backend;
+  return cuda_available() ? Backend::kCuda : Backend::kCpu;
+}
+
+std::string auto_backend_reason() {
+  if (!cuda_built()) return "cpu (built without CUDA)";
+  return cuda_available() ? "cuda (a GPU is visible)" : "cpu (no GPU visible)";
+}
+
 replay::BatchResult batch_replay(const graph::Graph& g, const replay::VariantBatch& b,
                                  Backend backend, const replay::GemmPricing* pricing,
-                                 bool critical_path) {
-  if (backend == Backend::kAuto) backend = cuda_available() ? Backend::kCuda : Backend::kCpu;
-  switch (backend) {
+                                 bool critical_path, const replay::ReplayProgram* program,
+                                 unsigned cpu_threads) {
+  switch (resolve(backend)) {
     case Backend::kReference:
       return replay::batch_replay_reference(g, b, pricing);
     case Backend::kCuda:
@@ -66,7 +76,7 @@ replay::BatchResult batch_replay(const graph::Graph& g, const replay::VariantBat
     case Backend::kAuto:
       break;
   }
-  return replay::batch_replay_cpu(g, b, 0, 0, pricing, nullptr, critical_path);
+  return replay::batch_replay_cpu(g, b, 0, cpu_threads, pricing, program, critical_path);
 }
 
 std::vector<std::string> device_report() {

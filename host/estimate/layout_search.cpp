@@ -118,6 +118,7 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
   opt.memory_budget_bytes = req.memory_budget_bytes;
   opt.budget_is_hard = true;
   const sweep::SweepResult ranked = sweep::run_sweep(spec, variants, db, opt);
+  out.graphs = ranked.stats.graphs;
   const double params = static_cast<double>(
       parameter_counts(m, check_layout(m, fitting[0]).padded_vocab).total(m.layers));
   for (const sweep::SweepRow& r : ranked.rows) {

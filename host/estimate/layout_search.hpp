@@ -56,6 +56,7 @@ struct SearchResult {
   size_t too_tight = 0;         // fit, with less free memory than min_headroom_fraction
   // Graph (layers folded) above kMaxStepGraphNodes or, alone, above the memory budget.
   size_t too_large = 0;
+  size_t graphs = 0;  // step graphs the ranking built (layouts of one structure share one)
   double rank_s = 0, detail_s = 0;  // wall clock: the sweep, the estimates in full
   // The hardware searched, resolved (the topology's or the option's NIC and node size).
   std::string gpu, topology;

@@ -136,6 +136,24 @@ KernelBusy kernel_busy_us(const StepGraph& g, const std::vector<double>& slot_us
   return b;
 }
 
+namespace {
+
+// Two stacks the builder cannot tell apart: every kernel choice, flag and constant equal, the
+// names and sources aside (megatron-core and nemo-2025 run the same Megatron-Core code).
+bool same_stack(const cost::StackSpec& x, const cost::StackSpec& y) {
+  return x.attention == y.attention && x.fused_softmax == y.fused_softmax &&
+         x.dropout == y.dropout && x.fused_kernels == y.fused_kernels &&
+         x.eager_norm_bytes == y.eager_norm_bytes && x.eager_act_bytes == y.eager_act_bytes &&
+         x.eager_rope_bytes == y.eager_rope_bytes && x.tp_overlap == y.tp_overlap &&
+         x.grad_reduce_overlap == y.grad_reduce_overlap && x.p2p_blocking == y.p2p_blocking &&
+         x.grad_reduce_bytes == y.grad_reduce_bytes &&
+         x.optimizer_bytes_per_param == y.optimizer_bytes_per_param &&
+         x.grad_accumulation_bytes == y.grad_accumulation_bytes && x.selective == y.selective &&
+         x.kernel_time_factor == y.kernel_time_factor;
+}
+
+}  // namespace
+
 bool same_structure(const StepCosts& a, const StepCosts& b) {
   auto same_op = [](const KernelOp& x, const KernelOp& y) {
     return x.name == y.name && x.group == y.group && x.collective == y.collective &&
@@ -156,7 +174,8 @@ bool same_structure(const StepCosts& a, const StepCosts& b) {
          same_list(a.head_bwd, b.head_bwd) && same_op(a.p2p, b.p2p) &&
          same_op(a.embedding_allreduce, b.embedding_allreduce) &&
          a.cpu_launch_us == b.cpu_launch_us && a.launch_latency_us == b.launch_latency_us &&
-         a.event_call_us == b.event_call_us && a.stack == b.stack &&
+         a.event_call_us == b.event_call_us &&
+         (a.stack == b.stack || (a.stack && b.stack && same_stack(*a.stack, *b.stack))) &&
          a.grad_reduce_bytes == b.grad_reduce_bytes && a.bucket_params == b.bucket_params &&
          a.dp_group == b.dp_group && a.dp_ranks_per_node == b.dp_ranks_per_node &&
          a.distributed_optimizer == b.distributed_optimizer;

@@ -12,6 +12,32 @@
 
 namespace lumos::replay {
 
+namespace {
+
+// What a program keeps beside its instructions: which nodes may end the step or the graph (no
+// non-negative edge leaves them within it) and which step markers each instruction carries.
+void add_ends_and_marks(const graph::Graph& g, ReplayProgram* prog) {
+  ReplayProgram& p = *prog;
+  const uint32_t n = g.num_nodes();
+  p.may_end.assign(n, 1);
+  p.may_end_step.assign(n, 1);
+  for (graph::NodeId v = 0; v < n; ++v)
+    for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e)
+      if (g.pred_lag_us[e] >= 0) {
+        const graph::NodeId u = g.pred_index[e];
+        p.may_end[u] = 0;
+        if (g.step[u] == g.step[v]) p.may_end_step[u] = 0;
+      }
+  p.marks_offset.assign(n + 1, 0);
+  for (const auto& s : g.steps) ++p.marks_offset[s.marker + 1];
+  for (uint32_t i = 0; i < n; ++i) p.marks_offset[i + 1] += p.marks_offset[i];
+  p.marks_step.resize(g.steps.size());
+  std::vector<uint32_t> fill(p.marks_offset.begin(), p.marks_offset.end() - 1);
+  for (uint32_t k = 0; k < g.steps.size(); ++k) p.marks_step[fill[g.steps[k].marker]++] = k;
+}
+
+}  // namespace
+
 ReplayProgram compile_program(const graph::Graph& g) {
   // Values read within this many instructions of being computed take the low registers, which
   // the device kernel keeps in shared memory (lanes_thread.hpp). Measured with 8-4,096: at 256
@@ -121,21 +147,24 @@ ReplayProgram compile_program(const graph::Graph& g) {
   for (graph::NodeId v = 0; v < n; ++v)
     if (long_lived[v]) p.dst[v] += p.short_regs;
   for (uint32_t e = 0; e < g.pred_index.size(); ++e) p.op_reg[e] = p.dst[g.pred_index[e]];
-  p.may_end.assign(n, 1);
-  p.may_end_step.assign(n, 1);
+  add_ends_and_marks(g, &p);
+  return p;
+}
+
+ReplayProgram node_order_program(const graph::Graph& g) {
+  const uint32_t n = g.num_nodes();
   for (graph::NodeId v = 0; v < n; ++v)
     for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e)
-      if (g.pred_lag_us[e] >= 0) {
-        const graph::NodeId u = g.pred_index[e];
-        p.may_end[u] = 0;
-        if (g.step[u] == g.step[v]) p.may_end_step[u] = 0;
-      }
-  p.marks_offset.assign(n + 1, 0);
-  for (const auto& s : g.steps) ++p.marks_offset[s.marker + 1];
-  for (uint32_t i = 0; i < n; ++i) p.marks_offset[i + 1] += p.marks_offset[i];
-  p.marks_step.resize(g.steps.size());
-  std::vector<uint32_t> fill(p.marks_offset.begin(), p.marks_offset.end() - 1);
-  for (uint32_t k = 0; k < g.steps.size(); ++k) p.marks_step[fill[g.steps[k].marker]++] = k;
+      LUMOS_EXPECT(g.pred_index[e] < v, "replay program: node " + std::to_string(v) +
+                                            " reads a later node; the graph is not in order");
+  ReplayProgram p;
+  p.nodes = n;
+  p.order.resize(n);
+  p.dst.resize(n);
+  for (uint32_t i = 0; i < n; ++i) p.order[i] = p.dst[i] = i;
+  p.op_reg.assign(g.pred_index.begin(), g.pred_index.end());
+  p.short_regs = p.max_live = n;
+  add_ends_and_marks(g, &p);
   return p;
 }
 

@@ -36,6 +36,13 @@ struct ReplayProgram {
 // short-lived values first, then long-lived ones (short_regs).
 ReplayProgram compile_program(const graph::Graph& g);
 
+// The graph as it stands as a program: nodes in their order (a flattened graph's order is
+// topological), one register per node. Building it is a copy, where compile_program orders and
+// allocates: about four one-variant replays of the graph. A batch of one variant (each layout of a
+// layout search) replays it at the cost of a state as large as the graph (8 bytes per node), with
+// the same arithmetic, so the same bits. Throws InputError when a node reads a later one.
+ReplayProgram node_order_program(const graph::Graph& g);
+
 // The program's working set: the fewest registers that, kept as the most recently used, serve
 // 99% of its register reads (LRU stack distance). Lowest-free-first allocation reuses few
 // registers for the work in flight; most of the others hold values read once, much later (on a

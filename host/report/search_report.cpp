@@ -127,7 +127,7 @@ void search_json(std::ostream& os, const SearchRequest& q, const SearchResult& r
   w.field("too_tight", uint64_t{r.too_tight})
       .field("min_headroom_fraction", q.min_headroom_fraction);
   w.field("too_large", uint64_t{r.too_large});
-  w.field("estimated", uint64_t{r.rows.size()});
+  w.field("estimated", uint64_t{r.rows.size()}).field("graphs", uint64_t{r.graphs});
   w.field("not_shown", uint64_t{r.candidates - shown});
   w.field("capacity_bytes", r.capacity_bytes);
   w.field("rank_s", r.rank_s).field("detail_s", r.detail_s).key("layouts").begin_array();
@@ -162,10 +162,10 @@ void search_json(std::ostream& os, const SearchRequest& q, const SearchResult& r
 void search_text(std::ostream& os, const SearchRequest& q, const SearchResult& r, size_t shown) {
   os << strprintf(
       "lumos estimate --search: %s on %lld x %s, gbs %lld, %s, stack %s: %zu layouts, %zu "
-      "estimated in %.1f s\n",
+      "estimated (%zu graphs built) in %.1f s\n",
       q.base.model.name.c_str(), static_cast<long long>(q.gpus), q.base.gpu.c_str(),
       static_cast<long long>(q.base.cfg.gbs), cost::to_string(q.base.cfg.dtype), r.stack.c_str(),
-      r.candidates, r.rows.size(), r.rank_s);
+      r.candidates, r.rows.size(), r.graphs, r.rank_s);
   os << "  " << dropped_tally(q, r, shown) << '\n';
   if (r.rows.empty()) os << "  no layout fits\n";
   if (shown == 0) return;

@@ -15,13 +15,14 @@
 #include "common/format.hpp"
 #include "common/memory_budget.hpp"
 #include "common/thread_pool.hpp"
+#include "engine/engine.hpp"
 #include "model/flops.hpp"
 #include "model/graph_budget.hpp"
 #include "model/memory_footprint.hpp"
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
-#include "replay/batch_replay.hpp"
 #include "replay/replay_program.hpp"
+#include "sweep/sweep_batch.hpp"
 
 namespace lumos::sweep {
 
@@ -34,14 +35,16 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// Everything of a configuration that shapes its graph (all but GPU type and network).
+// Everything of a configuration that may shape its graph, but for the software stack: stacks
+// that differ only in constants (kernel efficiencies, launch costs) give graphs of the same
+// structure, which the batches below find by comparing the priced costs (same_structure).
 std::string structure_key(const ParallelConfig& c) {
   return std::to_string(c.tp) + "/" + std::to_string(c.cp) + "/" + std::to_string(c.pp) + "/" +
          std::to_string(c.dp) + "/" + std::to_string(c.interleave) + "/" + std::to_string(c.mbs) +
          "/" + std::to_string(c.gbs) + "/" + to_string(c.recompute) + "/" +
          std::to_string(c.sequence_parallel) + std::to_string(c.distributed_optimizer) +
          std::to_string(c.fsdp) + std::to_string(c.split_counts_embedding) + "/" +
-         cost::to_string(c.dtype) + "/" + c.stack + "/" + std::to_string(c.gpus_per_node) + "/" +
+         cost::to_string(c.dtype) + "/" + std::to_string(c.gpus_per_node) + "/" +
          (c.overlap_grad_reduce ? std::to_string(*c.overlap_grad_reduce) : "-");
 }
 
@@ -140,7 +143,8 @@ class GroupRunner {
         opt_(opt),
         rows_(rows),
         hardware_(rows, db),
-        budget_(opt.memory_budget_bytes) {}
+        budget_(opt.memory_budget_bytes),
+        backend_(engine::resolve(opt.backend)) {}
 
   // Fills the group's rows; `s` gets its time and counts.
   void run(const Group& grp, GroupStats* s) {
@@ -152,7 +156,7 @@ class GroupRunner {
       for (size_t i : grp.rows) rows_[i].reason = std::string("invalid layout: ") + e.what();
       return;
     }
-    const std::vector<Priced> todo = price(grp, cfg, layout, s);
+    const std::vector<Priced> todo = price(grp, layout, s);
     // Batches: the first unplaced configuration's graph serves every one of the same structure.
     std::vector<uint8_t> placed(todo.size(), 0);
     for (size_t first = 0; first < todo.size(); ++first) {
@@ -161,7 +165,7 @@ class GroupRunner {
       for (size_t j = first; j < todo.size(); ++j)
         if (!placed[j] && same_structure(todo[first].costs, todo[j].costs))
           batch.push_back(&todo[j]), placed[j] = 1;
-      replay_batch(cfg, layout, batch, s);
+      replay_batch(layout, batch, s);
     }
   }
 
@@ -173,17 +177,21 @@ class GroupRunner {
  private:
   // The group's configurations that fit in their GPU's memory, priced; the others get their
   // reason. Memory is checked before any graph is built: what does not fit is not replayed.
-  std::vector<Priced> price(const Group& grp, const ParallelConfig& cfg, const Layout& layout,
-                            GroupStats* s) const {
-    const cost::StackSpec& stack = db_.stack(cfg.stack);
-    double worst = 0;
-    for (const auto& st : memory_per_stage(spec_.model, cfg, layout, &stack))
-      worst = std::max(worst, st.total_bytes());
+  std::vector<Priced> price(const Group& grp, const Layout& layout, GroupStats* s) const {
+    // The memory depends on the stack (its attention kernels), the same for the rest of a group.
+    std::map<std::string, double> worst_of_stack;
     const auto t0 = Clock::now();
     std::vector<Priced> todo;
     for (size_t i : grp.rows) {
       SweepRow& r = rows_[i];
-      r.memory_gib = worst / (1024.0 * 1024.0 * 1024.0);
+      const ParallelConfig& cfg = r.variant.cfg;
+      auto [it, fresh] = worst_of_stack.emplace(cfg.stack, 0.0);
+      if (fresh) {
+        const cost::StackSpec& stack = db_.stack(cfg.stack);
+        for (const auto& st : memory_per_stage(spec_.model, cfg, layout, &stack))
+          it->second = std::max(it->second, st.total_bytes());
+      }
+      r.memory_gib = it->second / (1024.0 * 1024.0 * 1024.0);
       const cost::GpuSpec& gpu = hardware_.gpu(r.variant);
       if (!gpu.peak_tflops[static_cast<size_t>(cfg.dtype)]) {
         r.reason = std::string("the GPU has no ") + cost::to_string(cfg.dtype) + " tensor cores";
@@ -205,9 +213,11 @@ class GroupRunner {
 
   // One graph for the batch (refused past the largest graph `lumos estimate` builds, or past a
   // hard budget), replayed for every configuration of it.
-  void replay_batch(const ParallelConfig& cfg, const Layout& layout,
-                    const std::vector<const Priced*>& batch, GroupStats* s) {
+  void replay_batch(const Layout& layout, const std::vector<const Priced*>& batch, GroupStats* s) {
     const ModelSpec& model = spec_.model;
+    // The batch's configurations differ at most in hardware and stack constants: the first one's
+    // configuration builds the graph.
+    const ParallelConfig& cfg = rows_[batch.front()->row].variant.cfg;
     const StepCosts& base = batch.front()->costs;
     // Runs of identical layers fold into max-plus matrices (exact while CPU calls keep their
     // speed: folding splits groups of kernel launches); the sizes below are the folded ones.
@@ -242,29 +252,29 @@ class GroupRunner {
     t0 = Clock::now();
     const StepGraph sg =
         build_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold, &counted);
-    const replay::ReplayProgram program = replay::compile_program(sg.graph);
+    // The CUDA backend compiles its own program; the CPU backend takes this one, made while the
+    // graph's memory is warm. One configuration (each layout of a layout search) replays the
+    // graph in node order: compiling costs about four one-variant replays (replay_program.hpp).
+    const bool on_cpu = backend_ == engine::Backend::kCpu;
+    const replay::ReplayProgram program = !on_cpu             ? replay::ReplayProgram{}
+                                          : batch.size() == 1 ? replay::node_order_program(sg.graph)
+                                                              : replay::compile_program(sg.graph);
     s->build_s += seconds_since(t0);
     ++s->graphs;
     t0 = Clock::now();
-    replay::VariantBatch b = replay::VariantBatch::identity(static_cast<uint32_t>(batch.size()));
-    b.node_slot = sg.node_slots();
-    b.slots = static_cast<uint32_t>(sg.slots.size());
-    b.slot_us.resize(static_cast<size_t>(b.slots) * b.count);
-    // A kind's duration is divided by its class's speed; the nodes without a kind (CPU calls)
-    // take their class's factor in the batch.
-    std::vector<model::KernelBusy> busy(b.count);
-    for (uint32_t v = 0; v < b.count; ++v) {
-      const SweepVariant& var = rows_[batch[v]->row].variant;
-      for (int c = 0; c < replay::kNumNodeClasses; ++c) b.speed[c][v] = var.speed[c];
-      const std::vector<double> d = model_slot_durations(sg, batch[v]->costs, var.speed);
-      for (uint32_t k = 0; k < b.slots; ++k) b.slot_us[static_cast<size_t>(k) * b.count + v] = d[k];
-      busy[v] = kernel_busy_us(sg, d);
-    }
+    std::vector<const StepCosts*> costs(batch.size());
+    std::vector<ClassSpeeds> speeds(batch.size());
+    for (size_t v = 0; v < batch.size(); ++v)
+      costs[v] = &batch[v]->costs, speeds[v] = rows_[batch[v]->row].variant.speed;
+    const SlotBatch sb = slot_batch(sg, costs, speeds);
+    const replay::VariantBatch& b = sb.batch;
+    const std::vector<model::KernelBusy>& busy = sb.busy;
     s->price_s += seconds_since(t0);
     t0 = Clock::now();
-    // Rows need the step time, not the critical path's composition: finish times alone.
+    // Rows need the step time, not the critical path's composition: finish times alone. Groups
+    // run one per thread, so a batch on the CPU takes one.
     const replay::BatchResult br =
-        replay::batch_replay_cpu(sg.graph, b, 0, 1, nullptr, &program, false);
+        engine::batch_replay(sg.graph, b, backend_, nullptr, false, on_cpu ? &program : nullptr, 1);
     s->replay_s += seconds_since(t0);
     for (uint32_t v = 0; v < b.count; ++v) {
       finish_row(cfg, layout, *batch[v], br.makespan_us[v], busy[v]);
@@ -318,6 +328,7 @@ class GroupRunner {
   std::vector<SweepRow>& rows_;
   const Hardware hardware_;
   MemoryBudget budget_;
+  const engine::Backend backend_;  // resolved once: auto asks the CUDA runtime
   double trim_above_ = 0;
 };
 

@@ -1,8 +1,9 @@
-// Runs a sweep (sweep_spec.hpp) through the batch engine: configurations that differ only in GPU
-// type and network share one graph structure, so each group builds one step graph, compiles one
-// replay program and replays all its configurations in one batch, each with its kernel kinds'
-// durations from the cost model (model slots). Every row equals what `lumos estimate` gives for
-// that configuration. Infeasible configurations are kept, with the reason.
+// Runs a sweep (sweep_spec.hpp) through the batch engine (engine/engine.hpp; auto takes the GPU
+// when one is visible): configurations that differ only in durations (GPU type, network, region,
+// speed factors, a stack's constants) share one graph structure, so each group builds one step
+// graph, compiles one replay program and replays all its configurations in one batch, each with
+// its kernel kinds' durations from the cost model (model slots). Every row equals what `lumos
+// estimate` gives for that configuration. Infeasible configurations are kept, with the reason.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "cost/kernels_db.hpp"
+#include "engine/engine.hpp"
 #include "sweep/sweep_spec.hpp"
 
 namespace lumos::sweep {
@@ -61,6 +63,8 @@ struct SweepOptions {
   // A graph that alone needs more than the budget: built alone (false), or the configuration is
   // not estimated, "graph too large for the memory budget" (true: the budget is a hard bound).
   bool budget_is_hard = false;
+  // Which backend replays each batch (engine.hpp): auto takes the GPU when one is visible.
+  engine::Backend backend = engine::Backend::kAuto;
   // Called after each group with rows done and rows of the shard (from one thread at a time).
   std::function<void(uint64_t done, uint64_t total)> progress;
 };

@@ -1,0 +1,27 @@
+#include "sweep/sweep_batch.hpp"
+
+#include "common/error.hpp"
+
+namespace lumos::sweep {
+
+SlotBatch slot_batch(const model::StepGraph& sg, const std::vector<const model::StepCosts*>& costs,
+                     const std::vector<model::ClassSpeeds>& speeds) {
+  LUMOS_EXPECT(costs.size() == speeds.size() && !costs.empty(),
+               "sweep batch: one speed per configuration, at least one configuration");
+  SlotBatch out;
+  replay::VariantBatch& b = out.batch;
+  b = replay::VariantBatch::identity(static_cast<uint32_t>(costs.size()));
+  b.node_slot = sg.node_slots();
+  b.slots = static_cast<uint32_t>(sg.slots.size());
+  b.slot_us.resize(static_cast<size_t>(b.slots) * b.count);
+  out.busy.resize(b.count);
+  for (uint32_t v = 0; v < b.count; ++v) {
+    for (int c = 0; c < replay::kNumNodeClasses; ++c) b.speed[c][v] = speeds[v][c];
+    const std::vector<double> d = model::model_slot_durations(sg, *costs[v], speeds[v]);
+    for (uint32_t k = 0; k < b.slots; ++k) b.slot_us[static_cast<size_t>(k) * b.count + v] = d[k];
+    out.busy[v] = model::kernel_busy_us(sg, d);
+  }
+  return out;
+}
+
+}  // namespace lumos::sweep
