@@ -39,7 +39,7 @@ MicrobatchPlan microbatch_plan(const ParallelConfig& c, const Layout& l) {
   if (periods <= MicrobatchPlan::kBuiltPeriods) return plan;
   // Interleaving takes micro-batch counts that are multiples of the stages; one more group of
   // them is one more period.
-  const int64_t step = c.interleave > 1 ? c.pp : 1;
+  const int64_t step = microbatches_per_period(c);
   for (int64_t m = step; m < l.microbatches; m += step)
     if (steady_periods(c, m) == MicrobatchPlan::kBuiltPeriods) {
       plan.small = m;
@@ -356,4 +356,13 @@ void microbatch_fold_durations(const StepGraph& g, const ClassSpeeds& speed,
 }
 
 }  // namespace detail
+
+int64_t microbatches_per_period(const ParallelConfig& c) {
+  return c.interleave > 1 ? c.pp : 1;
+}
+
+bool folds_microbatches(const ParallelConfig& c, int64_t microbatches) {
+  return detail::steady_periods(c, microbatches) > detail::MicrobatchPlan::kBuiltPeriods;
+}
+
 }  // namespace lumos::model

@@ -219,6 +219,11 @@ struct StepGraphCount {
   uint64_t layer_nodes = 0, layer_edges = 0;  // the largest layer recorded for a fold
 };
 
+// Micro-batches one period of the steady state adds (1 with 1F1B, p interleaved), and whether
+// `microbatches` of them make enough periods that a folded build folds them (MicrobatchFold).
+int64_t microbatches_per_period(const ParallelConfig& c);
+bool folds_microbatches(const ParallelConfig& c, int64_t microbatches);
+
 // `counted`: this layout's count_step_graph (same costs' structure and folding), which the
 // build then need not count again.
 StepGraph build_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
