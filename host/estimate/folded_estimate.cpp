@@ -53,17 +53,22 @@ bool fold_estimate(const EstimateRequest& req, const model::StepCosts& costs,
   model::StepGraph g = model::build_step_graph(base.model, base.cfg, base.layout, costs,
                                                model::kMaxStepGraphNodes, true);
   if (g.microbatch_folds.empty()) return false;
-  // Three counts one period apart, past the fewest that fold.
+  // Three counts a cycle apart, past the fewest that fold, in the layout's count's phase of the
+  // cycle. A steady state may repeat its timing over several periods (the max-plus matrix's
+  // cyclicity: 1F1B's over up to p micro-batches), never, in the layouts tested, over more.
   const int64_t step = model::microbatches_per_period(base.cfg);
+  const int64_t cycle = step * base.cfg.pp;
+  const int64_t m = base.layout.microbatches;
   int64_t m0 = step;
   while (!model::folds_microbatches(base.cfg, m0)) m0 += step;
   m0 += step;
-  if (base.layout.microbatches <= m0 + 2 * step) return false;
+  m0 += ((m - m0) % cycle + cycle) % cycle;
+  if (m < m0 + 2 * cycle) return false;
   std::array<Estimate, 3> ref;
   for (int i = 0; i < 3; ++i) {
     EstimateRequest r = req;
     r.fold_microbatches = false;
-    r.cfg.gbs = (m0 + i * step) * int64_t{base.cfg.dp} * base.cfg.mbs;
+    r.cfg.gbs = (m0 + i * cycle) * int64_t{base.cfg.dp} * base.cfg.mbs;
     ref[static_cast<size_t>(i)] = run_estimate(r, db).estimate;
   }
 
@@ -79,8 +84,7 @@ bool fold_estimate(const EstimateRequest& req, const model::StepCosts& costs,
   Estimate e = base;
   for (graph::NodeId end : g.stage_end)
     e.step_time_us = std::max(e.step_time_us, replayed.finish_us[end]);
-  Extension extend(static_cast<double>(base.layout.microbatches - m0) / static_cast<double>(step),
-                   1e-9 * ref[2].step_time_us);
+  Extension extend(static_cast<double>((m - m0) / cycle), 1e-9 * ref[2].step_time_us);
   const double tol = 1e-9 * e.step_time_us;
   if (std::fabs(extend(ref[0].step_time_us, ref[1].step_time_us, ref[2].step_time_us) -
                 e.step_time_us) > tol)
