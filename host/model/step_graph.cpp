@@ -132,12 +132,15 @@ std::optional<StepGraph> microbatch_folded(const ModelSpec& m, const ParallelCon
 StepGraphCount count_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
                                 const StepCosts& costs, uint64_t stop_above, bool fold_layers) {
   if (fold_layers) {
-    // Small enough to build: its count is exact.
-    if (const auto g = microbatch_folded(m, c, l, costs, kMaxStepGraphNodes)) {
-      StepGraphCount counted;
-      counted.nodes = std::min<uint64_t>(g->graph.num_nodes(), stop_above + 1);
-      counted.edges = g->graph.num_edges();
-      return counted;
+    // Small enough to build: its count is exact. One too large to build is counted below.
+    try {
+      if (const auto g = microbatch_folded(m, c, l, costs, kMaxStepGraphNodes)) {
+        StepGraphCount counted;
+        counted.nodes = std::min<uint64_t>(g->graph.num_nodes(), stop_above + 1);
+        counted.edges = g->graph.num_edges();
+        return counted;
+      }
+    } catch (const InputError&) {
     }
   }
   try {
