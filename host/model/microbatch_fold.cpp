@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -97,6 +98,105 @@ BitRows bool_power(BitRows a, int64_t n, size_t k) {
 
 }  // namespace
 
+namespace {
+
+constexpr int kSuffix = MicrobatchPlan::kBuiltPeriods + 1;
+constexpr uint32_t kUnset = std::numeric_limits<uint32_t>::max();
+
+// The draft's nodes by period: in-edges by node, a topological order, each node's period and
+// its place in its period (emission order).
+struct Periods {
+  std::vector<uint32_t> in_begin, in_edge, order, pos;
+  std::vector<uint8_t> period;
+  std::array<std::vector<uint32_t>, kSuffix + 1> of;
+};
+
+// The draft's periods, or none when its third period is not the second one period later.
+std::optional<Periods> find_periods(const graph::Draft& d,
+                                    const std::vector<StepGraph::NodeMeta>& meta,
+                                    const std::vector<uint8_t>& tags) {
+  Periods c;
+  const auto n = static_cast<uint32_t>(d.nodes.size());
+  auto& in_begin = c.in_begin;
+  auto& in_edge = c.in_edge;
+  auto& order = c.order;
+  // In-edges and out-edges by node, and a topological order.
+  in_begin.assign(n + 1, 0);
+  std::vector<uint32_t> out_begin(n + 1, 0);
+  for (const DraftEdge& e : d.edges) ++in_begin[e.dst + 1], ++out_begin[e.src + 1];
+  for (uint32_t v = 0; v < n; ++v) in_begin[v + 1] += in_begin[v], out_begin[v + 1] += out_begin[v];
+  in_edge.resize(d.edges.size());
+  std::vector<uint32_t> out_edge(d.edges.size());
+  {
+    std::vector<uint32_t> fi(in_begin.begin(), in_begin.end() - 1),
+        fo(out_begin.begin(), out_begin.end() - 1);
+    for (uint32_t e = 0; e < d.edges.size(); ++e)
+      in_edge[fi[d.edges[e].dst]++] = e, out_edge[fo[d.edges[e].src]++] = e;
+  }
+  std::vector<uint32_t> waiting(n);
+  order.reserve(n);
+  for (uint32_t v = 0; v < n; ++v) {
+    waiting[v] = in_begin[v + 1] - in_begin[v];
+    if (waiting[v] == 0) order.push_back(v);
+  }
+  for (size_t k = 0; k < order.size(); ++k)
+    for (uint32_t x = out_begin[order[k]]; x < out_begin[order[k] + 1]; ++x)
+      if (--waiting[d.edges[out_edge[x]].dst] == 0) order.push_back(d.edges[out_edge[x]].dst);
+  if (order.size() != n) return std::nullopt;
+  // A node belongs to the latest period among its task's and its predecessors', so that every
+  // edge goes forward (a message's transfer waits for both sides).
+  c.period = tags;
+  auto& period = c.period;
+  for (uint32_t v : order)
+    for (uint32_t x = in_begin[v]; x < in_begin[v + 1]; ++x)
+      period[v] = std::max(period[v], period[d.edges[in_edge[x]].src]);
+  auto& of = c.of;
+  for (uint32_t v = 0; v < n; ++v) of[std::min<int>(period[v], kSuffix)].push_back(v);
+  const auto &p1 = of[1], &p2 = of[2], &p3 = of[3];
+  if (p3.empty() || p1.size() != p2.size() || p2.size() != p3.size()) return std::nullopt;
+  c.pos.assign(n, kUnset);
+  auto& pos = c.pos;
+  for (int k = 1; k <= 3; ++k)
+    for (uint32_t i = 0; i < of[static_cast<size_t>(k)].size(); ++i)
+      pos[of[static_cast<size_t>(k)][i]] = i;
+  for (size_t i = 0; i < p3.size(); ++i) {
+    const DraftNode &x = d.nodes[p2[i]], &y = d.nodes[p3[i]];
+    const StepGraph::NodeMeta &a = meta[p2[i]], &b = meta[p3[i]];
+    if (x.kind != y.kind || x.cls != y.cls || x.resource != y.resource || x.step != y.step ||
+        x.name != y.name || x.dur_us != y.dur_us || a.slot != b.slot || a.stream != b.stream ||
+        a.stage != b.stage)
+      return std::nullopt;
+  }
+  // The third period's in-edges, taken one period back, must be the second's; the cool-down
+  // reads the last period and the warm-up only.
+  using Key = std::tuple<uint32_t, uint32_t, int, double>;
+  std::vector<Key> back, second;
+  for (const DraftEdge& e : d.edges) {
+    const int pd = std::min<int>(period[e.dst], kSuffix), ps = period[e.src];
+    if (pd == 3) {
+      uint32_t src = e.src;
+      if (ps == 3)
+        src = p2[pos[e.src]];
+      else if (ps == 2)
+        src = p1[pos[e.src]];
+      else if (ps != 0)
+        return std::nullopt;
+      back.emplace_back(src, p2[pos[e.dst]], static_cast<int>(e.kind), e.lag_us);
+    } else if (pd == 2) {
+      second.emplace_back(e.src, e.dst, static_cast<int>(e.kind), e.lag_us);
+    } else if (pd == kSuffix && (ps == 1 || ps == 2)) {
+      return std::nullopt;
+    }
+  }
+  std::sort(back.begin(), back.end());
+  std::sort(second.begin(), second.end());
+  if (back != second) return std::nullopt;
+
+  return c;
+}
+
+}  // namespace
+
 // Replaces the built periods after the second by the fold (see the top of this file). Returns
 // false, leaving the draft as it is, when the third period is not the second one period later.
 template <Pass P>
@@ -104,78 +204,11 @@ bool Builder<P>::fold_microbatches() {
   if constexpr (kCount) {
     return false;
   } else {
-    constexpr int kSuffix = MicrobatchPlan::kBuiltPeriods + 1;
-    constexpr uint32_t kUnset = std::numeric_limits<uint32_t>::max();
+    const std::optional<Periods> found = find_periods(d_, meta_, node_period_);
+    if (!found) return false;
     const auto n = static_cast<uint32_t>(d_.nodes.size());
-    // In-edges and out-edges by node, and a topological order.
-    std::vector<uint32_t> in_begin(n + 1, 0), out_begin(n + 1, 0);
-    for (const DraftEdge& e : d_.edges) ++in_begin[e.dst + 1], ++out_begin[e.src + 1];
-    for (uint32_t v = 0; v < n; ++v)
-      in_begin[v + 1] += in_begin[v], out_begin[v + 1] += out_begin[v];
-    std::vector<uint32_t> in_edge(d_.edges.size()), out_edge(d_.edges.size());
-    {
-      std::vector<uint32_t> fi(in_begin.begin(), in_begin.end() - 1),
-          fo(out_begin.begin(), out_begin.end() - 1);
-      for (uint32_t e = 0; e < d_.edges.size(); ++e)
-        in_edge[fi[d_.edges[e].dst]++] = e, out_edge[fo[d_.edges[e].src]++] = e;
-    }
-    std::vector<uint32_t> order, waiting(n);
-    order.reserve(n);
-    for (uint32_t v = 0; v < n; ++v) {
-      waiting[v] = in_begin[v + 1] - in_begin[v];
-      if (waiting[v] == 0) order.push_back(v);
-    }
-    for (size_t k = 0; k < order.size(); ++k)
-      for (uint32_t x = out_begin[order[k]]; x < out_begin[order[k] + 1]; ++x)
-        if (--waiting[d_.edges[out_edge[x]].dst] == 0) order.push_back(d_.edges[out_edge[x]].dst);
-    if (order.size() != n) return false;
-    // A node belongs to the latest period among its task's and its predecessors', so that every
-    // edge goes forward (a message's transfer waits for both sides).
-    std::vector<uint8_t> period(node_period_);
-    for (uint32_t v : order)
-      for (uint32_t x = in_begin[v]; x < in_begin[v + 1]; ++x)
-        period[v] = std::max(period[v], period[d_.edges[in_edge[x]].src]);
-    std::array<std::vector<uint32_t>, kSuffix + 1> of;
-    for (uint32_t v = 0; v < n; ++v) of[std::min<int>(period[v], kSuffix)].push_back(v);
-    const auto &p1 = of[1], &p2 = of[2], &p3 = of[3];
-    if (p3.empty() || p1.size() != p2.size() || p2.size() != p3.size()) return false;
-    std::vector<uint32_t> pos(n, kUnset);  // place in its period, in emission order
-    for (int k = 1; k <= 3; ++k)
-      for (uint32_t i = 0; i < of[static_cast<size_t>(k)].size(); ++i)
-        pos[of[static_cast<size_t>(k)][i]] = i;
-    for (size_t i = 0; i < p3.size(); ++i) {
-      const DraftNode &x = d_.nodes[p2[i]], &y = d_.nodes[p3[i]];
-      const StepGraph::NodeMeta &a = meta_[p2[i]], &b = meta_[p3[i]];
-      if (x.kind != y.kind || x.cls != y.cls || x.resource != y.resource || x.step != y.step ||
-          x.name != y.name || x.dur_us != y.dur_us || a.slot != b.slot || a.stream != b.stream ||
-          a.stage != b.stage)
-        return false;
-    }
-    // The third period's in-edges, taken one period back, must be the second's; the cool-down
-    // reads the last period and the warm-up only.
-    using Key = std::tuple<uint32_t, uint32_t, int, double>;
-    std::vector<Key> back, second;
-    for (const DraftEdge& e : d_.edges) {
-      const int pd = std::min<int>(period[e.dst], kSuffix), ps = period[e.src];
-      if (pd == 3) {
-        uint32_t src = e.src;
-        if (ps == 3)
-          src = p2[pos[e.src]];
-        else if (ps == 2)
-          src = p1[pos[e.src]];
-        else if (ps != 0)
-          return false;
-        back.emplace_back(src, p2[pos[e.dst]], static_cast<int>(e.kind), e.lag_us);
-      } else if (pd == 2) {
-        second.emplace_back(e.src, e.dst, static_cast<int>(e.kind), e.lag_us);
-      } else if (pd == kSuffix && (ps == 1 || ps == 2)) {
-        return false;
-      }
-    }
-    std::sort(back.begin(), back.end());
-    std::sort(second.begin(), second.end());
-    if (back != second) return false;
-
+    const auto& [in_begin, in_edge, order, pos, period, of] = *found;
+    const auto &p2 = of[2], &p3 = of[3];
     // The state a period leaves: what the next period reads of it (and of the warm-up, which
     // stays as it is) and what the cool-down reads of the last one. Entry: (node before the
     // period, node after it).
