@@ -158,6 +158,8 @@ int run(int argc, char** argv, bool generate) {
     req.options.tp_comm_stream = stream == "separate";
     names.numbered_groups = groups == "numbers";
   }
+  // Only written traces need a node per kernel; an estimate folds the steady state.
+  req.fold_microbatches = !generate;
   const EstimateRun r = run_estimate(req, db);
   std::vector<std::string> files;
   if (generate)

@@ -7,6 +7,7 @@
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "cost/kernel_classifier.hpp"
+#include "estimate/folded_estimate.hpp"
 #include "model/flops.hpp"
 #include "replay/step_report.hpp"
 
@@ -27,6 +28,103 @@ replay::Breakdown stage_breakdown(const StepGraph& sg, const replay::ReplayResul
   replay::Breakdown b = replay::breakdown(sg.graph, r.start_us, r.finish_us, gpu_nodes, 0, end_us);
   if (pipelined) b.bubble_us = b.other_us, b.other_us = 0;
   return b;
+}
+
+// Builds the whole graph (every micro-batch, every layer) and replays it: the step time, each
+// stage's end and breakdown, the kernel time by class and the graph's FLOPs.
+void measure_graph(const EstimateRequest& req, const StepCosts& costs, const cost::KernelsDb& db,
+                   EstimateRun* out) {
+  EstimateRun& run = *out;
+  Estimate& e = run.estimate;
+  if (req.check_nodes) {
+    const uint64_t up_to = std::min(req.count_nodes_up_to, kMaxStepGraphNodes);
+    const StepGraphCount counted =
+        count_step_graph(e.model, e.cfg, e.layout, costs, up_to, /*fold_layers=*/false);
+    req.check_nodes(counted.nodes);
+    run.step = build_step_graph(e.model, e.cfg, e.layout, costs, kMaxStepGraphNodes, false,
+                                counted.nodes <= up_to ? &counted : nullptr);
+  } else {
+    run.step = build_step_graph(e.model, e.cfg, e.layout, costs);
+  }
+  const graph::Graph& g = run.step.graph;
+  e.nodes = g.num_nodes();
+  e.edges = g.num_edges();
+
+  const auto t1 = std::chrono::steady_clock::now();
+  run.replay = replay::reference_replay(g);
+  e.replay_ms = ms_since(t1);
+
+  for (graph::NodeId end : run.step.stage_end)
+    e.step_time_us = std::max(e.step_time_us, run.replay.finish_us[end]);
+  const double replicas = static_cast<double>(e.cfg.tp) * e.cfg.cp * e.cfg.dp;
+  for (const auto& mt : run.step.meta) {  // build order: the sum needs no graph ids
+    e.graph_model_flops += mt.model_flops;
+    e.graph_hw_flops += mt.hw_flops;
+  }
+  e.graph_model_flops *= replicas;
+  e.graph_hw_flops *= replicas;
+  std::vector<std::vector<graph::NodeId>> gpu_nodes(static_cast<size_t>(e.cfg.pp));
+  for (graph::NodeId n = 1; n < g.num_nodes(); ++n)
+    if (run.step.meta_of(n).stage >= 0 && run.step.meta_of(n).stream >= 0)
+      gpu_nodes[static_cast<size_t>(run.step.meta_of(n).stage)].push_back(n);
+  for (int s = 0; s < e.cfg.pp; ++s) {
+    StageReport sr;
+    sr.stage = s;
+    sr.rank = run.step.stage_rank[static_cast<size_t>(s)];
+    sr.end_us = run.replay.finish_us[run.step.stage_end[static_cast<size_t>(s)]];
+    sr.breakdown = stage_breakdown(run.step, run.replay, gpu_nodes[static_cast<size_t>(s)],
+                                   e.step_time_us, e.cfg.pp > 1);
+    e.breakdown += sr.breakdown.scaled(1.0 / e.cfg.pp);
+    e.stages.push_back(sr);
+  }
+  std::map<uint32_t, std::string> class_of_name;
+  std::map<std::string, double> by_class;
+  for (const auto& nodes : gpu_nodes)
+    for (graph::NodeId n : nodes) {
+      if (g.dur_us[n] <= 0) continue;
+      auto it = class_of_name.find(g.name[n]);
+      if (it == class_of_name.end())
+        it = class_of_name.emplace(g.name[n], cost::classify_kernel(db, g.names[g.name[n]])).first;
+      by_class[it->second] += g.dur_us[n] / e.cfg.pp;
+    }
+  e.kernel_time_us.assign(by_class.begin(), by_class.end());
+  std::sort(e.kernel_time_us.begin(), e.kernel_time_us.end(),
+            [](const auto& a, const auto& b) { return a.second > b.second; });
+  // The graph stands as its own measurement, so that it can be written, ingested and replayed
+  // like a traced one.
+  graph::Graph& mg = run.step.graph;
+  mg.measured_start_us = run.replay.start_us;
+  for (size_t st = 0; st < mg.steps.size(); ++st) mg.steps[st].measured_us = e.stages[st].end_us;
+}
+
+// What follows from the step time and the layout: throughput, FLOPs, utilization, the range of
+// published runs, memory per stage.
+void derive(const cost::StackSpec& stack, const cost::GpuSpec& gpu, const cost::KernelsDb& db,
+            Estimate* out) {
+  Estimate& e = *out;
+  const double step_s = e.step_time_us * 1e-6;
+  e.step_range = step_range(
+      db, gpu.name, e.cfg.stack, static_cast<double>(e.cfg.gpus()),
+      static_cast<double>(parameter_counts(e.model, e.layout.padded_vocab).total(e.model.layers)),
+      e.step_time_us);
+  const double gpus = static_cast<double>(e.cfg.gpus());
+  e.tokens_per_s = static_cast<double>(e.cfg.gbs) * static_cast<double>(e.model.seq) / step_s;
+  e.model_flops = megatron_model_flops(e.model, e.cfg.gbs, e.layout.padded_vocab);
+  e.hardware_flops = hardware_flops(e.model, e.cfg.gbs, e.layout.padded_vocab, e.cfg.recompute);
+  e.model_tflops_per_gpu = e.model_flops / step_s / gpus * 1e-12;
+  e.hw_tflops_per_gpu = e.hardware_flops / step_s / gpus * 1e-12;
+  e.mfu = e.model_tflops_per_gpu / e.peak_tflops;
+  e.hfu = e.hw_tflops_per_gpu / e.peak_tflops;
+
+  const auto mem = memory_per_stage(e.model, e.cfg, e.layout, &stack);
+  e.memory_capacity_bytes = gpu.hbm_gib * 1024.0 * 1024.0 * 1024.0;
+  double worst = -1;
+  for (StageReport& sr : e.stages) {
+    sr.memory = mem[static_cast<size_t>(sr.stage)];
+    if (sr.memory.total_bytes() > worst)
+      worst = sr.memory.total_bytes(), e.worst_memory_stage = sr.stage;
+  }
+  e.fits = worst <= e.memory_capacity_bytes;
 }
 
 }  // namespace
@@ -71,86 +169,12 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   const auto t0 = std::chrono::steady_clock::now();
   StepCosts costs = price_step(e.model, e.cfg, e.layout, db, gpu, topo, req.options);
   if (req.adjust_costs) req.adjust_costs(costs);
-  if (req.check_nodes) {
-    const uint64_t up_to = std::min(req.count_nodes_up_to, kMaxStepGraphNodes);
-    const StepGraphCount counted =
-        count_step_graph(e.model, e.cfg, e.layout, costs, up_to, /*fold_layers=*/false);
-    req.check_nodes(counted.nodes);
-    run.step = build_step_graph(e.model, e.cfg, e.layout, costs, kMaxStepGraphNodes, false,
-                                counted.nodes <= up_to ? &counted : nullptr);
-  } else {
-    run.step = build_step_graph(e.model, e.cfg, e.layout, costs);
-  }
-  e.build_ms = ms_since(t0);
-  const graph::Graph& g = run.step.graph;
-  e.nodes = g.num_nodes();
-  e.edges = g.num_edges();
-
-  const auto t1 = std::chrono::steady_clock::now();
-  run.replay = replay::reference_replay(g);
-  e.replay_ms = ms_since(t1);
-
-  for (graph::NodeId end : run.step.stage_end)
-    e.step_time_us = std::max(e.step_time_us, run.replay.finish_us[end]);
-  const double step_s = e.step_time_us * 1e-6;
-  e.step_range = step_range(
-      db, gpu.name, e.cfg.stack, static_cast<double>(e.cfg.gpus()),
-      static_cast<double>(parameter_counts(e.model, e.layout.padded_vocab).total(e.model.layers)),
-      e.step_time_us);
-  const double gpus = static_cast<double>(e.cfg.gpus());
-  e.tokens_per_s = static_cast<double>(e.cfg.gbs) * static_cast<double>(e.model.seq) / step_s;
-  e.model_flops = megatron_model_flops(e.model, e.cfg.gbs, e.layout.padded_vocab);
-  e.hardware_flops = hardware_flops(e.model, e.cfg.gbs, e.layout.padded_vocab, e.cfg.recompute);
-  const double replicas = static_cast<double>(e.cfg.tp) * e.cfg.cp * e.cfg.dp;
-  for (const auto& mt : run.step.meta) {  // build order: the sum needs no graph ids
-    e.graph_model_flops += mt.model_flops;
-    e.graph_hw_flops += mt.hw_flops;
-  }
-  e.graph_model_flops *= replicas;
-  e.graph_hw_flops *= replicas;
-  e.model_tflops_per_gpu = e.model_flops / step_s / gpus * 1e-12;
-  e.hw_tflops_per_gpu = e.hardware_flops / step_s / gpus * 1e-12;
-  e.mfu = e.model_tflops_per_gpu / e.peak_tflops;
-  e.hfu = e.hw_tflops_per_gpu / e.peak_tflops;
-
-  const auto mem = memory_per_stage(e.model, e.cfg, e.layout, &stack);
-  e.memory_capacity_bytes = gpu.hbm_gib * 1024.0 * 1024.0 * 1024.0;
-  double worst = -1;
-  std::vector<std::vector<graph::NodeId>> gpu_nodes(static_cast<size_t>(e.cfg.pp));
-  for (graph::NodeId n = 1; n < g.num_nodes(); ++n)
-    if (run.step.meta_of(n).stage >= 0 && run.step.meta_of(n).stream >= 0)
-      gpu_nodes[static_cast<size_t>(run.step.meta_of(n).stage)].push_back(n);
-  for (int s = 0; s < e.cfg.pp; ++s) {
-    StageReport sr;
-    sr.stage = s;
-    sr.rank = run.step.stage_rank[static_cast<size_t>(s)];
-    sr.end_us = run.replay.finish_us[run.step.stage_end[static_cast<size_t>(s)]];
-    sr.breakdown = stage_breakdown(run.step, run.replay, gpu_nodes[static_cast<size_t>(s)],
-                                   e.step_time_us, e.cfg.pp > 1);
-    sr.memory = mem[static_cast<size_t>(s)];
-    if (sr.memory.total_bytes() > worst) worst = sr.memory.total_bytes(), e.worst_memory_stage = s;
-    e.breakdown += sr.breakdown.scaled(1.0 / e.cfg.pp);
-    e.stages.push_back(sr);
-  }
-  e.fits = worst <= e.memory_capacity_bytes;
-  std::map<uint32_t, std::string> class_of_name;
-  std::map<std::string, double> by_class;
-  for (const auto& nodes : gpu_nodes)
-    for (graph::NodeId n : nodes) {
-      if (g.dur_us[n] <= 0) continue;
-      auto it = class_of_name.find(g.name[n]);
-      if (it == class_of_name.end())
-        it = class_of_name.emplace(g.name[n], cost::classify_kernel(db, g.names[g.name[n]])).first;
-      by_class[it->second] += g.dur_us[n] / e.cfg.pp;
-    }
-  e.kernel_time_us.assign(by_class.begin(), by_class.end());
-  std::sort(e.kernel_time_us.begin(), e.kernel_time_us.end(),
-            [](const auto& a, const auto& b) { return a.second > b.second; });
-  // The graph stands as its own measurement, so that it can be written, ingested and replayed
-  // like a traced one.
-  graph::Graph& mg = run.step.graph;
-  mg.measured_start_us = run.replay.start_us;
-  for (size_t s = 0; s < mg.steps.size(); ++s) mg.steps[s].measured_us = e.stages[s].end_us;
+  const bool folded = req.fold_microbatches && !req.check_nodes &&
+                      folds_microbatches(e.cfg, e.layout.microbatches) &&
+                      fold_estimate(req, costs, db, &run);
+  if (!folded) measure_graph(req, costs, db, &run);
+  e.build_ms = ms_since(t0) - e.replay_ms;
+  derive(stack, gpu, db, &e);
   return run;
 }
 

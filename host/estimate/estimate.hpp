@@ -43,6 +43,10 @@ struct EstimateRequest {
   // before the work.
   std::function<void(uint64_t nodes)> check_nodes;
   uint64_t count_nodes_up_to = model::kMaxStepGraphNodes;
+  // Fold the schedule's steady state (model::MicrobatchFold) when the layout has enough
+  // micro-batches: the graph then stands for its iteration but holds no node per kernel (no
+  // trace can be written from it). See estimate/folded_estimate.hpp.
+  bool fold_microbatches = false;
 };
 
 struct StageReport {

@@ -249,6 +249,7 @@ FoldedRun Builder<P>::record_run(int s, LayerKind kind, int64_t count) {
     d_.nodes.resize(n0);
     d_.edges.resize(e0);
     meta_.resize(n0);
+    if (plan_) node_period_.resize(n0);
     out_.comms.resize(comms0);
     // The layer's kernels, counted by the caller for the whole run.
     auto take_layer = [](std::vector<uint64_t>& counts, const std::vector<uint64_t>& before,
@@ -270,6 +271,27 @@ FoldedRun Builder<P>::record_run(int s, LayerKind kind, int64_t count) {
     st.pending[static_cast<size_t>(kRoles[r])] = pending[static_cast<size_t>(r)];
   }
   return run;
+}
+
+void replay_fold_graph(const std::vector<LayerFold::Node>& nodes,
+                       const std::vector<uint32_t>& edge_begin,
+                       const std::vector<uint32_t>& edge_src,
+                       const std::vector<double>& edge_lag_us, size_t inputs, size_t from,
+                       const ClassSpeeds& speed, const std::vector<double>& slot_us,
+                       std::vector<double>* finish) {
+  constexpr double kNone = -std::numeric_limits<double>::infinity();
+  finish->assign(nodes.size(), kNone);
+  (*finish)[from] = 0;
+  for (size_t n = inputs; n < nodes.size(); ++n) {
+    double start = kNone;
+    for (uint32_t e = edge_begin[n]; e < edge_begin[n + 1]; ++e)
+      start = std::max(start, (*finish)[edge_src[e]] + edge_lag_us[e]);
+    if (start == kNone) continue;
+    const LayerFold::Node& node = nodes[n];
+    (*finish)[n] =
+        start + (node.slot >= 0 ? slot_us[static_cast<size_t>(node.slot)]
+                                : node.dur_us * (1.0 / static_cast<double>(speed[node.cls])));
+  }
 }
 
 template <Pass P>
@@ -323,32 +345,19 @@ FoldMatrix max_plus_power(FoldMatrix a, int64_t n) {
   return r;
 }
 
-}  // namespace
-
-void fold_slot_durations(const StepGraph& g, const ClassSpeeds& speed,
-                         std::vector<double>* slot_us) {
+void layer_fold_durations(const StepGraph& g, const ClassSpeeds& speed,
+                          std::vector<double>* slot_us) {
   if (g.folds.empty()) return;
   std::vector<FoldMatrix> run(g.folds.size());
   std::vector<double> finish;
   for (size_t fi = 0; fi < g.folds.size(); ++fi) {
     const LayerFold& f = g.folds[fi];
     FoldMatrix one;
-    finish.resize(f.nodes.size());
     for (int i = 0; i < kK; ++i) {
       // The layer replayed from frontier entry i alone (as the replay: start at the latest
       // predecessor's finish plus the edge's lag).
-      std::fill(finish.begin(), finish.end(), kNoPath);
-      finish[static_cast<size_t>(i)] = 0;
-      for (size_t n = kK; n < f.nodes.size(); ++n) {
-        double start = kNoPath;
-        for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e)
-          start = std::max(start, finish[f.edge_src[e]] + f.edge_lag_us[e]);
-        if (start == kNoPath) continue;
-        const LayerFold::Node& node = f.nodes[n];
-        finish[n] =
-            start + (node.slot >= 0 ? (*slot_us)[static_cast<size_t>(node.slot)]
-                                    : node.dur_us * (1.0 / static_cast<double>(speed[node.cls])));
-      }
+      detail::replay_fold_graph(f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, kK,
+                                static_cast<size_t>(i), speed, *slot_us, &finish);
       for (int j = 0; j < kK; ++j) {
         double latest = kNoPath;
         for (uint32_t o : f.outputs[static_cast<size_t>(j)]) latest = std::max(latest, finish[o]);
@@ -363,6 +372,15 @@ void fold_slot_durations(const StepGraph& g, const ClassSpeeds& speed,
       (*slot_us)[s] =
           run[g.slots[s].index][static_cast<size_t>(entry / kK)][static_cast<size_t>(entry % kK)];
     }
+}
+
+}  // namespace
+
+void fold_slot_durations(const StepGraph& g, const ClassSpeeds& speed,
+                         std::vector<double>* slot_us) {
+  layer_fold_durations(g, speed, slot_us);
+  // A folded period's nodes include folded layers.
+  detail::microbatch_fold_durations(g, speed, slot_us);
 }
 
 }  // namespace lumos::model

@@ -98,6 +98,7 @@ std::vector<double> model_slot_durations(const StepGraph& g, const StepCosts& co
         out.push_back(costs.optimizer(slot.params).dur_us);
         continue;
       case Src::kFolded:
+      case Src::kFoldedPeriods:
         out.push_back(0);  // below
         continue;
     }

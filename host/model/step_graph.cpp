@@ -3,6 +3,7 @@
 #include "model/step_graph.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -31,7 +32,9 @@ StepGraph Builder<P>::build(uint64_t max_nodes, const GraphCount* counted) {
   d_.nodes.reserve(expect.nodes + expect.layer_nodes);
   d_.edges.reserve(expect.edges + expect.layer_edges);
   meta_.reserve(expect.nodes + expect.layer_nodes);
+  if (plan_) node_period_.reserve(expect.nodes + expect.layer_nodes);
   iteration();
+  if (plan_ && !fold_microbatches()) throw NotPeriodic{};
   return finish();
 }
 
@@ -106,8 +109,40 @@ using detail::Builder;
 using detail::CountLimitReached;
 using detail::Pass;
 
+namespace {
+
+// The graph with its steady state folded (MicrobatchFold), or none when the layout's schedule
+// is too short to fold or its built periods do not repeat.
+std::optional<StepGraph> microbatch_folded(const ModelSpec& m, const ParallelConfig& c,
+                                           const Layout& l, const StepCosts& costs,
+                                           uint64_t max_nodes) {
+  const detail::MicrobatchPlan plan = detail::microbatch_plan(c, l);
+  if (plan.small == 0) return std::nullopt;
+  Layout small = l;
+  small.microbatches = plan.small;
+  try {
+    return Builder<Pass::kBuild>(m, c, small, costs, true, &plan).build(max_nodes, nullptr);
+  } catch (const detail::NotPeriodic&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
 StepGraphCount count_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
                                 const StepCosts& costs, uint64_t stop_above, bool fold_layers) {
+  if (fold_layers) {
+    // Small enough to build: its count is exact. One too large to build is counted below.
+    try {
+      if (const auto g = microbatch_folded(m, c, l, costs, kMaxStepGraphNodes)) {
+        StepGraphCount counted;
+        counted.nodes = std::min<uint64_t>(g->graph.num_nodes(), stop_above + 1);
+        counted.edges = g->graph.num_edges();
+        return counted;
+      }
+    } catch (const InputError&) {
+    }
+  }
   try {
     return Builder<Pass::kCount>(m, c, l, costs, fold_layers).count(stop_above);
   } catch (const CountLimitReached&) {
@@ -125,6 +160,8 @@ uint64_t step_graph_size(const ModelSpec& m, const ParallelConfig& c, const Layo
 StepGraph build_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
                            const StepCosts& costs, uint64_t max_nodes, bool fold_layers,
                            const StepGraphCount* counted) {
+  if (fold_layers)
+    if (auto g = microbatch_folded(m, c, l, costs, max_nodes)) return std::move(*g);
   return Builder<Pass::kBuild>(m, c, l, costs, fold_layers).build(max_nodes, counted);
 }
 

@@ -56,14 +56,16 @@ struct ModelSlot {
     kHeadBwd,
     kP2p,
     kEmbeddingAllreduce,
-    kGradReduce,   // StepCosts::grad_reduce(params)
-    kParamGather,  // StepCosts::param_gather(params)
-    kOptimizer,    // StepCosts::optimizer(params)
-    kFolded        // a folded run of layers (LayerFold): the entry (from, to) of its matrix
+    kGradReduce,    // StepCosts::grad_reduce(params)
+    kParamGather,   // StepCosts::param_gather(params)
+    kOptimizer,     // StepCosts::optimizer(params)
+    kFolded,        // a folded run of layers (LayerFold): the entry (from, to) of its matrix
+    kFoldedPeriods  // folded steady-state micro-batches (MicrobatchFold): an entry of its matrix
   };
   Source source = Source::kLayerFwd;
   uint32_t index = 0;  // in its StepCosts list; kFolded: the fold
-  // Of a gradient reduction, parameter gather or optimizer step; kFolded: from * kFrontier + to.
+  // Of a gradient reduction, parameter gather or optimizer step; kFolded: from * kFrontier + to;
+  // kFoldedPeriods: from * (the fold's inputs) + to.
   double params = 0;
   bool operator<(const ModelSlot& o) const {
     return std::tie(source, index, params) < std::tie(o.source, o.index, o.params);
@@ -105,6 +107,26 @@ struct LayerFold {
   int64_t layers = 0;  // the run's length
 };
 
+// The steady state of a pipeline schedule folded (build_step_graph's fold_layers; see
+// docs/design.md "Model graphs"). With every micro-batch's work the same, 1F1B and interleaved
+// 1F1B repeat one period (a forward and a backward per stage, or p x v of them interleaved) on
+// every stage; the state a period leaves to the next (the nodes later work reads) maps max-plus
+// linearly to the state after the next, so n periods are that matrix's n-th max-plus power. The
+// graph keeps the warm-up, two periods and the cool-down, and a node per matrix entry that some
+// path joins; the period is kept as a small graph so that every configuration of the structure
+// computes its own matrix (fold_slot_durations).
+struct MicrobatchFold {
+  // One period in a topological order; nodes[0, inputs) stand for the state before it. In-edges
+  // of node n: [edge_begin[n], edge_begin[n + 1]) of edge_src / edge_lag_us.
+  std::vector<LayerFold::Node> nodes;
+  std::vector<uint32_t> edge_begin, edge_src;
+  std::vector<double> edge_lag_us;
+  uint32_t inputs = 0;
+  // Per state entry: the node whose finish is the entry after the period.
+  std::vector<uint32_t> outputs;
+  int64_t periods = 0;  // folded into the matrix's power
+};
+
 struct StepGraph {
   graph::Graph graph;
   int stages = 1;
@@ -140,7 +162,8 @@ struct StepGraph {
   // Per slot: the same over every GPU stream, and how its kernels draw power (carbon/energy).
   std::vector<uint64_t> gpu_kernels;
   std::vector<PowerClass> slot_power;
-  std::vector<LayerFold> folds;  // ModelSlot::kFolded's index
+  std::vector<LayerFold> folds;                  // ModelSlot::kFolded's index
+  std::vector<MicrobatchFold> microbatch_folds;  // ModelSlot::kFoldedPeriods's index
   // Per graph node: its slot, or replay::VariantBatch::kNoSlot (CPU calls, arrivals, the
   // origin: durations no configuration of the structure changes).
   std::vector<uint32_t> node_slots() const;
@@ -159,7 +182,8 @@ std::vector<double> model_slot_durations(const StepGraph& g, const StepCosts& co
 
 // Fills the kFolded slots of `slot_us` from its other slots: each fold's layer is replayed from
 // each frontier entry (nodes without a slot take their duration over their class's speed) and
-// its matrix raised to the run's length.
+// its matrix raised to the run's length; then the kFoldedPeriods slots, the same way from the
+// period of a MicrobatchFold.
 void fold_slot_durations(const StepGraph& g, const ClassSpeeds& speed,
                          std::vector<double>* slot_us);
 
@@ -186,12 +210,19 @@ constexpr uint64_t kMaxStepGraphNodes = 20'000'000;
 // first forward that waits for the distributed optimizer's gathers, not the backward that fills
 // gradient buckets, not FSDP) become LayerFolds: the graph gives the same step time and busy
 // times for a fraction of the nodes, but holds no per-layer kernels to write or report (and no
-// NCCL records or GEMM shapes, which only a written trace needs).
+// NCCL records or GEMM shapes, which only a written trace needs). A schedule with more than a
+// few periods in its steady state is also folded there (MicrobatchFold), so the graph's size does
+// not grow with the number of micro-batches.
 // What a counting pass of the builder found (count_step_graph).
 struct StepGraphCount {
   uint64_t nodes = 0, edges = 0;
   uint64_t layer_nodes = 0, layer_edges = 0;  // the largest layer recorded for a fold
 };
+
+// Micro-batches one period of the steady state adds (1 with 1F1B, p interleaved), and whether
+// `microbatches` of them make enough periods that a folded build folds them (MicrobatchFold).
+int64_t microbatches_per_period(const ParallelConfig& c);
+bool folds_microbatches(const ParallelConfig& c, int64_t microbatches);
 
 // `counted`: this layout's count_step_graph (same costs' structure and folding), which the
 // build then need not count again.
@@ -200,7 +231,8 @@ StepGraph build_step_graph(const ModelSpec& m, const ParallelConfig& c, const La
                            bool fold_layers = false, const StepGraphCount* counted = nullptr);
 
 // Nodes the graph of this layout has, counted by a dry run of the code that builds it (no graph
-// is allocated); with `fold_layers`, at most that many. Counting stops once it passes
+// is allocated); with `fold_layers`, at most that many (a schedule whose steady state folds is
+// built, small as it is, and its nodes counted). Counting stops once it passes
 // `stop_above` and returns stop_above + 1.
 uint64_t step_graph_size(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
                          const StepCosts& costs,

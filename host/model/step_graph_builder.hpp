@@ -4,6 +4,8 @@
 //   step_graph.cpp         the passes themselves: count, build, finish, the public entry points
 //   step_graph_emit.cpp    nodes and edges: runtime calls, launches, kernels, events, messages
 //   layer_fold.cpp         runs of identical layers folded into max-plus matrices (LayerFold)
+//   microbatch_fold.cpp    the schedule's steady state folded into a max-plus matrix
+//                          (MicrobatchFold)
 //   training_schedule.cpp  a stage's iteration: 1F1B order, buckets, FSDP, optimizer
 //   model_slots.cpp        which kernel kind each node names (ModelSlot) and the slots' durations
 // A member one file defines and another calls is explicitly instantiated for both passes at the
@@ -96,6 +98,8 @@ using GraphCount = StepGraphCount;
 
 // Thrown by a counting pass once it passes its limit.
 struct CountLimitReached {};
+// Thrown by a build whose steady-state periods do not repeat (it is then built unfolded).
+struct NotPeriodic {};
 
 // The kinds of layer a run of identical layers may be (layer_fold.cpp): which ops one layer
 // runs, in which pass. A run is recorded once per kind and length.
@@ -119,6 +123,37 @@ struct FoldedRun {
   // and is no output, so that its matrix rows are the same; else itself.
   std::array<int, LayerFold::kFrontier> same_as{0, 1, 2, 3, 4};
 };
+
+// The steady state of a schedule (microbatch_fold.cpp). Periods of the steady state are groups
+// of `group` consecutive (forward, backward) pairs of a stage's schedule: 1 with 1F1B, p x v
+// interleaved (a group later is the same chunks, p micro-batches later). Every stage has
+// `periods` full groups after the first whose micro-batches are neither the first nor the last
+// (whose passes differ); fewer than none is 0.
+int64_t period_group(const ParallelConfig& c);
+int64_t steady_periods(const ParallelConfig& c, int64_t microbatches);
+// How a build folds its micro-batches: `small` micro-batches give `kBuiltPeriods` periods (the
+// graph built), and the layout's own count `periods`.
+struct MicrobatchPlan {
+  static constexpr int64_t kBuiltPeriods = 3;
+  int64_t small = 0;
+  int64_t periods = 0;
+};
+// The plan for this layout, or none (small = 0) when its steady state is too short to fold.
+MicrobatchPlan microbatch_plan(const ParallelConfig& c, const Layout& l);
+// The finish of every node of a fold's small graph (LayerFold, MicrobatchFold) replayed from
+// input `from` alone at 0, the other inputs never finishing (-inf): as the replay does, each
+// node starts at its latest predecessor's finish plus the edge's lag and takes its slot's
+// duration, or its own over its class's speed.
+void replay_fold_graph(const std::vector<LayerFold::Node>& nodes,
+                       const std::vector<uint32_t>& edge_begin,
+                       const std::vector<uint32_t>& edge_src,
+                       const std::vector<double>& edge_lag_us, size_t inputs, size_t from,
+                       const ClassSpeeds& speed, const std::vector<double>& slot_us,
+                       std::vector<double>* finish);
+// Fills the kFoldedPeriods slots of `slot_us` (its other slots filled): each fold's period
+// replayed from each state entry, its matrix raised to the folded periods.
+void microbatch_fold_durations(const StepGraph& g, const ClassSpeeds& speed,
+                               std::vector<double>* slot_us);
 
 // Slot accounting (model_slots.cpp). How a kernel runs: on the GPU's compute units, or as
 // communication.
@@ -151,9 +186,10 @@ class Builder {
  public:
   static constexpr bool kCount = P == Pass::kCount;
 
+  // `plan`: this build is `l` with plan->small micro-batches, folded to plan->periods.
   Builder(const ModelSpec& m, const ParallelConfig& c, const Layout& l, const StepCosts& k,
-          bool fold)
-      : m_(m), c_(c), l_(l), k_(k), fold_(fold) {}
+          bool fold, const MicrobatchPlan* plan = nullptr)
+      : m_(m), c_(c), l_(l), k_(k), fold_(fold), plan_(plan) {}
 
   // Pass::kBuild only. Counts first (a counting pass stopped at max_nodes) to refuse a graph
   // above the limit before allocating it, and to reserve what it needs (folded: at most).
@@ -190,6 +226,7 @@ class Builder {
     } else {
       d_.nodes.push_back({});
       meta_.emplace_back();
+      if (plan_) node_period_.push_back(0);
     }
   }
   uint32_t node(NodeKind kind, NodeClass cls, uint32_t res, int s, uint32_t name, double dur) {
@@ -206,6 +243,7 @@ class Builder {
       n.dur_us = dur;
       d_.nodes.push_back(n);
       meta_.emplace_back();
+      if (plan_) node_period_.push_back(static_cast<uint8_t>(period_));
       const auto id = static_cast<uint32_t>(d_.nodes.size() - 1);
       meta_[id].stage = s;
       return id;
@@ -289,6 +327,10 @@ class Builder {
   uint32_t join(const std::vector<uint32_t>& preds, NodeKind kind, NodeClass cls, uint32_t res,
                 int s, EdgeKind ek);
 
+  // ---- the steady state folded (microbatch_fold.cpp)
+  int task_period(int64_t index, int64_t warmup, int64_t tasks) const;
+  bool fold_microbatches();
+
   // ---- a stage's iteration (training_schedule.cpp)
   void stage_iteration(int s);
   KernelOp grad_reduce(double params) const;
@@ -327,11 +369,19 @@ class Builder {
       (!pc_.tied || c_.pp > 1 ? static_cast<double>(pc_.output) / c_.tp : 0.0);
   const bool fsdp_ = c_.fsdp && k_.dp_group > 1;
   const bool fold_;
+  const MicrobatchPlan* plan_;
+  int period_ = 0;                    // of the task being emitted (plan_ only)
+  std::vector<uint8_t> node_period_;  // per draft node: its task's period (plan_ only)
+  // Kernels per slot that one folded period runs (the tasks of the last built period), and
+  // the counts before the task being emitted.
+  std::vector<uint64_t> period_compute_total_, period_gpu_total_;
+  std::vector<uint64_t> period_compute_, period_gpu_;
   // Whether the first micro-batch's forward layers run more ops (another kind of folded run).
   const bool first_microbatch_ops_ =
       std::any_of(k_.layer_fwd.begin(), k_.layer_fwd.end(),
                   [](const KernelOp& op) { return op.first_microbatch_only; });
   uint32_t fold_name_ = kNone;
+  uint32_t fold_periods_name_ = kNone;
   graph::Draft d_;
   std::vector<graph::Resource> resources_;
   std::vector<std::string> names_;

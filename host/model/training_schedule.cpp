@@ -14,13 +14,36 @@ namespace lumos::model::detail {
 template <Pass P>
 void Builder<P>::stage_iteration(int s) {
   stages_[static_cast<size_t>(s)].buckets.resize(static_cast<size_t>(c_.interleave));
+  period_ = 0;
   gather_updated_params(s);
-  for (const PipelineTask& t : stage_schedule(s, c_.pp, c_.interleave, l_.microbatches)) {
+  const std::vector<PipelineTask> tasks = stage_schedule(s, c_.pp, c_.interleave, l_.microbatches);
+  // Forwards before the first backward, less the first steady-state one.
+  const auto first_bwd =
+      std::find_if(tasks.begin(), tasks.end(), [](const PipelineTask& t) { return !t.forward; });
+  const int64_t warmup = std::max<int64_t>(first_bwd - tasks.begin() - 1, 0);
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const PipelineTask& t = tasks[i];
+    if (plan_)
+      period_ = task_period(static_cast<int64_t>(i), warmup, static_cast<int64_t>(tasks.size()));
+    // The kernels of one folded period, counted over the last built period's tasks.
+    const bool counted = !kCount && plan_ && period_ == MicrobatchPlan::kBuiltPeriods;
+    if (counted) period_compute_ = out_.compute_kernels, period_gpu_ = out_.gpu_kernels;
     if (t.forward)
       forward_pass(s, t);
     else
       backward_pass(s, t);
+    if (counted) {
+      auto add = [](std::vector<uint64_t>* acc, const std::vector<uint64_t>& before,
+                    const std::vector<uint64_t>& after) {
+        acc->resize(after.size(), 0);
+        for (size_t k = 0; k < after.size(); ++k)
+          (*acc)[k] += after[k] - (k < before.size() ? before[k] : 0);
+      };
+      add(&period_compute_total_, period_compute_, out_.compute_kernels);
+      add(&period_gpu_total_, period_gpu_, out_.gpu_kernels);
+    }
   }
+  if (plan_) period_ = static_cast<int>(MicrobatchPlan::kBuiltPeriods + 1);
   optimizer_step(s);
 }
 

@@ -86,7 +86,7 @@ TEST(LayoutSearch, ATightMemoryBudgetDropsLargeGraphsAndRanksTheRestTheSame) {
   q.detailed = 1000;
   q.memory_budget_bytes = 4.0 * 1024 * 1024 * 1024;
   const SearchResult roomy = search_layouts(q, lumos::cost::embedded_db());
-  q.memory_budget_bytes = 1024 * 1024;  // 4,096 nodes at kEstimateBytesPerNode
+  q.memory_budget_bytes = 256 * 1024;  // 1,024 nodes at kEstimateBytesPerNode
   const SearchResult tight = search_layouts(q, lumos::cost::embedded_db());
   EXPECT_GT(tight.too_large, roomy.too_large);
   EXPECT_EQ(tight.too_large + tight.rows.size(), roomy.too_large + roomy.rows.size());
