@@ -22,10 +22,7 @@ int cmd_report(int argc, char** argv) {
       "(an interactive Pareto front: hover shows the configuration, GPU types filter it; the TP x "
       "PP heat map; the carbon account) and the --json output of lumos replay (steps, breakdown, "
       "per-rank bars, critical path), estimate (breakdown, per-stage bars) or carbon (the carbon "
-      "account). Each input is one part of the page, in the order given.\n\nExamples:\n"
-      "  lumos sweep --model gpt3-175b --gpus 256..1024 --gpu h100,b200 -o variants.csv\n"
-      "  lumos estimate --model gpt3-175b --tp 8 --pp 8 --dp 16 --json > estimate.json\n"
-      "  lumos report variants.csv estimate.json -o report.html");
+      "account). Each input is one part of the page, in the order given.");
   o.add_options()("o,output", "the HTML file to write", cxxopts::value<std::string>())(
       "title", "the page's heading", cxxopts::value<std::string>()->default_value("lumos report"))(
       "inputs", "variants CSVs (.csv) and --json reports",
@@ -33,7 +30,15 @@ int cmd_report(int argc, char** argv) {
   o.parse_positional({"inputs"});
   o.positional_help("IN.csv|IN.json [...] -o OUT.html");
   const auto a = o.parse(argc, argv);
-  if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  if (a.count("help")) {
+    std::cout
+        << o.help()
+        << "\nExamples:\n"
+           "  lumos sweep --model gpt3-175b --gpus 256..1024 --gpu h100,b200 -o variants.csv\n"
+           "  lumos estimate --model gpt3-175b --tp 8 --pp 8 --dp 16 --gbs 1536 --json > e.json\n"
+           "  lumos report variants.csv e.json -o report.html --title 'GPT-3 175B'\n";
+    return 0;
+  }
   refuse_unexpected_args(a, "lumos report");
   LUMOS_EXPECT(
       a.count("inputs"),

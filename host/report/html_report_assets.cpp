@@ -68,6 +68,7 @@ const char* const kHtmlReportScript = R"JS(
   // Engineering notation: 3 significant digits and a k, M, G or T prefix.
   function fmt(x) {
     if (typeof x !== 'number' || !isFinite(x)) return String(x);
+    if (Number.isInteger(x) && Math.abs(x) < 1000) return String(x);
     var a = Math.abs(x), units = ['', ' k', ' M', ' G', ' T'], i = 0;
     while (a >= 1000 && i < units.length - 1) { a /= 1000; x /= 1000; i++; }
     return (a >= 100 ? x.toFixed(0) : a >= 10 ? x.toFixed(1) : a === 0 ? '0' : a >= 0.01 ?
@@ -177,7 +178,7 @@ const char* const kHtmlReportScript = R"JS(
     var gk = pick(r0, ['gpu', 'gpu_type']), fk = pick(r0, ['feasible', 'fits']);
     var rk = pick(r0, ['reason', 'dropped_reason', 'why']);
     var xk = pick(r0, ['time_to_train_h', 'time_to_train_hours', 'step_time_s']);
-    var yk = pick(r0, ['operational_kg', 'operational_t', 'sci_kg', 'energy_kwh']);
+    var yk = pick(r0, ['operational_kg', 'operational_t', 'sci_kg', 'energy_kwh', 'memory_gib']);
     var ok = rows.filter(function (r) { return !fk || Number(r[fk]) === 1; });
     var s = section('Sweep: ' + rows.length + ' configurations, ' + ok.length + ' feasible',
                     'From ' + source + '. Hover a point for its configuration; the GPU types ' +
@@ -218,7 +219,7 @@ const char* const kHtmlReportScript = R"JS(
     var names = {time_to_train_h: 'time to train (h)', time_to_train_hours: 'time to train (h)',
                  step_time_s: 'step time (s)', operational_kg: 'operational carbon (kg CO2e)',
                  operational_t: 'operational carbon (t CO2e)', sci_kg: 'carbon, SCI (kg CO2e)',
-                 energy_kwh: 'energy (kWh)', tokens_per_s: 'tokens/s'};
+                 energy_kwh: 'energy (kWh)', tokens_per_s: 'tokens/s', memory_gib: 'GPU memory (GiB)'};
     return names[k] || k;
   }
   function drawFront(parent, vis, gk, xk, yk, colour) {
@@ -344,6 +345,10 @@ const char* const kHtmlReportScript = R"JS(
     }
     if (r.ranks && r.ranks.length) {
       el('h3', {}, s, 'Per rank');
+      if (r.slowest_rank)
+        el('p', {'class': 'note'}, s, 'Slowest rank: ' + r.slowest_rank.rank + ' (' +
+           fmt(r.slowest_rank.replayed_us / 1000) + ' ms)' + (r.straggler ? '; the rank the others ' +
+           'waited on most: ' + r.straggler.rank + ' (' + fmt(r.straggler.waited_on_us / 1000) + ' ms)' : '') + '.');
       if (r.ranks[0].breakdown) {
         stackedBars(s, r.ranks.map(function (k) { return 'rank ' + k.rank; }),
                     breakdownParts(r.ranks.map(function (k) { return k.breakdown; })), 'time (ms)', 1e-3);
