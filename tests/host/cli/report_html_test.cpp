@@ -126,6 +126,9 @@ TEST(Report, RendersInHeadlessChromiumWithoutScriptErrors) {
   // map, the per-stage and per-part bars, the carbon account.
   EXPECT_GT(count_of(dom.out, "class=\"point\""), 0u);
   EXPECT_EQ(count_of(dom.out, "data-gpu="), 2u);
+  // Hovering a point shows its complete layout (its SVG title; the tooltip shows the same text).
+  EXPECT_NE(dom.out.find("<title>h100 · 16 GPUs · tp 1 · cp 1 · pp 1 · dp 16 · mbs 1"),
+            std::string::npos);
   EXPECT_NE(dom.out.find("class=\"heat\""), std::string::npos);
   EXPECT_NE(dom.out.find("stage 1"), std::string::npos);
   EXPECT_NE(dom.out.find("<td class=\"text\">operational carbon (kg CO2e)</td>"),
