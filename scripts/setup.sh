@@ -5,6 +5,9 @@ set -euo pipefail
 pkgs=(cmake g++ make pkg-config libsimdjson-dev libcxxopts-dev libdeflate-dev libgtest-dev
       libbenchmark-dev zlib1g-dev gzip libtomlplusplus-dev clang-format libopenmpi-dev openmpi-bin)
 [[ "${LUMOS_WITH_FUZZER:-0}" == 1 ]] && pkgs+=(clang libclang-rt-14-dev)
+# Headless Chromium opens `lumos report`'s page in its test (Report.* in cli_tests); without it the
+# test skips outside CI and fails in CI.
+[[ "${LUMOS_WITH_CHROMIUM:-0}" == 1 ]] && pkgs+=(chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

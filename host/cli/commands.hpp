@@ -23,5 +23,6 @@ int cmd_sweep(int argc, char** argv);
 int cmd_pareto(int argc, char** argv);
 int cmd_place(int argc, char** argv);
 int cmd_carbon(int argc, char** argv);
+int cmd_report(int argc, char** argv);
 
 }  // namespace lumos::cli

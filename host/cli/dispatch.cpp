@@ -25,6 +25,8 @@ void usage(std::ostream& os) {
         "  place       place jobs on a fleet by oSCI, SCI and tSCI; the fleet's total carbon\n"
         "  carbon      energy and carbon of training in one configuration (region or hourly "
         "grid)\n"
+        "  report      one self-contained HTML page from a sweep CSV, a replay, an estimate or a\n"
+        "              carbon answer (--json): Pareto front, heat map, breakdowns, carbon\n"
         "  ingest      parse a trace once into a binary .lgraph graph file\n"
         "  cost        kernel and collective cost model (gemm, attention, collective, ...)\n"
         "  bench       batch replay throughput (lumos bench batch --nodes N --variants V --backend "
@@ -54,6 +56,7 @@ int dispatch(int argc, char** argv) {
   if (cmd == "pareto") return cmd_pareto(argc - 1, argv + 1);
   if (cmd == "place") return cmd_place(argc - 1, argv + 1);
   if (cmd == "carbon") return cmd_carbon(argc - 1, argv + 1);
+  if (cmd == "report") return cmd_report(argc - 1, argv + 1);
   if (cmd == "demo-trace") return cmd_demo_trace(argc - 1, argv + 1);
   if (cmd == "info" || cmd == "--version") return cmd_info(argc - 1, argv + 1);
   std::cerr << "lumos: unknown command '" << cmd << "' (see lumos --help)\n";

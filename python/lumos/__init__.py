@@ -1,14 +1,16 @@
 """lumos in Python: the same commands as the ``lumos`` program, run in process.
 
-Every function runs the C++ command of the same name (``lumos._core.run``) and converts what it
-prints: JSON to ``dict``, CSV files to ``pandas.DataFrame`` (read column-wise by pandas, never row
-by row in Python). Options are keyword arguments named as the command's flags, with ``_`` for
+Every function runs the C++ command of the same name (``lumos._core.run``) and returns values,
+not text: a command's ``--json`` report as a typed result (:class:`Estimate`, :class:`Carbon`,
+:class:`Placement`, :class:`WhatIf`, :class:`Replay`; lumos/results.py) with its headline numbers as
+attributes and its tables as ``pandas.DataFrame``, and CSV files as DataFrames (read column-wise
+by pandas, never row by row in Python). Options are keyword arguments named as the command's flags, with ``_`` for
 ``-``: ``tp=8`` is ``--tp 8``, ``sp=True`` is ``--sp``, a list is a comma-separated axis. Bad input
 raises :class:`LumosError` carrying the command's one-line message.
 
     >>> import lumos
     >>> e = lumos.estimate(model="gpt3-175b", gpu="h100", tp=8, pp=8, dp=16, gbs=1536)
-    >>> e["step_time_s"]
+    >>> e.step_time_s, e.tokens_per_s, e.stages      # e["step_time_s"]: the report's field
     >>> df = lumos.sweep(gpus="256..1024", gpu=["h100", "b200"])
     >>> front = lumos.pareto(df, ["time_to_train_h", "gpu_hours", "operational_kg"])
 """
@@ -18,16 +20,21 @@ import json
 import os
 import tempfile
 import warnings
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
 import pandas as pd
 
 from . import _core
 from ._core import LumosError
+from .results import Carbon, Estimate, Placement, Replay, Result, WhatIf
 
 __all__ = [
     "LumosError",
+    "Result",
+    "Estimate",
+    "Carbon",
+    "Placement",
+    "WhatIf",
     "Replay",
     "run",
     "replay",
@@ -40,6 +47,7 @@ __all__ = [
     "place",
     "carbon",
     "cost",
+    "report",
 ]
 
 
@@ -136,37 +144,6 @@ def _csv_from(*args: Any, flag: str) -> pd.DataFrame:
         return read_csv(path)
 
 
-@dataclass
-class Replay:
-    """What ``lumos replay`` answers for one trace: its JSON, with the tables as DataFrames."""
-
-    raw: Dict[str, Any]
-    source: str = ""  # the path replayed ("" = the embedded demo trace)
-    options: List[str] = field(default_factory=list)
-    steps: pd.DataFrame = field(init=False)
-    breakdown: pd.DataFrame = field(init=False)
-    streams: pd.DataFrame = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.steps = pd.DataFrame(self.raw.get("steps", []))
-        rows = {"replayed": self.raw.get("breakdown", {})}
-        if "measured_breakdown" in self.raw:
-            rows["measured"] = self.raw["measured_breakdown"]
-        self.breakdown = pd.DataFrame(rows).T
-        self.streams = pd.DataFrame(self.raw.get("streams", []))
-
-    @property
-    def critical_path(self) -> pd.DataFrame:
-        """The GPU ops on the critical path, in order (``raw["critical_path"]`` has its totals:
-        length, CPU, compute, communication and memory time)."""
-        return pd.DataFrame(self.raw.get("critical_path", {}).get("gpu_ops", []))
-
-    def timeline(self, path: str) -> str:
-        """Writes the replayed timeline as a Chrome trace (open in Perfetto); returns the path."""
-        run("replay", self.source, *self.options, "--timeline", path)
-        return path
-
-
 def replay(path: str = "", **options: Any) -> Replay:
     """Replays a Kineto trace, a .lgraph file or a folder of per-rank traces ("" is the embedded
     demo trace): steps measured against replayed, breakdown, streams, critical path."""
@@ -174,9 +151,10 @@ def replay(path: str = "", **options: Any) -> Replay:
     return Replay(_json("replay", path, *flags), source=path, options=flags)
 
 
-def estimate(**options: Any) -> Dict[str, Any]:
-    """Model-driven estimate of one training iteration (``lumos estimate --json``)."""
-    return _json("estimate", *_flags(options, on_off={"overlap_grad_reduce"}))
+def estimate(**options: Any) -> Estimate:
+    """Model-driven estimate of one training iteration (``lumos estimate --json``): step time,
+    tokens/s, MFU as attributes; breakdown, stages, kernel time as DataFrames."""
+    return Estimate(_json("estimate", *_flags(options, on_off={"overlap_grad_reduce"})))
 
 
 def search(gpus: int, **options: Any) -> pd.DataFrame:
@@ -186,9 +164,10 @@ def search(gpus: int, **options: Any) -> pd.DataFrame:
     return _csv_from("estimate", "--search", "--gpus", gpus, *_flags(options), flag="--csv")
 
 
-def whatif(trace: str = "", **options: Any) -> Dict[str, Any]:
-    """What-if replays of a trace (``lumos whatif --json``): GPUs, speed-ups, structural edits."""
-    return _json("whatif", trace, *_flags(options))
+def whatif(trace: str = "", **options: Any) -> WhatIf:
+    """What-if replays of a trace (``lumos whatif --json``): GPUs, speed-ups, structural edits;
+    ``variants`` and ``pareto`` as DataFrames."""
+    return WhatIf(_json("whatif", trace, *_flags(options)))
 
 
 def sweep(spec: Optional[str] = None, **options: Any) -> pd.DataFrame:
@@ -209,39 +188,60 @@ def pareto(df: pd.DataFrame, objectives: Sequence[str]) -> pd.DataFrame:
         return _csv_from("pareto", source, "--objectives", ",".join(objectives), flag="-o")
 
 
-def place(fleet: str, jobs: Optional[str] = None, **options: Any) -> Dict[str, Any]:
+def place(fleet: str, jobs: Optional[str] = None, **options: Any) -> Placement:
     """Places jobs on a fleet by oSCI, SCI and tSCI (``lumos place --json``): ``jobs`` (a jobs
     file), or ``sweep=`` (a variants CSV), ``score_year=True``, ``utilization="0:1:0.05"`` with
     ``job_score=`` or ``case_study=True`` (``case_study_model="fleet"`` for the fleet footprint), or
     ``sweep_grid_intensity="0:600:10"`` / ``sweep_lifetime="3:12:1"`` (the sensitivity sweeps)."""
-    return _json("place", fleet, *_flags(dict(jobs=jobs, **options)))
+    return Placement(_json("place", fleet, *_flags(dict(jobs=jobs, **options))))
 
 
-def carbon(**options: Any) -> Dict[str, Any]:
+def carbon(**options: Any) -> Carbon:
     """Energy and carbon of one configuration (``lumos carbon --json``): an estimate's options,
-    or ``trace=``; ``region=`` or ``grid_series=`` with ``start=`` and ``window_end=``."""
-    return _json("carbon", *_flags(options, on_off={"overlap_grad_reduce"}))
+    or ``trace=``; ``region=`` or ``grid_series=`` with ``start=`` and ``window_end=``. Totals as
+    attributes (kWh, kg CO2e); energy by part as a DataFrame."""
+    return Carbon(_json("carbon", *_flags(options, on_off={"overlap_grad_reduce"})))
 
 
 class cost:  # noqa: N801 - a namespace, as in ``lumos cost gemm``
     """The kernel and collective cost model (``lumos cost KIND --json``)."""
 
     @staticmethod
-    def gemm(**options: Any) -> Dict[str, Any]:
+    def gemm(**options: Any) -> Result:
         """A GEMM's time and TFLOP/s (m=, n=, k=, gpu=, dtype=)."""
-        return _json("cost", "gemm", *_flags(options))
+        return Result(_json("cost", "gemm", *_flags(options)))
 
     @staticmethod
-    def attention(**options: Any) -> Dict[str, Any]:
+    def attention(**options: Any) -> Result:
         """An attention kernel's time (batch=, seq=, heads=, head_dim=, gpu=, causal=True)."""
-        return _json("cost", "attention", *_flags(options))
+        return Result(_json("cost", "attention", *_flags(options)))
 
     @staticmethod
-    def collective(**options: Any) -> Dict[str, Any]:
+    def collective(**options: Any) -> Result:
         """An NCCL collective's time, algorithm and bus bandwidth (op=, bytes=, ranks=, ranks_per_node=)."""
-        return _json("cost", "collective", *_flags(options))
+        return Result(_json("cost", "collective", *_flags(options)))
 
     @staticmethod
-    def memory(**options: Any) -> Dict[str, Any]:
+    def memory(**options: Any) -> Result:
         """A memory-bound kernel's time moving bytes= on gpu=."""
-        return _json("cost", "memory", *_flags(options))
+        return Result(_json("cost", "memory", *_flags(options)))
+
+
+def report(inputs: Sequence[Any], output: str, title: Optional[str] = None) -> str:
+    """One self-contained HTML page (``lumos report``) from sweep DataFrames or variants CSVs and
+    results of :func:`replay`, :func:`estimate` and :func:`carbon` (or their --json files), each
+    a part of the page in the order given; returns ``output``."""
+    with tempfile.TemporaryDirectory(prefix="lumos_") as tmp:
+        paths = []
+        for i, item in enumerate(inputs):
+            if isinstance(item, pd.DataFrame):
+                paths.append(os.path.join(tmp, f"input{i}.csv"))
+                item.to_csv(paths[-1], index=False)
+            elif isinstance(item, Result):
+                paths.append(os.path.join(tmp, f"input{i}.json"))
+                with open(paths[-1], "w", encoding="utf-8") as f:
+                    json.dump(item.raw, f)
+            else:
+                paths.append(str(item))
+        run("report", *paths, "-o", output, *(["--title", title] if title else []))
+    return output

@@ -1,0 +1,90 @@
+// Reading `lumos report`'s inputs: a variants CSV becomes an array of row objects (numbers where a
+// cell is a number), a --json report is checked and kept as it was written.
+#include <simdjson.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include "common/csv_table.hpp"
+#include "common/error.hpp"
+#include "common/file_bytes.hpp"
+#include "common/json_writer.hpp"
+#include "report/html_report.hpp"
+
+namespace lumos::report {
+
+namespace {
+
+constexpr const char* kExpected =
+    "expected a variants CSV (lumos sweep -o, lumos estimate --search --csv) or the --json "
+    "output of lumos replay, estimate or carbon";
+// A report page is read by a browser in one go: inputs beyond this are not what it is for.
+constexpr uint64_t kMaxInputBytes = uint64_t{256} << 20;
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// A cell as a JSON value: a finite number when the whole cell is one, else its text.
+void cell_value(common::JsonWriter& w, const std::string& cell) {
+  if (!cell.empty()) {
+    char* end = nullptr;
+    const double d = std::strtod(cell.c_str(), &end);
+    if (end == cell.c_str() + cell.size() && std::isfinite(d)) {
+      w.value(d);
+      return;
+    }
+  }
+  w.value(cell);
+}
+
+HtmlSection sweep_section(const std::string& path) {
+  const CsvTable t = read_csv(path);
+  LUMOS_EXPECT(!t.rows.empty(), path + ": the table has no rows; " + kExpected);
+  std::ostringstream os;
+  common::JsonWriter w(os, common::JsonWriter::Document::plain);
+  w.begin_array();
+  for (const std::vector<std::string>& row : t.rows) {
+    w.begin_object();
+    for (size_t c = 0; c < t.header.size(); ++c) {
+      w.key(t.header[c]);
+      cell_value(w, row[c]);
+    }
+    w.end_object();
+  }
+  w.end_array();
+  return {"sweep", path, os.str()};
+}
+
+// Which command wrote a --json report, by the fields only it writes.
+std::string report_kind(simdjson::dom::object doc) {
+  auto has = [&](const char* key) { return doc[key].error() == simdjson::SUCCESS; };
+  if (has("stages") && has("layout") && has("breakdown")) return "estimate";
+  if (has("steps") && (has("breakdown") || has("ranks"))) return "replay";
+  if (has("energy_kwh") && has("operational_kg")) return "carbon";
+  return "";
+}
+
+}  // namespace
+
+HtmlSection read_report_input(const std::string& path) {
+  if (ends_with(path, ".csv")) return sweep_section(path);
+  const common::FileBytes bytes = common::read_regular_file(
+      path, simdjson::SIMDJSON_PADDING, kMaxInputBytes, "a CSV or JSON report",
+      "lumos report (256 MiB: a page a browser can open)");
+  const std::string text(bytes.data.data(), bytes.size);
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (auto err = parser.parse(text).get(root))
+    throw InputError(path + ": invalid JSON (" + simdjson::error_message(err) + "); " + kExpected);
+  simdjson::dom::object doc;
+  if (root.get(doc) != simdjson::SUCCESS)
+    throw InputError(path + ": not a JSON object; " + kExpected);
+  const std::string kind = report_kind(doc);
+  if (kind.empty()) throw InputError(path + ": not a report lumos report reads; " + kExpected);
+  return {kind, path, text};
+}
+
+}  // namespace lumos::report
