@@ -50,7 +50,7 @@ bool cuda_available() {
 
 replay::BatchResult batch_replay(const graph::Graph& g, const replay::VariantBatch& b,
                                  Backend backend, const replay::GemmPricing* pricing,
-                                 bool critical_path) {
+                                 bool critical_path, const ProgressFn& progress) {
   if (backend == Backend::kAuto) backend = cuda_available() ? Backend::kCuda : Backend::kCpu;
   switch (backend) {
     case Backend::kReference:
@@ -66,7 +66,7 @@ replay::BatchResult batch_replay(const graph::Graph& g, const replay::VariantBat
     case Backend::kAuto:
       break;
   }
-  return replay::batch_replay_cpu(g, b, 0, 0, pricing, nullptr, critical_path);
+  return replay::batch_replay_cpu(g, b, 0, 0, pricing, nullptr, critical_path, progress);
 }
 
 std::vector<std::string> device_report() {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/progress.hpp"
 #include "replay/batch_replay.hpp"
 
 namespace lumos::engine {
@@ -15,10 +16,11 @@ const char* to_string(Backend b);
 // Runs the batch on `backend`; auto takes the GPU when the CUDA backend is built and a GPU is
 // visible, else the CPU. `pricing` (GEMM repricing per variant) applies on every backend.
 // `critical_path` false: finish times alone on the CPU and CUDA backends (cp_compute_us and
-// cp_comm_us left 0; the reference computes them anyway).
+// cp_comm_us left 0; the reference computes them anyway). `progress`: variants replayed, on the
+// CPU backend (a GPU replays a batch in one launch).
 replay::BatchResult batch_replay(const graph::Graph& g, const replay::VariantBatch& b,
                                  Backend backend, const replay::GemmPricing* pricing = nullptr,
-                                 bool critical_path = true);
+                                 bool critical_path = true, const ProgressFn& progress = {});
 
 bool cuda_built();      // this lumos has the CUDA backend
 bool cuda_available();  // built with CUDA and a GPU visible

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/progress.hpp"
 #include "estimate/estimate.hpp"
 
 namespace lumos::estimate {
@@ -28,6 +29,8 @@ struct SearchRequest {
   // whole graph alone needs more is not estimated in full.
   double memory_budget_bytes = kDefaultSearchMemoryBytes;
   size_t detailed = 10;  // the fastest rows estimated in full (breakdown)
+  // Layouts ranked of those that fit, then the fastest estimated in full (common/progress.hpp).
+  ProgressFn rank_progress, detail_progress;
 };
 
 struct SearchRow {

@@ -94,8 +94,9 @@ WhatifAnswer run_whatif(const graph::LoadedInput& in, const WhatifRequest& req,
     a.unpriced_warning = in.label +
                          " has no trace tables (a graph file): on another GPU its kernels scale "
                          "by class ratios only, without GEMM shapes, attention clocks or HBM";
-  a.result = engine::batch_replay(g, a.grid.batch, req.backend,
-                                  pricing.priced_nodes() > 0 ? &pricing : nullptr);
+  a.result =
+      engine::batch_replay(g, a.grid.batch, req.backend,
+                           pricing.priced_nodes() > 0 ? &pricing : nullptr, true, req.progress);
   // Each variant's GPU energy over the replay (carbon/trace_energy.hpp).
   const std::vector<carbon::TracedBusy> busy =
       carbon::batch_kernel_busy_us(g, db, a.grid.batch, a.result, pricing);
