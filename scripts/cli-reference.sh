@@ -13,7 +13,7 @@ out="${2:-$root/docs/reference/cli.md}"
 [[ -x "$lumos" ]] || { echo "cli-reference.sh: $lumos is not an executable (build the lumos target first)" >&2; exit 1; }
 
 commands=$(grep -o 'cmd == "[a-z-]*"' "$root/host/cli/dispatch.cpp" | sed 's/cmd == "\(.*\)"/\1/' | grep -v '^--')
-cost_subs=$(grep -o "lumos cost <[a-z|]*>" "$root/host/cli/cmd_cost.cpp" | head -n 1 | sed "s/lumos cost <\\(.*\\)>/\\1/" | tr "|" " ")
+cost_subs=$(sed -n '/^int cmd_cost(/,$p' "$root/host/cli/cmd_cost.cpp" | grep -o 'what == "[a-z]*"' | sed 's/.*== "\(.*\)"/\1/' | awk '!seen[$0]++')
 bench_subs=$( (echo batch; grep -o 'argv\[1\]) == "[a-z]*"' "$root/host/cli/cmd_bench.cpp" | sed 's/.*== "\(.*\)"/\1/') | awk '!seen[$0]++')
 
 section() {  # section TITLE ARGS...: one command's help as a fenced block

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Python package (python/lumos over lumos._core): builds it with pip (scikit-build-core runs
-# CMake into build/python-*, incrementally) into the virtual environment build/pyenv, then runs
+# CMake into build/python-*, incrementally: a user's `pip install .` builds in a temporary folder) into the virtual environment build/pyenv, then runs
 # tests/python with pytest against build/lumos. Its build tools and pandas, matplotlib and pytest
 # come from PyPI. Where PyPI cannot be reached (or no venv can be made) the run fails, so that CI
 # never passes without the Python suite; a developer's machine without PyPI asks for the skip with
@@ -41,7 +41,7 @@ then
   cannot_run "PyPI cannot be reached for the package's build tools and dependencies"
 fi
 rm -rf "$probe"
-"${pip[@]}" install "scikit-build-core>=0.8" "pybind11>=2.10" "pandas>=1.5" "matplotlib>=3.5" \
+"${pip[@]}" install "scikit-build-core>=0.10" "pybind11>=2.10" "pandas>=1.5" "matplotlib>=3.5" \
   "pytest>=7"
-"${pip[@]}" install --no-build-isolation .
+"${pip[@]}" install --no-build-isolation --config-settings=build-dir="build/python-{wheel_tag}" .
 LUMOS_BINARY="$PWD/build/lumos" build/pyenv/bin/python -m pytest -q tests/python

@@ -7,10 +7,6 @@
 
 namespace lumos::carbon {
 
-namespace {
-constexpr double kHoursPerYear = 8760;
-}  // namespace
-
 CarbonSettings::Footprint parse_footprint(const std::string& text, const std::string& what) {
   if (text == "paper") return CarbonSettings::Footprint::kPaper;
   if (text == "fleet") return CarbonSettings::Footprint::kFleet;

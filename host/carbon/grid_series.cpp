@@ -322,8 +322,30 @@ std::string seconds(double duration_s) {
   return buf;
 }
 
+// "36 h", "2,000 h (83.3 days)": a run's length as its user plans it, in hours and days.
+std::string hours(double duration_s) {
+  const double h = duration_s / 3600.0;
+  char buf[96];
+  if (h < 48)
+    std::snprintf(buf, sizeof(buf), "%.3g h", h);
+  else
+    std::snprintf(buf, sizeof(buf), "%.0f h (%.1f days)", h, h / 24.0);
+  return buf;
+}
+
 std::string describe_window(int64_t start_unix_s, double duration_s) {
-  return format_utc(start_unix_s) + " UTC + " + seconds(duration_s);
+  return "a run of " + hours(duration_s) + " from " + format_utc(start_unix_s) + " UTC";
+}
+
+// What to change when a run does not fit in the series: an earlier start, or a longer series.
+std::string window_advice(const GridSeries& s, double duration_s) {
+  const double series_s = static_cast<double>(s.end_unix_s() - s.start_unix_s);
+  if (duration_s > series_s)
+    return "; the run is longer than the series (" + hours(series_s) +
+           "): give a series that covers it, or fewer steps";
+  const auto latest = s.end_unix_s() - static_cast<int64_t>(std::ceil(duration_s));
+  return "; start at or before " + format_utc(latest) + " UTC (--start, --window-end), or give a " +
+         "series that runs longer";
 }
 
 // Hand-made series reach here too, not only loaded ones.
@@ -420,8 +442,10 @@ std::string format_utc(int64_t unix_s) {
 
 int64_t parse_utc(const std::string& text, const std::string& what) {
   std::string why;
-  const auto t = parse_timestamp(text, why);
-  LUMOS_EXPECT(t, what + ": " + text + ": " + why);
+  // A date alone is its midnight (UTC): "--start 2024-03-01".
+  const bool date_only = text.size() == 10 && text[4] == '-' && text[7] == '-';
+  const auto t = parse_timestamp(date_only ? text + " 00:00" : text, why);
+  LUMOS_EXPECT(t, what + ": " + text + ": " + why + " (or a date alone, YYYY-MM-DD)");
   return *t;
 }
 
@@ -433,8 +457,9 @@ double mean_intensity(const GridSeries& s, int64_t start_unix_s, double duration
   const double series_s = static_cast<double>(s.end_unix_s() - s.start_unix_s);
   const bool inside = start_unix_s >= s.start_unix_s && end_off <= series_s &&
                       (duration_s > 0 || start_unix_s < s.end_unix_s());
-  LUMOS_EXPECT(inside, "window " + describe_window(start_unix_s, duration_s) +
-                           ": expected it inside the grid series; " + span_utc(s));
+  LUMOS_EXPECT(inside, describe_window(start_unix_s, duration_s) +
+                           ": expected it inside the grid series; " + span_utc(s) +
+                           window_advice(s, duration_s));
   if (duration_s == 0) return value_at(s, start_unix_s);
 
   // Summing only the rows the window touches keeps the mean exact to rounding of each term.

@@ -44,8 +44,8 @@ GridSeries load_grid_series(const std::string& path,
 // "2022-03-01 14:00:00" (UTC).
 std::string format_utc(int64_t unix_s);
 
-// The timestamp formats of load_grid_series, for options such as --start; `what` prefixes the
-// InputError.
+// The timestamp formats of load_grid_series, and a date alone (YYYY-MM-DD: its midnight, UTC),
+// for options such as --start; `what` prefixes the InputError.
 int64_t parse_utc(const std::string& text, const std::string& what);
 
 // Time-weighted mean over [start, start + duration), each row holding for its step; partial

@@ -12,8 +12,6 @@ namespace lumos::carbon {
 
 namespace {
 
-constexpr double kHoursPerYear = 8760;
-
 // Hardware bought for the job is new, whatever the fleet file says of servers already owned.
 double rate_g_per_year(const ServerPool& p, const CarbonSettings& s) {
   return embodied_g_per_year(p.embodied_g, p.lifetime_y, s.procurement ? 0 : p.age_y,
@@ -219,7 +217,8 @@ DemandGenerator case_study_jobs(uint64_t seed, double vc1_score) {
 
 std::vector<UtilizationPoint> utilization_sweep(const Fleet& f, const DemandGenerator& demand,
                                                 const std::vector<double>& levels,
-                                                const CarbonSettings& s, double hours) {
+                                                const CarbonSettings& s, double hours,
+                                                const ProgressFn& progress) {
   double total_score = 0;
   for (const ServerPool& p : f.pools) {
     LUMOS_EXPECT(p.score > 0, "place --utilization: server " + p.name + " has no score");
@@ -289,6 +288,7 @@ std::vector<UtilizationPoint> utilization_sweep(const Fleet& f, const DemandGene
           std::string("place --utilization: the footprint by ") + to_string(kMetrics[i]));
     }
     out.push_back(pt);
+    if (progress) progress(out.size(), levels.size());
   }
   return out;
 }

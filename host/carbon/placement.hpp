@@ -18,6 +18,7 @@
 
 #include "carbon/embodied.hpp"
 #include "carbon/fleet.hpp"
+#include "common/progress.hpp"
 
 namespace lumos::carbon {
 
@@ -144,12 +145,17 @@ struct UtilizationPoint {
   std::array<double, 3> footprint_g{};  // kMetrics order; what CarbonSettings::footprint counts
   std::array<double, 3> added_over_osci{};
 };
+
+constexpr double kHoursPerYear = 8760;
+
 // For each level: jobs of `demand` (the same sequence at every level) until the next would pass
 // level x the fleet's capacity, each running `hours`, placed by every metric. The capacity is the
 // fleet's total score, or, with whole resources, the score of the jobs of the first job's size
 // that fit (the paper's two servers hold 44 jobs of 1168: 12 on S_A, 32 on S_B).
 std::vector<UtilizationPoint> utilization_sweep(const Fleet& f, const DemandGenerator& demand,
                                                 const std::vector<double>& levels,
-                                                const CarbonSettings& s, double hours = 8760);
+                                                const CarbonSettings& s,
+                                                double hours = kHoursPerYear,
+                                                const ProgressFn& progress = {});
 
 }  // namespace lumos::carbon

@@ -24,7 +24,8 @@ const char* to_string(SweepParameter p) {
 }
 
 SensitivitySweep sensitivity_sweep(const Fleet& f, const CarbonSettings& reference,
-                                   SweepParameter parameter, const std::vector<double>& values) {
+                                   SweepParameter parameter, const std::vector<double>& values,
+                                   const ProgressFn& progress) {
   SensitivitySweep out;
   out.parameter = parameter;
   // Index 1 of kMetrics is SCI, 0 oSCI.
@@ -52,6 +53,7 @@ SensitivitySweep sensitivity_sweep(const Fleet& f, const CarbonSettings& referen
     pt.added_sci = base > 0 ? footprint_on(t, pt.sci_pick) / base - 1 : 0;
     pt.added_reference_pick = base > 0 ? footprint_on(t, out.reference_pick) / base - 1 : 0;
     out.points.push_back(pt);
+    if (progress) progress(out.points.size(), values.size());
   }
   return out;
 }

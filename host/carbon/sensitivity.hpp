@@ -35,7 +35,8 @@ struct SensitivitySweep {
 // replaces the grid intensity, or every server type's lifetime. Throws InputError for a fleet
 // without scores, a negative intensity or a lifetime that is not positive.
 SensitivitySweep sensitivity_sweep(const Fleet& f, const CarbonSettings& reference,
-                                   SweepParameter parameter, const std::vector<double>& values);
+                                   SweepParameter parameter, const std::vector<double>& values,
+                                   const ProgressFn& progress = {});
 
 // "FROM:TO:STEP" -> FROM, FROM + STEP, ..., TO (included when the step reaches it), each in
 // [lo, hi], at most 10,000 values. Throws InputError naming `what`, with `example` as a

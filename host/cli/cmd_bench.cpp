@@ -7,8 +7,12 @@
 
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
+#include "cli/help_text.hpp"
+#include "cli/quiet_option.hpp"
 #include "cli/unexpected_args.hpp"
+#include "common/did_you_mean.hpp"
 #include "common/error.hpp"
+#include "common/progress.hpp"
 #include "cost/kernels_db.hpp"
 #include "engine/batch_benchmark.hpp"
 #include "estimate/estimate.hpp"
@@ -45,12 +49,19 @@ int cmd_bench(int argc, char** argv) {
       std::cout
           << "usage: lumos bench batch --nodes N --variants V --backend cpu|cuda [--json]\n"
              "       lumos bench estimate [--runs N] [--json] [--db DIR] [--write-residuals F]\n"
-             "       lumos bench whatif [--runs N] [--layers L] [--json]\n";
+             "       lumos bench whatif [--runs N] [--layers L] [--json]\n\n"
+          << examples_section({"lumos bench batch --nodes 100000 --variants 1024 --backend cpu",
+                               "lumos bench estimate --runs 5", "lumos bench whatif --layers 32"});
       return 0;
     }
+    const std::string what = argc >= 2 ? argv[1] : "";
     throw InputError(
-        "lumos bench: expected 'batch', 'estimate' or 'whatif' (usage: lumos bench batch --nodes N "
-        "--variants V --backend cpu|cuda, lumos bench estimate, or lumos bench whatif)");
+        "lumos bench: expected 'batch', 'estimate' or 'whatif'" +
+        (what.empty()
+             ? std::string()
+             : ", not '" + what + "'" + did_you_mean(what, {"batch", "estimate", "whatif"})) +
+        " (usage: lumos bench batch --nodes N --variants V --backend cpu|cuda, lumos bench "
+        "estimate, or lumos bench whatif)");
   }
   cxxopts::Options o("lumos bench batch",
                      "Batch replay throughput on a synthetic graph shaped like the traces.");
@@ -72,8 +83,14 @@ int cmd_bench(int argc, char** argv) {
       "no-path",
       "finish times only, without the critical path's composition (what sweeps run; CPU and "
       "CUDA backends, and the CUDA projection)")("json", "print JSON")("h,help", "show this help");
-  const auto a = o.parse(argc - 1, argv + 1);
-  if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  add_quiet_option(o);
+  const auto a = parse_options(o, argc - 1, argv + 1);
+  if (a.count("help"))
+    return std::cout << help_with_examples(
+                            o, {"lumos bench batch --nodes 100000 --variants 1024 --backend cpu",
+                                "lumos bench batch --graph generated:gpt3-175b --no-path --json"})
+                     << '\n',
+           0;
   refuse_unexpected_args(a, "lumos bench batch");
   engine::BatchBenchmarkRequest req;
   req.nodes = static_cast<uint32_t>(count_of(a, kNodes, "lumos bench batch: "));
@@ -90,6 +107,8 @@ int cmd_bench(int argc, char** argv) {
     other = benchmark_graph(a["graph"].as<std::string>());
     req.graph = &other;
   }
+  Progress progress("phases", quiet(a));
+  req.progress = progress.fn();
   const engine::BatchBenchmark b = engine::run_batch_benchmark(req);
   if (a.count("json"))
     report::batch_benchmark_json(std::cout, b);

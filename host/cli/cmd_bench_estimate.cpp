@@ -7,10 +7,13 @@
 
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
+#include "cli/help_text.hpp"
 #include "cli/path_options.hpp"
+#include "cli/quiet_option.hpp"
 #include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/progress.hpp"
 #include "cost/kernels_db.hpp"
 #include "estimate/calibration_check.hpp"
 #include "report/bench_report.hpp"
@@ -30,9 +33,12 @@ int bench_estimate(int argc, char** argv) {
       cxxopts::value<std::string>())("db",
                                      "read kernels_db from this folder (check an edited table)",
                                      cxxopts::value<std::string>())("h,help", "show this help");
-  const auto a = o.parse(argc, argv);
+  add_quiet_option(o);
+  const auto a = parse_options(o, argc, argv);
   if (a.count("help")) {
-    std::cout << o.help() << '\n';
+    std::cout << help_with_examples(o, {"lumos bench estimate  # error against published runs",
+                                        "lumos bench estimate --runs 20 --json"})
+              << '\n';
     return 0;
   }
   refuse_unexpected_args(a, "lumos bench estimate");
@@ -42,7 +48,8 @@ int bench_estimate(int argc, char** argv) {
   cost::KernelsDb storage;
   const cost::KernelsDb& db =
       a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
-  const estimate::CalibrationCheck c = estimate::check_calibration(db, runs);
+  Progress progress("timed estimates", quiet(a));
+  const estimate::CalibrationCheck c = estimate::check_calibration(db, runs, progress.fn());
   if (a.count("write-residuals"))
     write_output(a["write-residuals"].as<std::string>(),
                  [&](std::ostream& os) { report::residuals_json(os, c); });

@@ -11,10 +11,13 @@
 
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
+#include "cli/help_text.hpp"
+#include "cli/quiet_option.hpp"
 #include "cli/unexpected_args.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
+#include "common/progress.hpp"
 #include "cost/kernels_db.hpp"
 #include "estimate/estimate.hpp"
 #include "estimate/generated_trace.hpp"
@@ -60,8 +63,13 @@ int bench_whatif(int argc, char** argv) {
       count_help("layers of the traced job, a multiple of 8 (32: about 100K nodes over 4 stages)",
                  kLayers),
       count_value("32"))("json", "print JSON")("h,help", "show this help");
-  const auto a = o.parse(argc, argv);
-  if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  add_quiet_option(o);
+  const auto a = parse_options(o, argc, argv);
+  if (a.count("help"))
+    return std::cout << help_with_examples(o, {"lumos bench whatif  # about 100K nodes, 5 runs",
+                                               "lumos bench whatif --layers 64 --runs 3 --json"})
+                     << '\n',
+           0;
   refuse_unexpected_args(a, "lumos bench whatif");
   const int runs = static_cast<int>(count_of(a, kRuns, "lumos bench whatif: "));
   const int64_t layers = count_of(a, kLayers, "lumos bench whatif: ");
@@ -83,6 +91,7 @@ int bench_whatif(int argc, char** argv) {
   req.edit.layers = 4 * layers;
   std::vector<double> structural_ms, edited_build_ms, edited_replay_ms, dp_ms;
   uint64_t edited_nodes = 0;
+  Progress progress("runs", quiet(a));
   for (int r = 0; r < runs; ++r) {
     t0 = std::chrono::steady_clock::now();
     const estimate::StructuralAnswer s = estimate::run_structural_whatif(in, req, db);
@@ -96,6 +105,7 @@ int bench_whatif(int argc, char** argv) {
     t0 = std::chrono::steady_clock::now();
     (void)estimate::run_whatif(in, w, db);
     dp_ms.push_back(ms_since(t0));
+    progress(static_cast<uint64_t>(r) + 1, static_cast<uint64_t>(runs));
   }
   if (a.count("json")) {
     common::JsonWriter w(std::cout);

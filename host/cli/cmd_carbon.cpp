@@ -9,6 +9,7 @@
 #include "carbon/grid_series.hpp"
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
+#include "cli/help_text.hpp"
 #include "cli/layout_options.hpp"
 #include "cli/unexpected_args.hpp"
 #include "common/error.hpp"
@@ -53,9 +54,15 @@ int cmd_carbon(int argc, char** argv) {
       cxxopts::value<std::string>())(
       "pue", "the site's PUE, in [1, 5] (default: kernels_db/carbon.json's)",
       cxxopts::value<double>());
-  const auto a = o.parse(argc, argv);
+  const auto a = parse_options(o, argc, argv);
   if (a.count("help")) {
-    std::cout << o.help() << '\n';
+    std::cout << help_with_examples(
+                     o, {"lumos carbon --model gpt3-175b --gpu h100 --tp 8 --pp 8 --dp 16 "
+                         "--gbs 1536 --region fr",
+                         "lumos carbon --trace trace.json.gz --steps 100000 --region us",
+                         "lumos carbon --model llama3-70b --grid-series es.csv --start 2024-03-01 "
+                         "--window-end 2024-03-08  # the best start that week"})
+              << '\n';
     return 0;
   }
   refuse_unexpected_args(a, "lumos carbon");

@@ -9,7 +9,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/cost_options.hpp"
+#include "cli/help_text.hpp"
 #include "cli/input_options.hpp"
+#include "common/did_you_mean.hpp"
 #include "common/error.hpp"
 #include "cost/collective_topology.hpp"
 #include "cost/memory_model.hpp"
@@ -40,7 +42,10 @@ int cost_gemm(int argc, char** argv) {
       kBatch.name, count_help("independent GEMMs (bmm)", kBatch), count_value("1"))(
       "dtype", "fp32, tf32, bf16, fp16 or fp8", arg<std::string>("bf16"))(
       "no-points", "ignore measured points; use the fitted model only");
-  if (!c.parse(argc, argv)) return 0;
+  if (!c.parse(argc, argv,
+               {"lumos cost gemm --m 8192 --n 8192 --k 8192 --gpu h100",
+                "lumos cost gemm --m 4096 --n 4096 --k 4096 --dtype fp8 --json"}))
+    return 0;
   const GpuSpec& gpu = c.gpu();
   const GemmQuery q{c.positive(kM), c.positive(kN), c.positive(kK), c.positive(kBatch),
                     parse_dtype(c.str("dtype"))};
@@ -58,7 +63,10 @@ int cost_attention(int argc, char** argv) {
                                                      arg<std::string>("bf16"))(
       "impl", "flash3, cudnn or flash2 (Ampere answers every one as flash2)",
       arg<std::string>("flash3"));
-  if (!c.parse(argc, argv)) return 0;
+  if (!c.parse(argc, argv,
+               {"lumos cost attention --batch 1 --heads 64 --seq 8192 --causal",
+                "lumos cost attention --batch 4 --heads 32 --seq 4096 --pass bwd --gpu b200"}))
+    return 0;
   const GpuSpec& gpu = c.gpu();
   const std::string pass = c.str("pass"), impl = c.str("impl");
   LUMOS_EXPECT(
@@ -92,7 +100,11 @@ int cost_collective(int argc, char** argv) {
                           arg<double>())(
       kNicsPerGpu.name, count_help("override: NICs per GPU", kNicsPerGpu), count_value())(
       "nic-efficiency", "override: achieved fraction of NIC line rate", arg<double>());
-  if (!c.parse(argc, argv)) return 0;
+  if (!c.parse(argc, argv,
+               {"lumos cost collective --op allreduce --bytes 1GiB --ranks 64",
+                "lumos cost collective --op alltoall --bytes 64MiB --ranks 16 "
+                "--nic-bandwidth 400Gbps"}))
+    return 0;
   const GpuSpec& gpu = c.gpu();
   LUMOS_EXPECT(!(c.has("nic-bandwidth") && c.has("nic-gbps")),
                "lumos cost collective: give --nic-bandwidth or --nic-gbps, not both");
@@ -123,7 +135,11 @@ int cost_memory(int argc, char** argv) {  // memory, optimizer or memcpy, as arg
                     arg<std::string>("elementwise"))("bytes", "bytes moved", arg<std::string>())(
       "params", "parameters (optimizer)", arg<double>())("direction", "h2d, d2h or d2d (memcpy)",
                                                          arg<std::string>("h2d"));
-  if (!c.parse(argc, argv)) return 0;
+  if (!c.parse(argc, argv,
+               {"lumos cost memory --class norm --bytes 256MiB",
+                "lumos cost optimizer --params 7e9 --gpu h200",
+                "lumos cost memcpy --bytes 1GiB --direction d2h"}))
+    return 0;
   const GpuSpec& gpu = c.gpu();
   const double params = c.opt<double>("params").value_or(0);
   LUMOS_EXPECT(what != "optimizer" || params > 0,
@@ -147,7 +163,10 @@ int cost_classify(int argc, char** argv) {
       "verbose", "list every priced kernel");
   add_input_options(c.o);
   c.o.parse_positional({"input"});
-  if (!c.parse(argc, argv)) return 0;
+  if (!c.parse(argc, argv,
+               {"lumos cost classify trace.json.gz",
+                "lumos cost classify trace.json.gz --verbose --json"}))
+    return 0;
   apply_input_options(c.a);
   LUMOS_EXPECT(c.has("input"), "lumos cost classify: missing TRACE");
   // The classification reads the trace's events (kernel names, shapes, GPU): a graph file is
@@ -164,7 +183,8 @@ int cost_classify(int argc, char** argv) {
 
 int cost_gpus(int argc, char** argv) {
   CostOptions c("lumos cost gpus", "List the GPUs of kernels_db.");
-  if (c.parse(argc, argv)) report::gpus_text(std::cout, *c.db);
+  if (c.parse(argc, argv, {"lumos cost gpus", "lumos cost gpus --db my_kernels_db"}))
+    report::gpus_text(std::cout, *c.db);
   return 0;
 }
 
@@ -172,8 +192,20 @@ int cost_gpus(int argc, char** argv) {
 
 int cmd_cost(int argc, char** argv) {
   const std::string usage =
-      "usage: lumos cost <gemm|attention|collective|memory|optimizer|memcpy|classify|gpus> "
-      "[options]\n";
+      "usage: lumos cost <kind> [options]\n\n"
+      "kinds:\n"
+      "  gemm        time of a GEMM on one GPU\n"
+      "  attention   time of FlashAttention forward or backward\n"
+      "  collective  time of an NCCL collective (NCCL's algorithm and protocol model)\n"
+      "  memory      time of a memory-bound kernel moving --bytes\n"
+      "  optimizer   time of a fused optimizer step over --params parameters\n"
+      "  memcpy      time of a memcpy (h2d, d2h or d2d)\n"
+      "  classify    a trace's GPU time by kernel class, the model against measured kernels\n"
+      "  gpus        the GPUs of kernels_db\n\n"
+      "`lumos cost <kind> --help` describes each kind's options.\n\n" +
+      examples_section({"lumos cost gemm --m 8192 --n 8192 --k 8192 --gpu h100",
+                        "lumos cost collective --op allreduce --bytes 1GiB --ranks 64",
+                        "lumos cost classify trace.json.gz"});
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     (argc < 2 ? std::cerr : std::cout) << usage;
     return argc < 2 ? 1 : 0;
@@ -186,9 +218,11 @@ int cmd_cost(int argc, char** argv) {
     return cost_memory(argc - 1, argv + 1);
   if (what == "classify") return cost_classify(argc - 1, argv + 1);
   if (what == "gpus") return cost_gpus(argc - 1, argv + 1);
-  throw InputError(
-      "lumos cost: unknown kind '" + what +
-      "' (expected gemm, attention, collective, memory, optimizer, memcpy, classify or gpus)");
+  throw InputError("lumos cost: unknown kind '" + what + "'" +
+                   did_you_mean(what, {"gemm", "attention", "collective", "memory", "optimizer",
+                                       "memcpy", "classify", "gpus"}) +
+                   " (expected gemm, attention, collective, memory, optimizer, memcpy, classify "
+                   "or gpus)");
 }
 
 }  // namespace lumos::cli

@@ -9,12 +9,15 @@
 
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
+#include "cli/help_text.hpp"
 #include "cli/layout_options.hpp"
 #include "cli/path_options.hpp"
+#include "cli/quiet_option.hpp"
 #include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/heap_tuning.hpp"
+#include "common/progress.hpp"
 #include "cost/kernels_db.hpp"
 #include "cost/size_units.hpp"
 #include "estimate/estimate.hpp"
@@ -56,6 +59,9 @@ int run_search(const cxxopts::ParseResult& a, const cost::KernelsDb& db) {
                                                 "lumos estimate --search: --min-headroom");
   const int top = static_cast<int>(count_of(a, kTop, "lumos estimate --search: "));
   q.detailed = static_cast<size_t>(top);
+  Progress ranked("layouts ranked", quiet(a)), detailed("layouts estimated in full", quiet(a));
+  q.rank_progress = ranked.fn();
+  q.detail_progress = detailed.fn();
   keep_freed_graph_memory();
   const SearchResult r = search_layouts(q, db);
   if (a.count("csv")) {
@@ -80,6 +86,7 @@ int run(int argc, char** argv, bool generate) {
                               : "Estimate a training iteration of a GPT or Llama model without a "
                                 "trace");
   layout_options(o);
+  add_quiet_option(o);
   if (generate)
     o.add_options()("o,output",
                     "output folder (new or empty; written as .NAME.tmp.PID beside it and renamed "
@@ -120,9 +127,19 @@ int run(int argc, char** argv, bool generate) {
         "with --search, rank only layouts that leave this share of GPU memory free (10% or 0.1; "
         "default 0: every layout that fits)",
         cxxopts::value<std::string>());
-  const auto a = o.parse(argc, argv);
+  const auto a = parse_options(o, argc, argv);
   if (a.count("help")) {
-    std::cout << o.help() << '\n';
+    std::cout << (generate
+                      ? help_with_examples(o, {"lumos generate --model gpt3-15b --tp 2 --pp 2 --dp "
+                                               "4 -o traces/  # one trace per stage",
+                                               "lumos replay traces/  # then replay them as a job"})
+                      : help_with_examples(o, {"lumos estimate --model gpt3-175b --gpu h100 --tp 8 "
+                                               "--pp 8 --dp 16 --gbs 1536  # one layout",
+                                               "lumos estimate --search --model gpt3-175b --gpus "
+                                               "1024 --gbs 1536 --top 5  # best layouts",
+                                               "lumos estimate --model llama3-70b --gpu h200 --tp "
+                                               "8 --pp 4 --dp 8 --json  # as JSON"}))
+              << '\n';
     return 0;
   }
   refuse_unexpected_args(a, generate ? "lumos generate" : "lumos estimate");
@@ -160,6 +177,8 @@ int run(int argc, char** argv, bool generate) {
   }
   // Only written traces need a node per kernel; an estimate folds the steady state.
   req.fold_microbatches = !generate;
+  Progress written("stage traces written", quiet(a));
+  if (generate) names.progress = written.fn();
   const EstimateRun r = run_estimate(req, db);
   std::vector<std::string> files;
   if (generate)

@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
+#include "cli/help_text.hpp"
 #include "cli/input_options.hpp"
 #include "cli/mpi_world.hpp"
 #include "cli/path_options.hpp"
@@ -28,9 +29,11 @@ int cmd_ingest(int argc, char** argv) {
       "o,output", "graph file to write", cxxopts::value<std::string>())("h,help", "show this help");
   add_input_options(opts);
   opts.parse_positional({"input"});
-  const auto args = opts.parse(argc, argv);
+  const auto args = parse_options(opts, argc, argv);
   if (args.count("help")) {
-    std::cout << opts.help() << '\n';
+    std::cout << help_with_examples(opts, {"lumos ingest trace.json.gz -o trace.lgraph",
+                                           "lumos replay trace.lgraph  # replays without parsing"})
+              << '\n';
     return 0;
   }
   refuse_unexpected_args(args, "lumos ingest");
@@ -56,9 +59,11 @@ int cmd_demo_trace(int argc, char** argv) {
                      cxxopts::value<std::string>())(kSteps.name,
                                                     count_help("ProfilerSteps", kSteps),
                                                     count_value("3"))("h,help", "show this help");
-  const auto args = opts.parse(argc, argv);
+  const auto args = parse_options(opts, argc, argv);
   if (args.count("help")) {
-    std::cout << opts.help() << '\n';
+    std::cout << help_with_examples(opts, {"lumos demo-trace -o demo.json",
+                                           "lumos demo-trace --steps 5 -o - | gzip > demo.json.gz"})
+              << '\n';
     return 0;
   }
   refuse_unexpected_args(args, "lumos demo-trace");

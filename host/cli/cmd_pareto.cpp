@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/help_text.hpp"
 #include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/csv_table.hpp"
@@ -33,8 +34,14 @@ int cmd_pareto(int argc, char** argv) {
                                                                              "show this help");
   o.parse_positional({"inputs"});
   o.positional_help("IN.csv [IN2.csv ...]");
-  const auto a = o.parse(argc, argv);
-  if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  const auto a = parse_options(o, argc, argv);
+  if (a.count("help"))
+    return std::cout << help_with_examples(
+                            o,
+                            {"lumos pareto sweep.csv -o front.csv",
+                             "lumos pareto --merge shard-*.csv -o all.csv  # shards' rows joined"})
+                     << '\n',
+           0;
   refuse_unexpected_args(a, "lumos pareto");
   LUMOS_EXPECT(a.count("inputs"), "lumos pareto: give one or more variants CSVs");
   const std::string out = a["output"].as<std::string>();

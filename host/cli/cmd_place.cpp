@@ -12,12 +12,15 @@
 #include "carbon/sensitivity.hpp"
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
+#include "cli/help_text.hpp"
 #include "cli/path_options.hpp"
+#include "cli/quiet_option.hpp"
 #include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "common/physical_ranges.hpp"
+#include "common/progress.hpp"
 #include "report/place_report.hpp"
 #include "report/sensitivity_report.hpp"
 
@@ -76,11 +79,18 @@ int cmd_place(int argc, char** argv) {
       "the server types are candidates to buy: footprints count the embodied carbon of the "
       "servers the jobs need, not of every server listed")("json", "print JSON")("h,help",
                                                                                  "show this help");
+  add_quiet_option(o);
   o.parse_positional({"fleet"});
   o.positional_help("FLEET.toml");
-  const auto a = o.parse(argc, argv);
+  const auto a = parse_options(o, argc, argv);
   if (a.count("help")) {
-    std::cout << o.help() << '\n';
+    std::cout << help_with_examples(
+                     o, {"lumos place examples/fleets/two-servers.toml --score-year",
+                         "lumos place examples/fleets/mit-740.toml --utilization 0:1:0.01 "
+                         "--case-study --plot cs.svg",
+                         "lumos place examples/fleets/two-servers.toml --sweep-grid-intensity "
+                         "0:600:10 -o grid.csv"})
+              << '\n';
     return 0;
   }
   refuse_unexpected_args(a, "lumos place");
@@ -107,6 +117,7 @@ int cmd_place(int argc, char** argv) {
     check_output_path(a["plot"].as<std::string>());
   }
   const Fleet fleet = load_fleet(a["fleet"].as<std::string>());
+  Progress progress(sensitivity ? "values" : "utilization levels", quiet(a));
   CarbonSettings s;
   s.amortization = parse_amortization(a["amortization"].as<std::string>(), "--amortization");
   s.procurement = a.count("procurement") > 0;
@@ -130,7 +141,8 @@ int cmd_place(int argc, char** argv) {
     const std::string opt = grid ? "sweep-grid-intensity" : "sweep-lifetime";
     const SensitivitySweep w = sensitivity_sweep(
         fleet, s, grid ? SweepParameter::kGridIntensity : SweepParameter::kLifetime,
-        parse_sweep_values(a[opt].as<std::string>(), "--" + opt, 0, grid ? 10000 : 100));
+        parse_sweep_values(a[opt].as<std::string>(), "--" + opt, 0, grid ? 10000 : 100),
+        progress.fn());
     if (a.count("plot"))
       write_output(a["plot"].as<std::string>(),
                    [&](std::ostream& os) { report::sensitivity_svg(os, fleet, w, s); });
@@ -161,7 +173,8 @@ int cmd_place(int argc, char** argv) {
       LUMOS_EXPECT(score > 0 && std::isfinite(score), "--job-score must be positive");
       demand = [score](uint64_t) { return score; };
     }
-    const std::vector<UtilizationPoint> pts = utilization_sweep(fleet, demand, levels, s);
+    const std::vector<UtilizationPoint> pts =
+        utilization_sweep(fleet, demand, levels, s, kHoursPerYear, progress.fn());
     if (a.count("plot"))
       write_output(a["plot"].as<std::string>(),
                    [&](std::ostream& os) { report::utilization_svg(os, fleet, pts, s); });

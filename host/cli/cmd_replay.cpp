@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
+#include "cli/help_text.hpp"
 #include "cli/input_options.hpp"
 #include "cli/path_options.hpp"
 #include "cli/unexpected_args.hpp"
@@ -113,9 +114,14 @@ int cmd_replay(int argc, char** argv) {
       cxxopts::value<std::string>())("h,help", "show this help");
   add_input_options(opts);
   opts.parse_positional({"input"});
-  const auto args = opts.parse(argc, argv);
+  const auto args = parse_options(opts, argc, argv);
   if (args.count("help")) {
-    std::cout << opts.help() << '\n';
+    std::cout << help_with_examples(
+                     opts,
+                     {"lumos replay  # the embedded demo trace",
+                      "lumos replay trace.json.gz --timeline timeline.json  # for Perfetto",
+                      "lumos replay ranks/ --slow-rank 3:1.2  # rank 3's compute 1.2x slower"})
+              << '\n';
     return 0;
   }
   refuse_unexpected_args(args, "lumos replay", "one trace, graph file or folder of rank traces");

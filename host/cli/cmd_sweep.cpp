@@ -8,7 +8,9 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/help_text.hpp"
 #include "cli/mpi_world.hpp"
+#include "cli/quiet_option.hpp"
 #include "cli/sweep_options.hpp"
 #include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
@@ -32,8 +34,16 @@ int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
                      "Pareto front to CSV. At most 10,000,000 configurations, counted from the "
                      "axes before any is expanded.");
   sweep_options(o);
-  const auto a = o.parse(argc, argv);
-  if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  add_quiet_option(o);
+  const auto a = parse_options(o, argc, argv);
+  if (a.count("help"))
+    return std::cout << help_with_examples(
+                            o, {"lumos sweep -o sweep.csv --pareto pareto.csv  # the default grid",
+                                "lumos sweep --model llama3-70b --gpus 512..1024 --gpu h100,b200 "
+                                "--top 10",
+                                "lumos sweep --spec sweep.toml --shard 0/4 -o shard0.csv"})
+                     << '\n',
+           0;
   refuse_unexpected_args(a, "lumos sweep",
                          "a sweep file goes with --spec: lumos sweep --spec " +
                              (a.unmatched().empty() ? std::string() : a.unmatched()[0]));
@@ -41,8 +51,8 @@ int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
   const cost::KernelsDb& db =
       a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
   SweepRequest q = sweep_request(a, db, world);
-  const Progress progress("configurations");
-  q.opt.progress = [&](uint64_t done, uint64_t total) { progress(done, total); };
+  Progress progress("configurations", quiet(a));
+  q.opt.progress = progress.fn();
   keep_freed_graph_memory();
   const sweep::SweepResult r = sweep::run_sweep(q.spec, db, q.opt);
   // The front is taken over the cells as the variants CSV holds them, as `lumos pareto` does.

@@ -7,13 +7,16 @@
 
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
+#include "cli/help_text.hpp"
 #include "cli/input_options.hpp"
 #include "cli/path_options.hpp"
+#include "cli/quiet_option.hpp"
 #include "cli/traced_options.hpp"
 #include "cli/unexpected_args.hpp"
 #include "cli/whatif_structural.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/progress.hpp"
 #include "cost/kernels_db.hpp"
 #include "cost/size_units.hpp"
 #include "estimate/generated_trace.hpp"
@@ -84,9 +87,16 @@ int cmd_whatif(int argc, char** argv) {
       cxxopts::value<std::string>());
   traced_options(o, "the traced job (over what the trace shows)");
   add_input_options(o);
+  add_quiet_option(o);
   o.parse_positional({"input"});
-  const auto a = o.parse(argc, argv);
-  if (a.count("help")) return std::cout << o.help() << '\n', 0;
+  const auto a = parse_options(o, argc, argv);
+  if (a.count("help"))
+    return std::cout << help_with_examples(
+                            o, {"lumos whatif trace.json.gz --gpus h100,h200,b200  # other GPUs",
+                                "lumos whatif trace.json.gz --speed 'comm=0.5,1,2' --csv v.csv",
+                                "lumos whatif ranks/ --dp 64  # the traced job at a larger scale"})
+                     << '\n',
+           0;
   refuse_unexpected_args(a, "lumos whatif");
   apply_input_options(a);
   check_paths("lumos whatif", a, {{"input", "the input"}, kModelFileInput},
@@ -147,6 +157,8 @@ int cmd_whatif(int argc, char** argv) {
   LUMOS_EXPECT(!req.hints.any() || req.edits(),
                "lumos whatif: --traced and --group say what the traced job is, for --describe or "
                "an edit (--dp, --topology, --nic-bandwidth, or a structural edit)");
+  Progress progress("variants", quiet(a));
+  req.progress = progress.fn();
   const estimate::WhatifAnswer ans = estimate::run_whatif(in, req, cost::embedded_db());
   warn_overridden(std::cerr, ans.structure, "lumos whatif");
   if (!ans.unpriced_warning.empty())

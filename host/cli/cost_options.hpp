@@ -4,6 +4,7 @@
 #include <cxxopts.hpp>
 
 #include <algorithm>
+#include <initializer_list>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "cli/count_options.hpp"
+#include "cli/help_text.hpp"
 #include "cli/unexpected_args.hpp"
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
@@ -33,7 +35,8 @@ struct CostOptions {
   const cost::KernelsDb* db = nullptr;
 
   CostOptions(const std::string& name, const std::string& about) : o(name, about) {}
-  bool parse(int argc, char** argv) {  // false once --help is answered
+  // False once --help is answered, with these examples after the options.
+  bool parse(int argc, char** argv, std::initializer_list<const char*> examples) {
     // cxxopts takes one-letter names as short options: accept gemm's documented --m/--n/--k too.
     std::vector<std::string> args(argv, argv + argc);
     std::vector<char*> fixed;
@@ -43,8 +46,8 @@ struct CostOptions {
                     arg<std::string>("h100"))(
         "db", "read kernels_db from this folder instead of the embedded copy", arg<std::string>())(
         "json", "print JSON")("h,help", "show this help");
-    a = o.parse(static_cast<int>(fixed.size()), fixed.data());
-    if (has("help")) return std::cout << o.help() << '\n', false;
+    a = parse_options(o, static_cast<int>(fixed.size()), fixed.data());
+    if (has("help")) return std::cout << help_with_examples(o, examples) << '\n', false;
     refuse_unexpected_args(a, o.program());
     db = has("db") ? &(own = cost::load_db(str("db"))) : &cost::embedded_db();
     return true;

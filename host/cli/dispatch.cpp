@@ -5,6 +5,8 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/help_text.hpp"
+#include "common/did_you_mean.hpp"
 #include "common/error.hpp"
 
 namespace lumos::cli {
@@ -34,7 +36,13 @@ void usage(std::ostream& os) {
         "              estimate calibration and latency (lumos bench estimate)\n"
         "  demo-trace  write the embedded demo trace as Kineto JSON\n"
         "  info        version and visible GPUs\n\n"
-        "`lumos <command> --help` describes each command.\n";
+        "`lumos <command> --help` describes each command.\n\n"
+     << examples_section(
+            {"lumos replay trace.json.gz --timeline timeline.json  # measured vs replayed steps",
+             "lumos estimate --model gpt3-175b --gpu h100 --tp 8 --pp 8 --dp 16 --gbs 1536",
+             "lumos estimate --search --model gpt3-175b --gpus 1024 --gbs 1536 --top 5",
+             "lumos sweep -o sweep.csv --pareto pareto.csv  # layouts x GPUs, the Pareto front",
+             "lumos carbon --model gpt3-175b --tp 8 --pp 8 --dp 16 --gbs 1536 --region fr"});
 }
 
 }  // namespace
@@ -59,7 +67,11 @@ int dispatch(int argc, char** argv) {
   if (cmd == "report") return cmd_report(argc - 1, argv + 1);
   if (cmd == "demo-trace") return cmd_demo_trace(argc - 1, argv + 1);
   if (cmd == "info" || cmd == "--version") return cmd_info(argc - 1, argv + 1);
-  std::cerr << "lumos: unknown command '" << cmd << "' (see lumos --help)\n";
+  std::cerr << "lumos: unknown command '" << cmd << "'"
+            << did_you_mean(cmd,
+                            {"replay", "ingest", "cost", "bench", "estimate", "generate", "whatif",
+                             "sweep", "pareto", "place", "carbon", "demo-trace", "info"})
+            << " (see lumos --help)\n";
   return 1;
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <initializer_list>
 
+#include "common/did_you_mean.hpp"
 #include "common/error.hpp"
 #include "common/file_bytes.hpp"
 #include "common/physical_ranges.hpp"
@@ -708,8 +709,14 @@ const GpuSpec& KernelsDb::gpu(const std::string& name) const {
       if (lower(a) == want) return g;
   }
   std::string known;
-  for (const GpuSpec& g : gpus) known += (known.empty() ? "" : ", ") + g.name;
-  throw InputError("unknown GPU '" + name + "' (known: " + known + ")");
+  std::vector<std::string> names;
+  for (const GpuSpec& g : gpus) {
+    known += (known.empty() ? "" : ", ") + g.name;
+    names.push_back(g.name);
+    names.insert(names.end(), g.aliases.begin(), g.aliases.end());
+  }
+  throw InputError("unknown GPU '" + name + "'" + did_you_mean(name, names) + " (known: " + known +
+                   ")");
 }
 
 const StackSpec& KernelsDb::stack(const std::string& name) const {
@@ -745,11 +752,14 @@ const GridRegion& CarbonParams::region(const std::string& name) const {
   for (const GridRegion& g : regions)
     if (g.name == want) return g;
   std::string known;  // only for the message: sweeps look regions up once per row
+  std::vector<std::string> names;
   for (const GridRegion& g : regions) {
     if (!known.empty()) known += ", ";
     known += g.name;
+    names.push_back(g.name);
   }
-  throw InputError("unknown region '" + name + "' (kernels_db/carbon.json has: " + known + ")");
+  throw InputError("unknown region '" + name + "'" + did_you_mean(want, names) +
+                   " (kernels_db/carbon.json has: " + known + ")");
 }
 
 GpuSpec with_nvlink_gbps(const GpuSpec& gpu, double gbps) {

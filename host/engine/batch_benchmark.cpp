@@ -64,10 +64,12 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
     ++ref_runs;
   } while (seconds_since(t0) < 0.3);
   r.reference_nodes_per_s = static_cast<double>(g.num_nodes()) * ref_runs / seconds_since(t0);
+  if (req.progress) req.progress(1, kBenchmarkPhases);
   // The CPU backend's program is compiled once, as a sweep over one graph does.
   t0 = std::chrono::steady_clock::now();
   const replay::ReplayProgram program = replay::compile_program(g);
   r.compile_s = seconds_since(t0);
+  if (req.progress) req.progress(2, kBenchmarkPhases);
   r.max_live = program.max_live;
   r.hot_registers = replay::hot_registers(program, g);
   r.projection = project_device_replay(g, program, cost::embedded_db().gpu(req.project_gpu),
@@ -88,6 +90,7 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
   };
   // The batch, warm once, then timed.
   launch();
+  if (req.progress) req.progress(3, kBenchmarkPhases);
   int runs = 0;
   kernel_s = 0;
   t0 = std::chrono::steady_clock::now();
@@ -96,6 +99,7 @@ BatchBenchmark run_batch_benchmark(const BatchBenchmarkRequest& req) {
     ++runs;
   } while (seconds_since(t0) < 1.0);
   r.seconds_per_launch = seconds_since(t0) / runs;
+  if (req.progress) req.progress(kBenchmarkPhases, kBenchmarkPhases);
   if (kernel_s > 0) {
     r.kernel_seconds_per_launch = kernel_s / runs;
     r.kernel_node_variants_per_s =

@@ -26,7 +26,11 @@ struct BatchBenchmarkRequest {
   std::string project_gpu = "h200";     // the GPU of the CUDA backend's projection
   uint32_t tile = 0;                    // CPU backend: variants per tile (0: its own choice)
   bool critical_path = true;            // CPU backend: false = finish times only (as sweeps)
+  ProgressFn progress;                  // the benchmark's phases done of kBenchmarkPhases
 };
+
+// The reference replay, the program's compiling, the warm launch, the timed launches.
+constexpr uint64_t kBenchmarkPhases = 4;
 
 struct BatchBenchmark {
   std::string backend;  // the backend that ran

@@ -61,7 +61,7 @@ std::string auto_backend_reason() {
 replay::BatchResult batch_replay(const graph::Graph& g, const replay::VariantBatch& b,
                                  Backend backend, const replay::GemmPricing* pricing,
                                  bool critical_path, const replay::ReplayProgram* program,
-                                 unsigned cpu_threads) {
+                                 unsigned cpu_threads, const ProgressFn& progress) {
   switch (resolve(backend)) {
     case Backend::kReference:
       return replay::batch_replay_reference(g, b, pricing);
@@ -76,7 +76,7 @@ replay::BatchResult batch_replay(const graph::Graph& g, const replay::VariantBat
     case Backend::kAuto:
       break;
   }
-  return replay::batch_replay_cpu(g, b, 0, cpu_threads, pricing, program, critical_path);
+  return replay::batch_replay_cpu(g, b, 0, cpu_threads, pricing, program, critical_path, progress);
 }
 
 std::vector<std::string> device_report() {

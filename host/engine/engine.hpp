@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "common/progress.hpp"
 #include "replay/batch_replay.hpp"
 
 namespace lumos::engine {
@@ -18,11 +19,12 @@ const char* to_string(Backend b);
 // cp_comm_us left 0; the reference computes them anyway). On the CPU backend, `program` is the
 // graph's compiled program when the caller has one (a sweep compiles it while building) and
 // `cpu_threads` the threads of this batch (0: all cores; a sweep runs one batch per thread).
+// `progress`: variants replayed, on the CPU backend (a GPU replays a batch in one launch).
 replay::BatchResult batch_replay(const graph::Graph& g, const replay::VariantBatch& b,
                                  Backend backend, const replay::GemmPricing* pricing = nullptr,
                                  bool critical_path = true,
                                  const replay::ReplayProgram* program = nullptr,
-                                 unsigned cpu_threads = 0);
+                                 unsigned cpu_threads = 0, const ProgressFn& progress = {});
 
 // The backend `backend` runs on: auto resolved (kCuda or kCpu); the others as they are.
 Backend resolve(Backend backend);

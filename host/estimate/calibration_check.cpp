@@ -54,7 +54,8 @@ std::vector<CalibrationGroup> calibration_groups(const std::vector<CalibrationRo
   return groups;
 }
 
-CalibrationCheck check_calibration(const cost::KernelsDb& db, int latency_runs) {
+CalibrationCheck check_calibration(const cost::KernelsDb& db, int latency_runs,
+                                   const ProgressFn& progress) {
   LUMOS_EXPECT(latency_runs >= 1, "calibration check: at least one timed estimate");
   CalibrationCheck c;
   c.rows = calibration_rows(db);
@@ -73,6 +74,7 @@ CalibrationCheck check_calibration(const cost::KernelsDb& db, int latency_runs) 
     const auto t0 = std::chrono::steady_clock::now();
     last = run_estimate(largest->request, db).estimate;
     wall_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (progress) progress(wall_s.size(), static_cast<uint64_t>(latency_runs));
   }
   EstimateLatency& l = c.latency;
   l.options = largest->options;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/progress.hpp"
 #include "cost/kernels_db.hpp"
 #include "estimate/published_runs.hpp"
 #include "replay/step_report.hpp"
@@ -46,8 +47,9 @@ struct CalibrationCheck {
 };
 
 // Compares the step times of every published run, groups them by GPU and stack; then times
-// `latency_runs` (at least 1) estimates of the largest preset.
-CalibrationCheck check_calibration(const cost::KernelsDb& db, int latency_runs);
+// `latency_runs` (at least 1) estimates of the largest preset. `progress`: timed runs done.
+CalibrationCheck check_calibration(const cost::KernelsDb& db, int latency_runs,
+                                   const ProgressFn& progress = {});
 // The comparison alone (no timing).
 std::vector<CalibrationRow> calibration_rows(const cost::KernelsDb& db);
 std::vector<CalibrationGroup> calibration_groups(const std::vector<CalibrationRow>& rows);

@@ -222,6 +222,7 @@ std::vector<std::string> write_stage_traces(const StepGraph& sg, const replay::R
       const std::string text = stage_trace_json(sg, r, s, gpu_name, opt);
       write_file_atomically((tmp / name).string(), [&](std::ostream& os) { os << text; });
       paths.push_back((target / name).string());
+      if (opt.progress) opt.progress(paths.size(), names.size());
     }
     // rename(2) replaces an empty folder; a folder filled meanwhile makes it fail.
     fs::rename(tmp, target, ec);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/progress.hpp"
 #include "model/step_graph.hpp"
 #include "replay/reference_replay.hpp"
 
@@ -26,6 +27,7 @@ struct StageTraceOptions {
   // described "undefined") instead of by role ("tp/stage0"): traces whose groups say nothing
   // of what they are for, as many real jobs write them.
   bool numbered_groups = false;
+  ProgressFn progress;  // stages written of all (common/progress.hpp)
 };
 
 // Kineto JSON of one stage.

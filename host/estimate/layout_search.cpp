@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <mutex>
 #include <thread>
 #ifdef __GLIBC__
 #include <malloc.h>  // malloc_trim
@@ -117,6 +118,7 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
   opt.threads = req.threads;
   opt.memory_budget_bytes = req.memory_budget_bytes;
   opt.budget_is_hard = true;
+  opt.progress = req.rank_progress;
   const sweep::SweepResult ranked = sweep::run_sweep(spec, variants, db, opt);
   out.graphs = ranked.stats.graphs;
   const double params = static_cast<double>(
@@ -148,6 +150,8 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
   MemoryBudget budget(req.memory_budget_bytes);
   std::atomic<size_t> next{0};
   std::vector<std::exception_ptr> failure(detailed);
+  std::mutex progress_mutex;
+  size_t finished = 0;
   auto work = [&] {
     for (size_t i = next++; i < detailed; i = next++) {
       try {
@@ -173,9 +177,15 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
       } catch (...) {
         failure[i] = std::current_exception();
       }
+      if (req.detail_progress) {
+        const std::lock_guard<std::mutex> lock(progress_mutex);
+        req.detail_progress(++finished, detailed);
+      }
     }
   };
   run_workers(worker_threads(req.threads), work);
+  // Rows too large to estimate in full were skipped without a count: the line ends here.
+  if (req.detail_progress) req.detail_progress(detailed, detailed);
   for (const auto& f : failure)
     if (f) std::rethrow_exception(f);
   out.detail_s = seconds_since(t1);

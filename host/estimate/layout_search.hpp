@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/progress.hpp"
 #include "estimate/estimate.hpp"
 
 namespace lumos::estimate {
@@ -31,6 +32,8 @@ struct SearchRequest {
   // Rank only layouts that leave this share of the GPU's memory free (0.1: 10%); the others
   // count as too tight.
   double min_headroom_fraction = 0;
+  // Layouts ranked of those that fit, then the fastest estimated in full (common/progress.hpp).
+  ProgressFn rank_progress, detail_progress;
 };
 
 struct SearchRow {

@@ -12,7 +12,7 @@ namespace lumos::estimate {
 
 struct PublishedRun {
   std::string label;
-  std::string id;          // published-runs.json id, or "calibration.md" for the H100 rows
+  std::string id;          // published-runs.json id, or "dgx-h100-published" for the H100 rows
   std::string source;      // where the figure was read
   std::string tier = "A";  // published-runs.json's: A a table value with its configuration
   // One of the two, as published: model TFLOP/s per GPU (Megatron's formula, the H100 rows), or

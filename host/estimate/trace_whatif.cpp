@@ -95,7 +95,8 @@ WhatifAnswer run_whatif(const graph::LoadedInput& in, const WhatifRequest& req,
                          " has no trace tables (a graph file): on another GPU its kernels scale "
                          "by class ratios only, without GEMM shapes, attention clocks or HBM";
   a.result = engine::batch_replay(g, a.grid.batch, req.backend,
-                                  pricing.priced_nodes() > 0 ? &pricing : nullptr);
+                                  pricing.priced_nodes() > 0 ? &pricing : nullptr, true, nullptr, 0,
+                                  req.progress);
   // Each variant's GPU energy over the replay (carbon/trace_energy.hpp).
   const std::vector<carbon::TracedBusy> busy =
       carbon::batch_kernel_busy_us(g, db, a.grid.batch, a.result, pricing);

@@ -26,6 +26,7 @@ struct WhatifRequest {
   std::string topology;         // "" = the traced topology
   double nic_gbps = 0;          // > 0: the NIC line rate of the network priced on
   whatif::JobHints hints;       // what the user says the traced job is (--traced, --group)
+  ProgressFn progress;          // variants replayed of the grid (common/progress.hpp)
   bool edits() const { return dp > 0 || !topology.empty() || nic_gbps > 0; }
 };
 

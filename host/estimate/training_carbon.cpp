@@ -3,6 +3,7 @@
 #include <set>
 
 #include "carbon/trace_energy.hpp"
+#include "common/engineering.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
 #include "common/physical_ranges.hpp"
@@ -89,10 +90,11 @@ void estimate_subject(const CarbonRequest& req, const cost::KernelsDb& db, Carbo
       carbon::step_energy(db.gpu(e.gpu), db.carbon, out.pue, e.step_time_us,
                           busy.compute_bound_us / pp, busy.memory_bound_us / pp, busy.comm_us / pp);
   out.subject = strprintf(
-      "lumos carbon: %s on %lld x %s (TP %d x CP %d x PP %d x DP %d), %.4g tokens: %.1f h to "
-      "train (%.0f steps of %.3f s)",
+      "lumos carbon: %s on %lld x %s (TP %d x CP %d x PP %d x DP %d), %s: %.1f h to train (%s "
+      "of %.3f s)",
       e.model.name.c_str(), static_cast<long long>(e.cfg.gpus()), e.gpu.c_str(), e.cfg.tp, e.cfg.cp,
-      e.cfg.pp, e.cfg.dp, req.tokens, out.steps * e.step_time_us * 1e-6 / 3600.0, out.steps,
+      e.cfg.pp, e.cfg.dp, engineering(req.tokens, "tokens").c_str(),
+      out.steps * e.step_time_us * 1e-6 / 3600.0, engineering(out.steps, "steps").c_str(),
       e.step_time_us * 1e-6);
 }
 

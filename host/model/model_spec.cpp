@@ -8,6 +8,7 @@
 #include <charconv>
 #include <map>
 
+#include "common/did_you_mean.hpp"
 #include "common/error.hpp"
 #include "common/file_bytes.hpp"
 
@@ -73,7 +74,8 @@ ModelSpec preset(const std::string& name) {
   if (it != presets().end()) return it->second;
   std::string known;
   for (const auto& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
-  throw InputError("unknown model '" + name + "' (presets: " + known + ")");
+  throw InputError("unknown model '" + name + "'" + did_you_mean(name, preset_names()) +
+                   " (presets: " + known + ")");
 }
 
 void set_field(ModelSpec* m, const std::string& key, const std::string& value,

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "common/error.hpp"
@@ -199,7 +200,8 @@ uint32_t batch_cpu_tile(const ReplayProgram& p, const graph::Graph& g, uint32_t 
 
 BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint32_t tile,
                              unsigned threads, const GemmPricing* pricing,
-                             const ReplayProgram* program, bool critical_path) {
+                             const ReplayProgram* program, bool critical_path,
+                             const ProgressFn& progress) {
   b.validate(g.num_nodes());
   check_pricing(g, b, pricing);
   const SlotTable slots = slot_table(g, b, pricing);
@@ -222,6 +224,8 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
   threads = std::min<unsigned>(threads, tiles);
   const size_t steps = g.steps.size();
   std::atomic<uint32_t> next{0};
+  std::mutex progress_mutex;
+  uint64_t replayed = 0;
   auto worker = [&]() {
     // One state buffer per thread: three [register][tile] planes in a single allocation (the
     // finish plane alone without the critical path).
@@ -251,6 +255,10 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
           r.step_us[k][v0 + v] =
               e == kNoEnd ? 0.0 : e - step_begin[k * tile + v];  // markers last 0
         }
+      }
+      if (progress) {
+        const std::lock_guard<std::mutex> lock(progress_mutex);
+        progress(replayed += w, b.count);
       }
     }
   };

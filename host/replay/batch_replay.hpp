@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/progress.hpp"
 #include "graph/graph.hpp"
 #include "replay/gemm_table.hpp"
 #include "replay/replay_program.hpp"
@@ -45,10 +46,12 @@ uint32_t batch_cpu_tile(const ReplayProgram& p, const graph::Graph& g, uint32_t 
 // `tile` 0 picks one from the program's size (state within a core's L2). `program`: the graph's
 // compiled program when the caller keeps one for several launches, else compiled here.
 // `critical_path` false: finish times only (makespan, steps, busy time), the path's composition
-// (cp_compute_us, cp_comm_us) left 0, for callers that do not report it (sweeps).
+// (cp_compute_us, cp_comm_us) left 0, for callers that do not report it (sweeps). `progress`:
+// variants replayed of the batch, after each tile.
 BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint32_t tile = 0,
                              unsigned threads = 0, const GemmPricing* pricing = nullptr,
-                             const ReplayProgram* program = nullptr, bool critical_path = true);
+                             const ReplayProgram* program = nullptr, bool critical_path = true,
+                             const ProgressFn& progress = {});
 
 // The CUDA backend's kernel body (lanes_thread.hpp) over blocks of threads of a few variants
 // each, started by the host launcher (common/launch.hpp): the device code as the GPU runs it, on

@@ -1,5 +1,6 @@
 #include "report/carbon_report.hpp"
 
+#include "common/engineering.hpp"
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
 #include "cost/kernels_db.hpp"
@@ -17,24 +18,27 @@ void carbon_text(std::ostream& os, const estimate::CarbonAnswer& a, const cost::
       parts.total_j() / step_s, parts.gpu_idle_j / step_s, parts.gpu_compute_j / step_s,
       parts.gpu_memory_j / step_s, parts.gpu_comm_j / step_s, parts.node_j / step_s,
       parts.facility_j / step_s, a.pue);
-  os << strprintf("  energy            %.4g kWh: GPUs %.4g, nodes %.4g, facility %.4g\n",
-                  acc.energy_kwh, acc.gpu_kwh, acc.node_kwh, acc.facility_kwh);
+  // One unit per quantity, as every table writes it: energy in Wh, carbon in t CO2e, with prefixes.
+  const auto wh = [](double kwh) { return si(kwh * 1e3, "Wh"); };
+  const auto co2 = [](double kg) { return si(kg / 1e3, "t CO2e"); };
+  os << "  energy            " << wh(acc.energy_kwh) << ": GPUs " << wh(acc.gpu_kwh) << ", nodes "
+     << wh(acc.node_kwh) << ", facility " << wh(acc.facility_kwh) << '\n';
   os << "  grid              " << a.grid << '\n';
-  os << strprintf("  operational       %.4g kgCO2\n", acc.operational_kg);
+  os << "  operational       " << co2(acc.operational_kg) << '\n';
   if (a.best)
     os << strprintf(
-        "  best start        %s: mean %.1f gCO2/kWh, %.4g kgCO2 (%+.1f%%; the worst start in "
+        "  best start        %s: mean %.1f gCO2/kWh, %s (%+.1f%%; the worst start in "
         "the window: %.1f gCO2/kWh)\n",
         carbon::format_utc(a.best->start_unix_s).c_str(), a.best->mean_g_per_kwh,
-        acc.energy_kwh * a.best->mean_g_per_kwh / 1e3,
+        co2(acc.energy_kwh * a.best->mean_g_per_kwh / 1e3).c_str(),
         a.grid_g_per_kwh > 0 ? 100 * (a.best->mean_g_per_kwh / a.grid_g_per_kwh - 1) : 0.0,
         a.best->worst_mean_g_per_kwh);
   os << strprintf(
-      "  embodied (beside) %.4g kgCO2: %.4g GPU-hours of %.0f kg per GPU and its server share, "
-      "linear over %.0f years; SCI %.4g kgCO2. Placing and scheduling owned hardware: decide on "
-      "operational carbon (lumos place)\n",
-      acc.embodied_kg, a.hours * a.gpus, p.gpu_embodied_kg + p.server_embodied_kg_per_gpu,
-      p.lifetime_y, acc.sci_kg);
+      "  embodied (beside) %s: %s of %.0f kg CO2e per GPU and its server share, linear over %.0f "
+      "years; SCI %s. Placing and scheduling owned hardware: decide on operational carbon "
+      "(lumos place)\n",
+      co2(acc.embodied_kg).c_str(), engineering(a.hours * a.gpus, "GPU-h").c_str(),
+      p.gpu_embodied_kg + p.server_embodied_kg_per_gpu, p.lifetime_y, co2(acc.sci_kg).c_str());
 }
 
 void carbon_json(std::ostream& os, const estimate::CarbonAnswer& a) {

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "common/engineering.hpp"
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
 #include "report/breakdown_report.hpp"
@@ -53,8 +54,8 @@ void estimate_text(std::ostream& os, const Estimate& e) {
     os << strprintf("  step time          %.4f s  (no range: %s)\n", e.step_time_us * 1e-6,
                     e.step_range.basis.c_str());
   const double per_gpu = e.tokens_per_s / static_cast<double>(c.gpus());
-  os << strprintf("  tokens/s           %.*f  (%.*f per GPU)\n", e.tokens_per_s >= 100 ? 0 : 3,
-                  e.tokens_per_s, per_gpu >= 100 ? 1 : 4, per_gpu);
+  os << "  throughput         " << engineering(e.tokens_per_s, "tokens/s") << "  ("
+     << engineering(per_gpu, "tokens/s") << " per GPU)\n";
   os << strprintf(
       "  model TFLOP/s/GPU  %.1f   MFU %.1f%%   HFU %.1f%%  (of %.0f TFLOP/s %s peak)\n",
       e.model_tflops_per_gpu, 100 * e.mfu, 100 * e.hfu, e.peak_tflops, cost::to_string(c.dtype));

@@ -43,9 +43,11 @@ const std::vector<Column>& columns() {
       {"index", [](const SweepRow& r) { return std::to_string(r.variant.index); }},
       {"gpu", [](const SweepRow& r) { return cell(r.variant.gpu); }},
       {"topology", [](const SweepRow& r) { return cell(r.variant.topology); }},
-      {"nic_gbps", [](const SweepRow& r) { return g6(r.variant.nic_gbps); }},
+      // Gigabits, as the name says and NICs are sold (--nic-bandwidth 400Gbps: 400); the
+      // variant holds gigabytes per second, as the cost model prices with.
+      {"nic_gbps", [](const SweepRow& r) { return g6(r.variant.nic_gbps * 8); }},
       {"gpus_per_node", [](const SweepRow& r) { return std::to_string(r.variant.gpus_per_node); }},
-      {"nvlink_gbps", [](const SweepRow& r) { return g6(r.variant.nvlink_gbps); }},
+      {"nvlink_gb_per_s", [](const SweepRow& r) { return g6(r.variant.nvlink_gbps); }},
       {"speed", [](const SweepRow& r) { return cell(r.variant.speed_label); }},
       {"region", [](const SweepRow& r) { return cell(r.variant.region); }},
       {"pue", [](const SweepRow& r) { return g6(r.variant.pue); }},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "common/engineering.hpp"
 #include "common/format.hpp"
 #include "estimate/uncertainty.hpp"
 #include "report/sweep_csv.hpp"
@@ -86,8 +87,9 @@ void print_top(std::ostream& os, const SweepReport& rep, const CsvView& t,
   }
   auto cell = [&](size_t row, const char* column) { return t.cell(row, t.column(column)); };
   os << strprintf("fastest %d to train:\n", std::min<int>(top, static_cast<int>(ok.size())));
-  os << "  gpu      NIC(GB/s)  gpus  tp cp pp   dp  v mbs  step(s)  tokens/s    MFU  "
-        "train(h)  range train(h)   tie  GPU-hours  energy(MWh)  CO2(t)  free  speed\n";
+  // Engineering notation with the unit in each cell: one unit per quantity, as the front below.
+  os << "  gpu      NIC(Gb/s)  gpus  tp cp pp   dp  v mbs  step(s)       throughput    MFU  "
+        "train(h)  range train(h)   tie      GPU time     energy  operational CO2e  free  speed\n";
   const std::pair<double, double> best = train_range_h(rep, t, ok[0]);
   size_t ties = 0;
   for (int i = 0; i < top && i < static_cast<int>(ok.size()); ++i) {
@@ -99,15 +101,16 @@ void print_top(std::ostream& os, const SweepReport& rep, const CsvView& t,
         range.second > 0 ? strprintf("%.1f-%.1f", range.first, range.second) : "-";
     const char* mark = i == 0 ? (best.second > 0 ? "best" : "") : tie ? "tie" : "";
     os << strprintf(
-        "  %-8s %9s %5s %3s %2s %2s %4s %2s %3s %8.3f %9.4g %6.3f %9.1f %15s %5s %10.4g %12.4g "
-        "%7.4g %4.0f%%  %s%s\n",
+        "  %-8s %9s %5s %3s %2s %2s %4s %2s %3s %8.3f %16s %6.3f %9.1f %15s %5s %13s %10s %17s "
+        "%4.0f%%  %s%s\n",
         cell(r, "gpu").c_str(), cell(r, "nic_gbps").c_str(), cell(r, "gpus").c_str(),
         cell(r, "tp").c_str(), cell(r, "cp").c_str(), cell(r, "pp").c_str(), cell(r, "dp").c_str(),
         cell(r, "interleave").c_str(), cell(r, "mbs").c_str(), number(t, r, "step_time_s"),
-        number(t, r, "tokens_per_s"), number(t, r, "mfu"), ttt[r], range_text.c_str(), mark,
-        number(t, r, "gpu_hours"), number(t, r, "energy_kwh") / 1000.0,
-        number(t, r, "operational_kg") / 1000.0, 100 * number(t, r, "headroom_fraction"),
-        cell(r, "speed").c_str(),
+        engineering(number(t, r, "tokens_per_s"), "tokens/s").c_str(), number(t, r, "mfu"), ttt[r],
+        range_text.c_str(), mark, engineering(number(t, r, "gpu_hours"), "GPU-h").c_str(),
+        si(number(t, r, "energy_kwh") * 1e3, "Wh").c_str(),
+        si(number(t, r, "operational_kg") / 1e3, "t CO2e").c_str(),
+        100 * number(t, r, "headroom_fraction"), cell(r, "speed").c_str(),
         number(t, r, "headroom_fraction") < kTightHeadroom ? "  fits, tight" : "");
   }
   if (ties > 0)
@@ -121,13 +124,14 @@ void print_top(std::ostream& os, const SweepReport& rep, const CsvView& t,
   for (size_t k = 0; k < front.size() && static_cast<int>(k) < top; ++k) {
     const size_t r = front[k];
     os << strprintf(
-        "  %-8s %5s GPUs  tp %-2s cp %-2s pp %-2s dp %-4s v %-2s mbs %-2s  %8.1f h  %10.4g GPU-h  "
-        "%10.4g kWh  %8.4g tCO2 (%s)\n",
+        "  %-8s %5s GPUs  tp %-2s cp %-2s pp %-2s dp %-4s v %-2s mbs %-2s  %8.1f h  %13s  %10s  "
+        "%13s (%s)\n",
         cell(r, "gpu").c_str(), cell(r, "gpus").c_str(), cell(r, "tp").c_str(),
         cell(r, "cp").c_str(), cell(r, "pp").c_str(), cell(r, "dp").c_str(),
         cell(r, "interleave").c_str(), cell(r, "mbs").c_str(), number(t, r, "time_to_train_h"),
-        number(t, r, "gpu_hours"), number(t, r, "energy_kwh"),
-        number(t, r, "operational_kg") / 1000.0, cell(r, "region").c_str());
+        engineering(number(t, r, "gpu_hours"), "GPU-h").c_str(),
+        si(number(t, r, "energy_kwh") * 1e3, "Wh").c_str(),
+        si(number(t, r, "operational_kg") / 1e3, "t CO2e").c_str(), cell(r, "region").c_str());
   }
 }
 

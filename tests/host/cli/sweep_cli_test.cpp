@@ -35,7 +35,7 @@ TEST(SweepCli, WritesVariantsAndTheirParetoFront) {
   const std::string variants = slurp(tmp.file("v.csv"));
   EXPECT_EQ(
       variants.rfind(
-          "index,gpu,topology,nic_gbps,gpus_per_node,nvlink_gbps,speed,region,pue,gpus,tp,", 0),
+          "index,gpu,topology,nic_gbps,gpus_per_node,nvlink_gb_per_s,speed,region,pue,gpus,tp,", 0),
       0u)
       << variants.substr(0, 200);
   // 8 and 16 GPUs x tp 1,2 x pp 1,2 x two GPU types.

@@ -9,7 +9,7 @@ namespace {
 TEST(Progress, SilentWhenStandardErrorIsNotATerminal) {
   if (isatty(STDERR_FILENO)) GTEST_SKIP() << "standard error is a terminal";
   ::testing::internal::CaptureStderr();
-  const lumos::Progress progress("configurations");
+  lumos::Progress progress("configurations");
   progress(1, 2);
   progress(2, 2);
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
