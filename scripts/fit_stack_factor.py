@@ -8,7 +8,11 @@ included) to zero, by bisection on a copy of kernels_db, and prints it with the 
 after. It writes nothing into the repository: put the value into stacks.json by hand, with the
 sources entry that says it was fitted, then regenerate kernels_db/calibration.json.
 
-  python3 scripts/fit_stack_factor.py --lumos build/lumos --stack nemo-2025
+  python3 scripts/fit_stack_factor.py --lumos build/lumos --stack nemo-2025 \
+      --sharing nemo-2024 megatron-core
+
+Stacks that run the same kernels share the factor (`--sharing`): it is set in all of them, and
+the runs of every one are fitted together.
 """
 import argparse
 import json
@@ -21,10 +25,14 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
+SHARING = []  # stacks given the same factor (--sharing)
+
+
 def report_with(lumos, db_dir, stack, factor):
     """lumos bench estimate's JSON report with the stack's factor set in a kernels_db copy."""
     stacks = json.loads((db_dir / "stacks.json").read_text())
-    stacks["stacks"][stack]["kernel_time_factor"] = factor
+    for name in [stack] + SHARING:
+        stacks["stacks"][name]["kernel_time_factor"] = factor
     (db_dir / "stacks.json").write_text(json.dumps(stacks, indent=2))
     out = subprocess.run([lumos, "bench", "estimate", "--runs", "1", "--json", "--db", str(db_dir)],
                          check=True, capture_output=True, text=True).stdout
@@ -32,7 +40,8 @@ def report_with(lumos, db_dir, stack, factor):
 
 
 def signed_mean(report, stack):
-    rows = [r for r in report["calibration"] if r["stack"] == stack and r.get("tier", "A") == "A"]
+    rows = [r for r in report["calibration"]
+            if r["stack"] in [stack] + SHARING and r.get("tier", "A") == "A"]
     if not rows:
         sys.exit(f"fit_stack_factor: no tier-A runs of stack {stack}")
     return sum(r["error_pct"] for r in rows) / len(rows), len(rows)
@@ -42,9 +51,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lumos", default=str(ROOT / "build" / "lumos"))
     ap.add_argument("--stack", required=True)
+    ap.add_argument("--sharing", nargs="*", default=[],
+                    help="stacks that take the same factor; their runs are fitted too")
     ap.add_argument("--lo", type=float, default=0.8)
     ap.add_argument("--hi", type=float, default=1.25)
     a = ap.parse_args()
+    SHARING.extend(a.sharing)
     # stacks.json accepts factors in [0.5, 2].
     if not 0.5 <= a.lo < a.hi <= 2:
         sys.exit("fit_stack_factor: expected 0.5 <= --lo < --hi <= 2")
@@ -74,7 +86,7 @@ def main():
         print(f"{a.stack}: {n} tier-A runs, signed mean {before:+.2f}% at 1.0; "
               f"kernel_time_factor {factor} gives {after:+.2f}%")
         for r in report["calibration"]:
-            if r["stack"] == a.stack:
+            if r["stack"] in [a.stack] + SHARING:
                 print(f"  {r['label']:40s} {r['error_pct']:+6.1f}%")
 
 

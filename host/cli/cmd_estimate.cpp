@@ -23,8 +23,10 @@
 #include "estimate/estimate.hpp"
 #include "estimate/generated_trace.hpp"
 #include "estimate/layout_search.hpp"
+#include "estimate/term_effects.hpp"
 #include "report/estimate_report.hpp"
 #include "report/search_report.hpp"
+#include "report/terms_report.hpp"
 
 namespace lumos::cli {
 namespace {
@@ -126,7 +128,11 @@ int run(int argc, char** argv, bool generate) {
         "min-headroom",
         "with --search, rank only layouts that leave this share of GPU memory free (10% or 0.1; "
         "default 0: every layout that fits)",
-        cxxopts::value<std::string>());
+        cxxopts::value<std::string>())(
+        "explain",
+        "list the step's named terms (stack factor, FP8 casts and scale updates, FP8 gathers, TP "
+        "userbuffers, overlap contention, optimizer, gradient accumulation, host launches), each "
+        "with its kernels_db source and what it adds to the step (estimated again without it)");
   const auto a = parse_options(o, argc, argv);
   if (a.count("help")) {
     std::cout << (generate
@@ -149,6 +155,9 @@ int run(int argc, char** argv, bool generate) {
   cost::KernelsDb storage;
   const cost::KernelsDb& db =
       a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
+  const bool explain = !generate && a.count("explain");
+  LUMOS_EXPECT(!explain || !a.count("search"),
+               "lumos estimate: --explain goes with one layout, not --search");
   if (!generate && a.count("search")) return run_search(a, db);
   if (!generate && (a.count("gpus") || a.count("csv") || a.count("top") ||
                     a.count("search-memory") || a.count("min-headroom")))
@@ -184,10 +193,20 @@ int run(int argc, char** argv, bool generate) {
   if (generate)
     files =
         write_stage_traces(r.step, r.replay, a["output"].as<std::string>(), r.estimate.gpu, names);
-  if (a.count("json")) {
+  std::vector<estimate::TermEffect> terms;
+  if (explain) terms = estimate::term_effects(req, db, r.estimate.step_time_us);
+  if (a.count("json") && explain) {
+    common::JsonWriter w(std::cout);
+    w.begin_object();
+    report::estimate_fields(w, r.estimate);
+    report::terms_json(w, terms);
+    w.end_object();
+    std::cout << '\n';
+  } else if (a.count("json")) {
     report::estimate_json(std::cout, r.estimate, files);
   } else {
     report::estimate_text(std::cout, r.estimate);
+    if (explain) report::terms_text(std::cout, terms, r.estimate.step_time_us);
     for (const auto& f : files) std::cout << "  wrote " << f << '\n';
   }
   return 0;

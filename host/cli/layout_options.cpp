@@ -51,13 +51,18 @@ void layout_options(cxxopts::Options& o) {
       "dtype", "GEMM precision: bf16 | fp16 | fp8",
       cxxopts::value<std::string>()->default_value("bf16"))(
       "stack",
-      "software stack: megatron-2021, megatron-deepspeed, megatron-core, nemo-2025, torchtitan, "
+      "software stack: megatron-2021, megatron-deepspeed, megatron-core, nemo-2024, nemo-2025, "
+      "torchtitan, "
       "torchtitan-compile "
       "(kernels_db/stacks.json; default: megatron-core)",
       cxxopts::value<std::string>())(
       "overlap-grad-reduce",
       "on | off: gradient reduction overlapped with the backward pass or after it (default: "
       "the stack's)",
+      cxxopts::value<std::string>())(
+      "tp-comm-overlap",
+      "on | off: tensor-parallel all-gathers and reduce-scatters pipelined with their GEMMs in "
+      "chunks (Transformer Engine userbuffers) (default: the stack's)",
       cxxopts::value<std::string>())("free-comm",
                                      "idealize: collectives and pipeline messages take no time")(
       "db", "read kernels_db from this folder", cxxopts::value<std::string>())(
@@ -85,6 +90,11 @@ EstimateRequest request_from(const cxxopts::ParseResult& a) {
       c.dtype != cost::Dtype::kFp8)
     throw InputError("--dtype " + a["dtype"].as<std::string>() + ": expected bf16, fp16 or fp8");
   if (a.count("stack")) c.stack = a["stack"].as<std::string>();
+  if (a.count("tp-comm-overlap")) {
+    const std::string v = a["tp-comm-overlap"].as<std::string>();
+    LUMOS_EXPECT(v == "on" || v == "off", "--tp-comm-overlap " + v + ": expected on or off");
+    c.tp_comm_overlap = v == "on";
+  }
   if (a.count("overlap-grad-reduce")) {
     const std::string v = a["overlap-grad-reduce"].as<std::string>();
     LUMOS_EXPECT(v == "on" || v == "off", "--overlap-grad-reduce " + v + ": expected on or off");

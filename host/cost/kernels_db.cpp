@@ -389,9 +389,34 @@ int choice(const Reader& r, element e, const char* key, const std::string& path,
   r.fail(path + "." + key, "unknown value '" + v + "' (expected " + known + ")");
 }
 
+void parse_fp8_recipes(const Reader& r, element root, KernelsDb* db) {
+  object recipes;
+  if (root["fp8_recipes"].get(recipes)) r.fail("fp8_recipes", "expected an object");
+  for (auto [key, e] : recipes) {
+    const std::string path = "fp8_recipes." + std::string(key);
+    Fp8Recipe f;
+    f.name = std::string(key);
+    auto bytes = [&](const char* k) {
+      const double v = r.sourced_required(e, k, path);
+      if (!(v >= 0 && v <= 64)) r.fail(path + "." + k + ".value", "expected a number in [0, 64]");
+      return v;
+    };
+    f.input_cast_bytes = bytes("input_cast_bytes");
+    f.fused_input_cast_bytes = bytes("fused_input_cast_bytes");
+    f.weight_cast_bytes = bytes("weight_cast_bytes");
+    f.grad_cast_bytes = bytes("grad_cast_bytes");
+    f.fused_grad_cast_bytes = bytes("fused_grad_cast_bytes");
+    f.scale_update_kernels = bytes("scale_update_kernels");
+    f.gather_fp8 = r.sourced_required(e, "gather_fp8", path) != 0;
+    db->fp8_recipes[f.name] = f;
+  }
+  if (db->fp8_recipes.empty()) r.fail("fp8_recipes", "expected at least one recipe");
+}
+
 void parse_stacks(element root, KernelsDb* db) {
   Reader r("stacks.json");
   r.check_version(root);
+  parse_fp8_recipes(r, root, db);
   object stacks;
   if (root["stacks"].get(stacks)) r.fail("stacks", "expected an object");
   for (auto [key, e] : stacks) {
@@ -422,7 +447,8 @@ void parse_stacks(element root, KernelsDb* db) {
       s.eager_act_bytes = non_negative("eager_act_bytes");
       s.eager_rope_bytes = non_negative("eager_rope_bytes");
     }
-    s.tp_overlap = static_cast<TpOverlap>(choice(r, e, "tp_overlap", path, {"none", "backward"}));
+    s.tp_overlap = static_cast<TpOverlap>(
+        choice(r, e, "tp_overlap", path, {"none", "backward", "userbuffers"}));
     s.grad_reduce_overlap = r.flag(e, "grad_reduce_overlap", path);
     s.p2p_blocking = r.flag(e, "p2p_blocking", path);
     s.grad_reduce_bytes = non_negative("grad_reduce_bytes");
@@ -432,6 +458,11 @@ void parse_stacks(element root, KernelsDb* db) {
     s.grad_accumulation_bytes = non_negative("grad_accumulation_bytes");
     s.selective = static_cast<SelectiveRecompute>(
         choice(r, e, "selective_recompute", path, {"attention_core", "every_other_matmul"}));
+    const std::string recipe = r.str(e, "fp8_recipe", path);
+    const auto it = db->fp8_recipes.find(recipe);
+    if (it == db->fp8_recipes.end())
+      r.fail(path + ".fp8_recipe", "'" + recipe + "' is not one of fp8_recipes");
+    s.fp8 = it->second;
     if (!e["kernel_time_factor"].error()) {
       s.kernel_time_factor = r.num(e, "kernel_time_factor", path);
       if (!(s.kernel_time_factor >= 0.5 && s.kernel_time_factor <= 2))
@@ -616,7 +647,7 @@ const char* to_string(AttentionImpl a) {
 }
 
 const char* to_string(TpOverlap t) {
-  return t == TpOverlap::kNone ? "none" : "backward";
+  return t == TpOverlap::kNone ? "none" : t == TpOverlap::kBackward ? "backward" : "userbuffers";
 }
 
 const char* to_string(SelectiveRecompute s) {

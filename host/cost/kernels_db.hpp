@@ -153,11 +153,30 @@ struct TrainingParams {
 // A software stack (kernels_db/stacks.json): what the training framework of an era runs for a
 // layer and an optimizer step. Read by the model-driven step (model/step_costs.cpp).
 enum class AttentionImpl { kUnfused, kFlash2, kFlash3, kCudnn };
-enum class TpOverlap { kNone, kBackward };
+// kUserbuffers: kBackward, and every other tensor-parallel collective split into chunks and
+// pipelined with the GEMM beside it (Transformer Engine's userbuffers, --tp-comm-overlap).
+enum class TpOverlap { kNone, kBackward, kUserbuffers };
 enum class SelectiveRecompute { kAttentionCore, kEveryOtherMatmul };
 const char* to_string(AttentionImpl a);
 const char* to_string(TpOverlap t);
 const char* to_string(SelectiveRecompute s);
+
+// What an FP8 recipe of Transformer Engine runs besides its FP8 GEMMs (stacks.json
+// "fp8_recipes"; docs/design.md, "FP8 recipes"): the quantization of every GEMM operand, in B of
+// HBM traffic per element, the amax and scale bookkeeping, and whether tensor-parallel gathers
+// move FP8 data.
+struct Fp8Recipe {
+  std::string name;
+  // An activation cast by its own kernel; one whose cast is fused into the kernel that produces
+  // it (the norm before QKV and FC1, the activation before FC2), beyond what that kernel moves.
+  double input_cast_bytes = 6, fused_input_cast_bytes = 6;
+  double weight_cast_bytes = 5;  // once per step: cached across micro-batches
+  // An output gradient cast by its own kernel; one fused into the activation's backward.
+  double grad_cast_bytes = 6, fused_grad_cast_bytes = 6;
+  // Kernels per FP8 module (3 a layer) per pass that update amax histories and scales.
+  double scale_update_kernels = 0;
+  bool gather_fp8 = false;  // sequence-parallel all-gathers of GEMM inputs move FP8 (1 B)
+};
 
 struct StackSpec {
   std::string name, description;
@@ -176,6 +195,7 @@ struct StackSpec {
   // kernel (B per local parameter per micro-batch); 0 when the weight-gradient GEMM accumulates.
   double grad_accumulation_bytes = 0;
   SelectiveRecompute selective = SelectiveRecompute::kAttentionCore;
+  Fp8Recipe fp8;  // the recipe its FP8 GEMMs run under (--dtype fp8)
   // The stack's one constant fitted to step-level published runs (the model allows one per stack):
   // every compute and memory-bound kernel's time is multiplied by it, for what kernel-level
   // figures miss in a training node. 1 where the stack's runs need none.
@@ -226,6 +246,7 @@ struct KernelsDb {
   NcclParams nccl;
   std::vector<KernelPattern> kernel_patterns;  // first match wins
   std::map<std::string, StackSpec> stacks;
+  std::map<std::string, Fp8Recipe> fp8_recipes;
   std::string default_stack;
   std::vector<CalibrationResidual> residuals;
   CarbonParams carbon;

@@ -150,10 +150,15 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
       "%s attention%s, %s kernels, tensor-parallel overlap %s, gradient reduction %s in %s, "
       "optimizer %.0f B/param",
       cost::to_string(stack.attention), stack.dropout ? " with dropout" : "",
-      stack.fused_kernels ? "fused" : "eager", cost::to_string(stack.tp_overlap),
+      stack.fused_kernels ? "fused" : "eager",
+      e.cfg.tp_comm_overlap ? (*e.cfg.tp_comm_overlap                       ? "userbuffers"
+                               : stack.tp_overlap == cost::TpOverlap::kNone ? "none"
+                                                                            : "backward")
+                            : cost::to_string(stack.tp_overlap),
       e.cfg.overlap_grad_reduce.value_or(stack.grad_reduce_overlap) ? "overlapped"
                                                                     : "after backward",
       stack.grad_reduce_bytes == 2 ? "16 bit" : "fp32", stack.optimizer_bytes_per_param);
+  if (e.cfg.dtype == cost::Dtype::kFp8) e.stack_summary += ", FP8 " + stack.fp8.name;
   e.gpu = gpu.name;
   e.topology = topo.name;
   if (req.nic_gbps > 0) e.topology += strprintf(" with %.4g GB/s NICs", req.nic_gbps);

@@ -38,6 +38,9 @@ struct ParallelConfig {
   // Gradient reduction overlapped with the backward pass (Megatron's torch DDP or
   // --overlap-grad-reduce) or after it (its "local" DDP); unset = the stack's default.
   std::optional<bool> overlap_grad_reduce;
+  // Tensor-parallel communication overlap with userbuffers (Transformer Engine, NeMo's
+  // tp_comm_overlap): on, off (the stack's overlap without it), or unset = the stack's.
+  std::optional<bool> tp_comm_overlap;
   int gpus_per_node = 8;
 
   int64_t gpus() const { return int64_t{tp} * cp * pp * dp; }

@@ -27,6 +27,14 @@ const char* to_string(CommGroup g) {
   return "?";
 }
 
+const char* to_string(Term t) {
+  static const char* kNames[kNumTerms] = {
+      "stack kernel_time_factor", "fp8 operand casts", "fp8 amax/scale updates",
+      "fp8 all-gathers",          "tp userbuffers",    "overlap SM contention",
+      "optimizer step",           "grad accumulation", "host launch overhead"};
+  return kNames[static_cast<int>(t)];
+}
+
 namespace {
 
 using cost::Collective;
@@ -63,8 +71,9 @@ KernelOp priced_collective(const cost::KernelsDb& db, const cost::GpuSpec& gpu,
 class Pricer {
  public:
   Pricer(const ModelSpec& m, const ParallelConfig& c, const Layout& l, const cost::KernelsDb& db,
-         const cost::GpuSpec& gpu, const cost::Topology& topo, const cost::StackSpec& stack)
-      : m_(m), c_(c), l_(l), db_(db), gpu_(gpu), topo_(topo), stack_(stack) {
+         const cost::GpuSpec& gpu, const cost::Topology& topo, const cost::StackSpec& stack,
+         double factor)
+      : m_(m), c_(c), l_(l), db_(db), gpu_(gpu), topo_(topo), stack_(stack), factor_(factor) {
     const int gpn = std::max(1, topo.gpus_per_node);
     tp_per_node_ = std::min(c.tp, gpn);
     const int after_tp = std::max(1, gpn / c.tp);  // Megatron rank order: tp, cp, dp, pp
@@ -84,7 +93,7 @@ class Pricer {
         std::string(fp8 ? "sm90_xmma_gemm_e4m3bf16_bf16f32" : "sm90_xmma_gemm_bf16bf16_bf16f32") +
         " (" + what + ")";
     op.gemm = cost::GemmQuery{M, N, K, batch, dt};
-    op.dur_us = cost::gemm_time(db_, gpu_, *op.gemm).time_us * stack_.kernel_time_factor;
+    op.dur_us = cost::gemm_time(db_, gpu_, *op.gemm).time_us * factor_;
     op.model_flops = op.hw_flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) *
                                    static_cast<double>(K) * static_cast<double>(batch);
     return op;
@@ -92,7 +101,7 @@ class Pricer {
   KernelOp membound(const std::string& name, const std::string& cls, double bytes) const {
     KernelOp op;
     op.name = name;
-    op.dur_us = cost::membound_time_us(db_, gpu_, cls, bytes) * stack_.kernel_time_factor;
+    op.dur_us = cost::membound_time_us(db_, gpu_, cls, bytes) * factor_;
     return op;
   }
   KernelOp attention(bool backward) const {
@@ -108,7 +117,7 @@ class Pricer {
     KernelOp op;
     op.name = backward ? "flash_bwd_kernel" : "flash_fwd_kernel";
     // Context parallelism splits the queries evenly (load-balanced causal chunks).
-    op.dur_us = cost::attention_time(db_, gpu_, q).time_us / c_.cp * stack_.kernel_time_factor;
+    op.dur_us = cost::attention_time(db_, gpu_, q).time_us / c_.cp * factor_;
     const double fwd = 2.0 * static_cast<double>(c_.mbs) * static_cast<double>(m_.seq) *
                        static_cast<double>(m_.seq) * static_cast<double>(m_.q_size() / c_.tp) /
                        c_.cp;
@@ -148,6 +157,7 @@ class Pricer {
   const cost::GpuSpec& gpu_;
   const cost::Topology& topo_;
   const cost::StackSpec& stack_;
+  const double factor_;  // the stack's kernel_time_factor, or 1 without it
   int tp_per_node_ = 1, cp_per_node_ = 1, dp_per_node_ = 1;
   int64_t pp_per_node_ = 1;
   int embedding_pair_per_node_ = 1;
@@ -178,9 +188,9 @@ KernelOp StepCosts::param_gather(double params) const {
 KernelOp StepCosts::optimizer(double params) const {
   KernelOp op;
   op.name = "multi_tensor_apply_kernel (adam)";
-  if (opt.uniform_kernel_us <= 0 && params > 0)
+  if (opt.uniform_kernel_us <= 0 && params > 0 && opt.with(Term::kOptimizerStep))
     op.dur_us =
-        optimizer_scale * stack->kernel_time_factor *
+        optimizer_scale * (opt.with(Term::kStackFactor) ? stack->kernel_time_factor : 1.0) *
         cost::membound_time_us(*db, *gpu, "optimizer", params * stack->optimizer_bytes_per_param);
   return op;
 }
@@ -209,7 +219,8 @@ class StepPricer {
         topo(topo),
         opt(opt),
         stack(db.stack(c.stack.empty() ? db.default_stack : c.stack)),
-        P(m, c, l, db, gpu, topo, stack),
+        P(m, c, l, db, gpu, topo, stack,
+          opt.with(Term::kStackFactor) ? stack.kernel_time_factor : 1.0),
         t(c.tp),
         sp(c.sequence_parallel),
         T(l.tokens_per_microbatch),
@@ -241,7 +252,10 @@ class StepPricer {
         bh(c.mbs * heads_l),
         scores(static_cast<double>(bh) * static_cast<double>(sq) * static_cast<double>(sk)),
         fp8(dt == cost::Dtype::kFp8),
-        overlap_tp(t > 1 && stack.tp_overlap == cost::TpOverlap::kBackward),
+        fp8_gather(fp8 && stack.fp8.gather_fp8 && opt.with(Term::kFp8Gathers)),
+        ub(t > 1 && opt.with(Term::kTpUserbuffers) &&
+           c.tp_comm_overlap.value_or(stack.tp_overlap == cost::TpOverlap::kUserbuffers)),
+        overlap_tp(t > 1 && (ub || stack.tp_overlap != cost::TpOverlap::kNone)),
         kv_bytes(static_cast<double>(T * 2 * kv / t) * 2) {}
 
   StepCosts price() {
@@ -252,6 +266,7 @@ class StepPricer {
     s.distributed_optimizer = c.distributed_optimizer || c.fsdp;
     layer_forward(s.layer_fwd);
     layer_backward(s.layer_bwd);
+    apply_joins();
     recomputation(&s);
     embedding_and_head(&s);
     messages_and_buckets(&s);
@@ -264,18 +279,77 @@ class StepPricer {
  private:
   // Megatron's "g" in forward.
   void tp_scatter(std::vector<KernelOp>& ops) const {
-    if (t == 1) return;
-    if (sp)
-      ops.push_back(
-          P.collective(CommGroup::kTp, Collective::kReduceScatter, hb, T * h, Tn * h, "bf16"));
-    else
-      ops.push_back(P.collective(CommGroup::kTp, Collective::kAllReduce, hb, T * h, T * h, "bf16"));
+    if (t > 1) ops.push_back(scatter_op());
   }
-  // Megatron's "f" in forward (sequence parallel only).
-  void tp_gather(std::vector<KernelOp>& ops) const {
-    if (t > 1 && sp)
-      ops.push_back(
-          P.collective(CommGroup::kTp, Collective::kAllGather, hb, Tn * h, T * h, "bf16"));
+  KernelOp scatter_op() const {
+    return sp ? P.collective(CommGroup::kTp, Collective::kReduceScatter, hb, T * h, Tn * h, "bf16")
+              : P.collective(CommGroup::kTp, Collective::kAllReduce, hb, T * h, T * h, "bf16");
+  }
+  // Megatron's "f" in forward (sequence parallel only). A GEMM input or output gradient that
+  // the FP8 recipe quantizes before the gather (`gemm_input`) moves 1 B per element.
+  void tp_gather(std::vector<KernelOp>& ops, bool gemm_input = false) const {
+    if (t > 1 && sp) ops.push_back(gather_op(gemm_input));
+  }
+  KernelOp gather_op(bool gemm_input) const {
+    const bool q8 = gemm_input && fp8_gather;
+    return P.collective(CommGroup::kTp, Collective::kAllGather, q8 ? hb / 2 : hb, Tn * h, T * h,
+                        q8 ? "fp8" : "bf16");
+  }
+
+  // Userbuffers (docs/design.md, "Tensor-parallel overlap"): a collective split into one chunk per
+  // tensor-parallel peer and pipelined with the GEMM that consumes (all-gather) or produces
+  // (reduce-scatter) it. The first gathered chunk, and the last reduced one, are exposed; the
+  // other chunks run on the side stream beside the GEMM, which slows by the SMs they hold.
+  static KernelOp chunk(KernelOp op, double share) {
+    op.dur_us *= share;
+    op.nelems = static_cast<int64_t>(static_cast<double>(op.nelems) * share);
+    op.out_nelems = static_cast<int64_t>(static_cast<double>(op.out_nelems) * share);
+    return op;
+  }
+  void gathered_gemm(std::vector<KernelOp>& ops, KernelOp ag, const KernelOp& gemm) {
+    const double head = 1.0 / t;
+    ops.push_back(chunk(ag, head));
+    KernelOp rest = chunk(ag, 1 - head);
+    rest.side = rest.fork = true;
+    ops.push_back(rest);
+    ops.push_back(gemm);
+    overlaps.push_back({&ops, ops.size() - 1, ops.size() - 2});
+    join_after.push_back({&ops, ops.size() - 1, 0});
+  }
+  void scattered_gemm(std::vector<KernelOp>& ops, const KernelOp& gemm, KernelOp rs) {
+    const double tail = 1.0 / t;
+    KernelOp rest = chunk(rs, 1 - tail);
+    rest.side = rest.fork = true;
+    ops.push_back(rest);
+    ops.push_back(gemm);
+    overlaps.push_back({&ops, ops.size() - 1, ops.size() - 2});
+    KernelOp last = chunk(rs, tail);
+    last.join = true;
+    ops.push_back(last);
+  }
+  // A GEMM with the sequence-parallel gather before it (`gather`) or the scatter after it, as the
+  // stack runs them: pipelined with userbuffers, else in turn on the compute stream.
+  void tp_gemm(std::vector<KernelOp>& ops, bool gather, const KernelOp& gemm) {
+    if (t == 1 || (gather && !sp)) {
+      ops.push_back(gemm);
+      if (!gather) tp_scatter(ops);
+      return;
+    }
+    KernelOp comm = gather ? gather_op(true) : scatter_op();
+    if (!ub) {
+      if (gather) ops.push_back(comm);
+      ops.push_back(gemm);
+      if (!gather) ops.push_back(comm);
+      return;
+    }
+    if (gather)
+      gathered_gemm(ops, comm, gemm);
+    else
+      scattered_gemm(ops, gemm, comm);
+  }
+  void apply_joins() {
+    for (const Overlap& o : join_after)
+      if (o.compute + 1 < o.ops->size()) (*o.ops)[o.compute + 1].join = true;
   }
 
   // Fused stacks run a norm as one kernel (read x, write y; backward reads x and dy, writes dx);
@@ -346,24 +420,37 @@ class StepPricer {
     to.insert(to.end(), ops.begin(), ops.end());
   }
 
-  // FP8 GEMMs need their operands quantized (Transformer Engine's current scaling: an amax pass
-  // and a fused cast + transpose, [INFERRED] from its kernels): in forward the input (read twice,
-  // written as data and transpose: 6 B/element) and, on the first micro-batch only (TE caches FP8
-  // weights across micro-batches), the weight (5 B/element); in backward the output gradient
-  // (6 B/element). One memory-bound kernel per operand.
-  void quantize_fwd(std::vector<KernelOp>& ops, int64_t N, int64_t K) const {
-    if (!fp8) return;
+  // FP8 GEMMs need their operands quantized, as the stack's FP8 recipe does it (stacks.json
+  // fp8_recipes; docs/design.md, "FP8 recipes"): in forward the input, by a kernel of its own or
+  // fused into the norm or activation that produced it (`fused`), and, on the first micro-batch
+  // only (Transformer Engine caches FP8 weights across micro-batches), the weight; in backward
+  // the output gradient. Delayed scaling also updates each FP8 module's amax history and scales.
+  void quantize_fwd(std::vector<KernelOp>& ops, int64_t N, int64_t K, bool fused) const {
+    if (!fp8 || !opt.with(Term::kFp8Casts)) return;
     KernelOp w = P.membound("cast_transpose_fp8_kernel (weight)", "elementwise",
-                            5.0 * static_cast<double>(N * K));
+                            stack.fp8.weight_cast_bytes * static_cast<double>(N * K));
     w.first_microbatch_only = true;
     ops.push_back(w);
-    ops.push_back(
-        P.membound("cast_transpose_fp8_kernel", "elementwise", 6.0 * static_cast<double>(T * K)));
+    const double b = fused ? stack.fp8.fused_input_cast_bytes : stack.fp8.input_cast_bytes;
+    if (b > 0)
+      ops.push_back(P.membound(fused ? "fp8_transpose_kernel" : "cast_transpose_fp8_kernel",
+                               "elementwise", b * static_cast<double>(T * K)));
   }
-  void quantize_bwd(std::vector<KernelOp>& ops, int64_t N) const {
-    if (fp8)
+  void quantize_bwd(std::vector<KernelOp>& ops, int64_t N, bool fused) const {
+    if (!fp8 || !opt.with(Term::kFp8Casts)) return;
+    const double b = fused ? stack.fp8.fused_grad_cast_bytes : stack.fp8.grad_cast_bytes;
+    if (b > 0)
       ops.push_back(
-          P.membound("cast_transpose_fp8_kernel", "elementwise", 6.0 * static_cast<double>(T * N)));
+          P.membound(fused ? "fp8_transpose_kernel (gradient)" : "cast_transpose_fp8_kernel",
+                     "elementwise", b * static_cast<double>(T * N)));
+  }
+  // Amax history and scale update: kernels per FP8 module (QKV with its norm, the attention
+  // projection, the MLP) and pass, of a few bytes each (the launch floor prices them).
+  void scale_update(std::vector<KernelOp>& ops) const {
+    if (!fp8 || !opt.with(Term::kFp8ScaleUpdates)) return;
+    const int n = static_cast<int>(stack.fp8.scale_update_kernels * 3 + 0.5);
+    for (int i = 0; i < n; ++i)
+      ops.push_back(P.membound("amax_and_scale_update_kernel", "elementwise", 4096));
   }
 
   // Backward of a column-parallel linear (QKV, FC1) as Megatron overlaps it: with sequence
@@ -374,7 +461,7 @@ class StepPricer {
   void column_parallel_bwd(std::vector<KernelOp>& ops, const std::string& what, int64_t N,
                            int64_t K) {
     if (t > 1 && sp) {
-      KernelOp ag = P.collective(CommGroup::kTp, Collective::kAllGather, hb, Tn * h, T * h, "bf16");
+      KernelOp ag = gather_op(true);
       ag.side = ag.fork = overlap_tp;
       ops.push_back(ag);
       if (overlap_tp) overlaps.push_back({&ops, ops.size(), ops.size() - 1});
@@ -400,58 +487,54 @@ class StepPricer {
 
   // Forward of one layer.
   void layer_forward(std::vector<KernelOp>& F) {
+    scale_update(F);
     F.push_back(norm_fwd());
-    tp_gather(F);
-    quantize_fwd(F, (q + 2 * kv) / t, h);
-    F.push_back(P.gemm("qkv", T, (q + 2 * kv) / t, h, dt));
+    quantize_fwd(F, (q + 2 * kv) / t, h, true);
+    tp_gemm(F, true, P.gemm("qkv", T, (q + 2 * kv) / t, h, dt));
     if (!gpt) F.push_back(rope(false));
     if (c.cp > 1)
       F.push_back(P.collective(CommGroup::kCp, Collective::kAllGather, kv_bytes * c.cp,
                                T * 2 * kv / t, T * 2 * kv / t * c.cp, "bf16"));
     attn_fwd = attention_core(false);
     append(F, attn_fwd);
-    quantize_fwd(F, h, q / t);
-    F.push_back(P.gemm("attention out", T, h, q / t, dt));
-    tp_scatter(F);
+    quantize_fwd(F, h, q / t, false);
+    tp_gemm(F, false, P.gemm("attention out", T, h, q / t, dt));
     F.push_back(residual());
     F.push_back(norm_fwd());
-    tp_gather(F);
-    quantize_fwd(F, fc1_n, h);
-    F.push_back(P.gemm("fc1", T, fc1_n, h, dt));
+    quantize_fwd(F, fc1_n, h, true);
+    tp_gemm(F, true, P.gemm("fc1", T, fc1_n, h, dt));
     F.push_back(
         P.membound(act + "_fwd_kernel", "elementwise", static_cast<double>(T * f / t) * act_fwd_b));
-    quantize_fwd(F, h, f / t);
-    F.push_back(P.gemm("fc2", T, h, f / t, dt));
-    tp_scatter(F);
+    quantize_fwd(F, h, f / t, true);
+    tp_gemm(F, false, P.gemm("fc2", T, h, f / t, dt));
     F.push_back(residual());
   }
 
   // Backward of one layer: the conjugate collectives, data and weight gradients.
   void layer_backward(std::vector<KernelOp>& B) {
-    tp_gather(B);
-    quantize_bwd(B, h);
-    B.push_back(P.gemm("fc2 data grad", T, f / t, h, dt));
+    scale_update(B);
+    quantize_bwd(B, h, false);
+    tp_gemm(B, true, P.gemm("fc2 data grad", T, f / t, h, dt));
     B.push_back(P.gemm("fc2 weight grad", h, f / t, T, dt));
     B.push_back(
         P.membound(act + "_bwd_kernel", "elementwise", static_cast<double>(T * f / t) * act_bwd_b));
-    quantize_bwd(B, fc1_n);
+    quantize_bwd(B, fc1_n, true);
     column_parallel_bwd(B, "fc1", fc1_n, h);
     B.push_back(after_column_parallel(norm_bwd()));
     B.push_back(residual());
-    tp_gather(B);
-    quantize_bwd(B, h);
-    B.push_back(P.gemm("attention out data grad", T, q / t, h, dt));
+    quantize_bwd(B, h, false);
+    tp_gemm(B, true, P.gemm("attention out data grad", T, q / t, h, dt));
     B.push_back(P.gemm("attention out weight grad", h, q / t, T, dt));
     append(B, attention_core(true));
     if (!gpt) B.push_back(rope(true));
     if (c.cp > 1)
       B.push_back(P.collective(CommGroup::kCp, Collective::kReduceScatter, kv_bytes * c.cp,
                                T * 2 * kv / t * c.cp, T * 2 * kv / t, "bf16"));
-    quantize_bwd(B, (q + 2 * kv) / t);
+    quantize_bwd(B, (q + 2 * kv) / t, false);
     column_parallel_bwd(B, "qkv", (q + 2 * kv) / t, h);
     B.push_back(after_column_parallel(norm_bwd()));
     B.push_back(residual());
-    if (stack.grad_accumulation_bytes > 0)
+    if (stack.grad_accumulation_bytes > 0 && opt.with(Term::kGradAccumulation))
       B.push_back(
           P.membound("elementwise_kernel (main_grad accumulation)", "elementwise",
                      stack.grad_accumulation_bytes * static_cast<double>(pc.per_layer) / t));
@@ -524,9 +607,11 @@ class StepPricer {
     }
 
     const auto& tr = db.training;
-    s->cpu_launch_us = tr.cpu_launch_us;
-    s->launch_latency_us = tr.launch_latency_us;
-    s->event_call_us = tr.event_call_us;
+    if (opt.with(Term::kHostLaunch)) {
+      s->cpu_launch_us = tr.cpu_launch_us;
+      s->launch_latency_us = tr.launch_latency_us;
+      s->event_call_us = tr.event_call_us;
+    }
     s->grad_reduce_bytes = stack.grad_reduce_bytes;
     s->dp_group = c.dp * c.cp;
     s->dp_ranks_per_node = P.dp_per_node_;
@@ -560,6 +645,7 @@ class StepPricer {
   // gets the other SMs ([INFERRED] from NCCL's one block per channel, kernels_db/nccl.json
   // channels) and slows by channels / (SMs - channels) for the overlapped time.
   void overlap_slowdown(StepCosts* s) const {
+    if (!opt.with(Term::kOverlapContention)) return;
     const double contention =
         static_cast<double>(db.nccl.channels) / std::max(1, gpu.sms - db.nccl.channels);
     for (const Overlap& o : overlaps) {
@@ -628,10 +714,13 @@ class StepPricer {
   const int64_t heads_l, sq, sk, d, bh;
   const double scores;
   const bool fp8;
+  const bool fp8_gather;  // sequence-parallel gathers of GEMM inputs in FP8
+  const bool ub;          // userbuffers: forward and row-parallel backward collectives pipelined
   const bool overlap_tp;
   const double kv_bytes;
   std::vector<KernelOp> attn_fwd;  // the forward's attention core, recomputed by selective
   std::vector<Overlap> overlaps;
+  std::vector<Overlap> join_after;  // (list, GEMM index): the op after it waits for the side
 };
 
 }  // namespace

@@ -41,6 +41,22 @@ struct KernelOp {
   bool comm() const { return group != CommGroup::kNone; }
 };
 
+// The named terms of the model-driven step that `lumos estimate --explain` takes out one at a time
+// to show what each adds (docs/design.md, "Named terms").
+enum class Term : uint8_t {
+  kStackFactor,        // the stack's fitted kernel_time_factor
+  kFp8Casts,           // the FP8 recipe's operand and weight casts
+  kFp8ScaleUpdates,    // delayed scaling's amax history and scale updates
+  kFp8Gathers,         // sequence-parallel gathers in FP8 (taken out: in bf16)
+  kTpUserbuffers,      // TP collectives pipelined with their GEMMs (taken out: the stack's rest)
+  kOverlapContention,  // compute beside a collective slowed by the SMs it holds
+  kOptimizerStep,      // the optimizer step's passes over parameters and state
+  kGradAccumulation,   // a kernel per micro-batch adding weight gradients into main grads
+  kHostLaunch,         // CPU time per launch, launch latency, event calls
+};
+constexpr int kNumTerms = 9;
+const char* to_string(Term t);
+
 // Knobs for tests and idealized what-ifs.
 struct StepCostOptions {
   bool free_comm = false;        // collectives and pipeline messages take no time
@@ -50,6 +66,8 @@ struct StepCostOptions {
   // for it before its next kernel (as stacks that give TP communication its own NCCL stream run
   // it): the same work in the same order, on another stream in the written trace.
   bool tp_comm_stream = false;
+  uint32_t without_terms = 0;  // bit (1 << Term): price the step without that term
+  bool with(Term t) const { return !(without_terms >> static_cast<int>(t) & 1u); }
 };
 
 struct StepCosts {

@@ -1,0 +1,58 @@
+#include "estimate/term_effects.hpp"
+
+#include "common/format.hpp"
+
+namespace lumos::estimate {
+
+using model::Term;
+
+std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::KernelsDb& db,
+                                     double step_us) {
+  const cost::StackSpec& s = db.stack(req.cfg.stack.empty() ? db.default_stack : req.cfg.stack);
+  const bool fp8 = req.cfg.dtype == cost::Dtype::kFp8;
+  const bool tp = req.cfg.tp > 1, sp = tp && req.cfg.sequence_parallel;
+  const bool ub =
+      tp && req.cfg.tp_comm_overlap.value_or(s.tp_overlap == cost::TpOverlap::kUserbuffers);
+  const std::string stack = "stacks.json " + s.name,
+                    recipe = "stacks.json fp8_recipes." + s.fp8.name;
+  std::vector<TermEffect> out;
+  auto add = [&](Term t, bool applies, std::string value, std::string source) {
+    TermEffect e;
+    e.term = model::to_string(t);
+    e.applies = applies;
+    e.value = std::move(value);
+    e.source = std::move(source);
+    if (applies) {
+      EstimateRequest q = req;
+      q.options.without_terms |= 1u << static_cast<int>(t);
+      e.step_without_us = run_estimate(q, db).estimate.step_time_us;
+      e.added_us = step_us - e.step_without_us;
+    }
+    out.push_back(std::move(e));
+  };
+  add(Term::kStackFactor, s.kernel_time_factor != 1, strprintf("x%.3f", s.kernel_time_factor),
+      stack + ".kernel_time_factor (fitted; its sources name the rows)");
+  add(Term::kFp8Casts, fp8,
+      strprintf("%.0f/%.0f B in, %.0f/%.0f B grad per element", s.fp8.input_cast_bytes,
+                s.fp8.fused_input_cast_bytes, s.fp8.grad_cast_bytes, s.fp8.fused_grad_cast_bytes),
+      recipe + " cast bytes; membound.json elementwise");
+  add(Term::kFp8ScaleUpdates, fp8 && s.fp8.scale_update_kernels > 0,
+      strprintf("%.0f kernel per module and pass", s.fp8.scale_update_kernels),
+      recipe + ".scale_update_kernels; membound.json floor_us");
+  add(Term::kFp8Gathers, fp8 && sp && s.fp8.gather_fp8, "1 B per element",
+      recipe + ".gather_fp8; nccl.json");
+  add(Term::kTpUserbuffers, ub, strprintf("%d chunks", req.cfg.tp),
+      stack + ".tp_overlap or --tp-comm-overlap");
+  add(Term::kOverlapContention, tp || req.cfg.dp * req.cfg.cp > 1,
+      strprintf("%d NCCL channels", db.nccl.channels), "nccl.json channels; gpus.json sms");
+  add(Term::kOptimizerStep, true, strprintf("%.0f B/param", s.optimizer_bytes_per_param),
+      stack + ".optimizer_bytes_per_param; membound.json optimizer");
+  add(Term::kGradAccumulation, s.grad_accumulation_bytes > 0,
+      strprintf("%.0f B/param per micro-batch", s.grad_accumulation_bytes),
+      stack + ".grad_accumulation_bytes");
+  add(Term::kHostLaunch, true, strprintf("%.0f us CPU per launch", db.training.cpu_launch_us),
+      "training.json cpu_launch_us, launch_latency_us, event_call_us");
+  return out;
+}
+
+}  // namespace lumos::estimate

@@ -1,0 +1,35 @@
+#include "report/terms_report.hpp"
+
+#include "common/format.hpp"
+
+namespace lumos::report {
+
+void terms_text(std::ostream& os, const std::vector<estimate::TermEffect>& terms, double step_us) {
+  os << "terms (each taken out in turn: what it adds to the step)\n";
+  os << strprintf("  %-26s %-34s %12s %8s  %s\n", "term", "value", "added", "of step", "source");
+  for (const auto& t : terms) {
+    if (!t.applies) {
+      os << strprintf("  %-26s %-34s %12s %8s  %s\n", t.term.c_str(), "not used", "-", "-",
+                      t.source.c_str());
+      continue;
+    }
+    os << strprintf("  %-26s %-34s %+11.4fs %+7.1f%%  %s\n", t.term.c_str(), t.value.c_str(),
+                    t.added_us / 1e6, step_us > 0 ? 100 * t.added_us / step_us : 0.0,
+                    t.source.c_str());
+  }
+}
+
+void terms_json(common::JsonWriter& w, const std::vector<estimate::TermEffect>& terms) {
+  w.key("terms").begin_array();
+  for (const auto& t : terms) {
+    w.begin_object();
+    w.field("term", t.term).field("value", t.value).field("source", t.source);
+    w.field("applies", t.applies);
+    if (t.applies)
+      w.field("added_s", t.added_us / 1e6).field("step_without_s", t.step_without_us / 1e6);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+}  // namespace lumos::report

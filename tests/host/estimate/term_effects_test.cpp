@@ -1,0 +1,71 @@
+// `lumos estimate --explain`: each named term of the step taken out in turn.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cost/kernels_db.hpp"
+#include "estimate/term_effects.hpp"
+
+using namespace lumos::estimate;
+
+namespace {
+
+EstimateRequest nemotron_15b(lumos::cost::Dtype dt) {
+  EstimateRequest q;
+  q.model = lumos::model::preset("gpt3-15b");
+  q.model.layers = 4;  // a short model: the terms scale with layers, the test need not
+  q.model.kv_heads = 8;
+  q.gpu = "h100";
+  auto& c = q.cfg;
+  c.tp = 4, c.pp = 1, c.dp = 2, c.mbs = 2, c.gbs = 8;
+  c.sequence_parallel = true;
+  c.distributed_optimizer = true;
+  c.dtype = dt;
+  c.stack = "nemo-2024";
+  return q;
+}
+
+const TermEffect& find(const std::vector<TermEffect>& v, const std::string& name) {
+  for (const auto& t : v)
+    if (t.term == name) return t;
+  ADD_FAILURE() << "no term " << name;
+  return v.front();
+}
+
+}  // namespace
+
+TEST(TermEffects, Fp8JobListsItsRecipeTermsWithWhatEachAdds) {
+  const auto& db = lumos::cost::embedded_db();
+  const auto q = nemotron_15b(lumos::cost::Dtype::kFp8);
+  const double step = run_estimate(q, db).estimate.step_time_us;
+  const auto terms = term_effects(q, db, step);
+  ASSERT_EQ(terms.size(), static_cast<size_t>(lumos::model::kNumTerms));
+  for (const auto& t : terms) EXPECT_FALSE(t.source.empty()) << t.term;
+  // Casts and scale updates are kernels of their own: taking them out shortens the step.
+  EXPECT_TRUE(find(terms, "fp8 operand casts").applies);
+  EXPECT_GT(find(terms, "fp8 operand casts").added_us, 0);
+  EXPECT_GT(find(terms, "fp8 amax/scale updates").added_us, 0);
+  // FP8 gathers move half the bytes, userbuffers hide collectives: both save time.
+  EXPECT_LT(find(terms, "fp8 all-gathers").added_us, 0);
+  EXPECT_LT(find(terms, "tp userbuffers").added_us, 0);
+  // The fitted factor scales the kernels' time: what it adds is at most (factor - 1) of the step.
+  const auto& f = find(terms, "stack kernel_time_factor");
+  const double factor = db.stack("nemo-2024").kernel_time_factor;
+  EXPECT_GT(f.added_us, 0);
+  EXPECT_LT(f.added_us, step * (factor - 1) / factor + 1);
+  for (const auto& t : terms)
+    if (t.applies) EXPECT_NEAR(t.added_us, step - t.step_without_us, 1e-6) << t.term;
+}
+
+TEST(TermEffects, Bf16JobDoesNotRunTheFp8Terms) {
+  const auto& db = lumos::cost::embedded_db();
+  const auto q = nemotron_15b(lumos::cost::Dtype::kBf16);
+  const double step = run_estimate(q, db).estimate.step_time_us;
+  const auto terms = term_effects(q, db, step);
+  EXPECT_FALSE(find(terms, "fp8 operand casts").applies);
+  EXPECT_FALSE(find(terms, "fp8 amax/scale updates").applies);
+  EXPECT_FALSE(find(terms, "fp8 all-gathers").applies);
+  EXPECT_TRUE(find(terms, "optimizer step").applies);
+  EXPECT_GT(find(terms, "optimizer step").added_us, 0);
+  EXPECT_FALSE(find(terms, "grad accumulation").applies);  // Megatron-Core accumulates in place
+}
