@@ -42,7 +42,7 @@ StepRange left_out_band(const cost::KernelsDb& db, const std::string& gpu, const
   out.low_us = step_us / (1 + q);
   out.high_us = step_us / (1 - q);
   out.basis =
-      strprintf("+-%.1f%%: 90th percentile of the left-out errors of %zu published runs (%s)",
+      strprintf("the 90th percentile (%.1f%%) of the left-out errors of %zu published runs on %s",
                 q_pct, pool.size(), group.c_str());
   if (db.coverage.rows > 0)
     out.basis += strprintf("; such ranges held %d of %d runs in cross-validation",

@@ -43,15 +43,16 @@ TEST(LeftOutBand, IsTheNinetiethPercentileOfTheGpuAndStacksLeftOutErrors) {
   EXPECT_NEAR(r.low_us, 100 / 1.091, 1e-9);
   EXPECT_NEAR(r.high_us, 100 / (1 - 0.091), 1e-9);
   EXPECT_EQ(r.runs.size(), 10u);
-  EXPECT_EQ(r.basis,
-            "+-9.1%: 90th percentile of the left-out errors of 10 published runs (h100/nemo-2025); "
-            "such ranges held 9 of 11 runs in cross-validation");
+  EXPECT_EQ(
+      r.basis,
+      "the 90th percentile (9.1%) of the left-out errors of 10 published runs on h100/nemo-2025; "
+      "such ranges held 9 of 11 runs in cross-validation");
   // Leaving source s1 out (4 runs) leaves 6 runs of the stack and of the GPU: too few, so the
   // band takes every GPU's runs, the a100 one included (|60%|: the 90th percentile grows).
   const auto without = step_range(db, "h100", "nemo-2025", 64, 7e10, 100, 5, "s1");
   ASSERT_TRUE(without.known);
   EXPECT_EQ(without.runs.size(), 7u);
-  EXPECT_NE(without.basis.find("of 7 published runs (every GPU)"), std::string::npos)
+  EXPECT_NE(without.basis.find("of 7 published runs on every GPU"), std::string::npos)
       << without.basis;
   EXPECT_GT(without.high_us, r.high_us);
 }
