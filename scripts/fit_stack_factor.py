@@ -9,6 +9,9 @@ after. It writes nothing into the repository: put the value into stacks.json by 
 sources entry that says it was fitted, then regenerate kernels_db/calibration.json.
 
   python3 scripts/fit_stack_factor.py --lumos build/lumos --stack nemo-2025
+
+The same fit runs inside lumos (estimate/constant_fit.hpp): `lumos bench estimate --cross-validate`
+prints it on every source and refitted without each source in turn.
 """
 import argparse
 import json
