@@ -23,8 +23,12 @@ StepRange left_out_band(const cost::KernelsDb& db, const std::string& gpu, const
         pool.push_back(&r);
     group = scope == 0 ? gpu + "/" + stack : scope == 1 ? gpu : "every GPU";
   }
-  if (pool.size() < 2 || step_us <= 0) {
-    out.basis = "fewer than two published runs to set a range from";
+  // Widening fills a GPU's band up; it does not lend one to a GPU no published run was on.
+  const auto on_gpu = std::count_if(db.residuals.begin(), db.residuals.end(), [&](const auto& r) {
+    return r.has_left_out && r.source != exclude_source && r.gpu == gpu;
+  });
+  if (on_gpu < 2 || pool.size() < 2 || step_us <= 0) {
+    out.basis = "fewer than two published runs on " + gpu + " to set a range from";
     return out;
   }
   std::vector<double> abs_pct;
