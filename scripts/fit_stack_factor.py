@@ -13,6 +13,9 @@ sources entry that says it was fitted, then regenerate kernels_db/calibration.js
 
 Stacks that run the same kernels share the factor (`--sharing`): it is set in all of them, and
 the runs of every one are fitted together.
+
+The same fit runs inside lumos (estimate/constant_fit.hpp): `lumos bench estimate --cross-validate`
+prints it on every source and refitted without each source in turn.
 """
 import argparse
 import json

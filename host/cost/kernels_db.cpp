@@ -493,7 +493,23 @@ void parse_residuals(element root, KernelsDb* db) {
     c.error_pct = r.num(e, "error_pct", path);
     if (!(c.gpus >= 1 && c.params > 0 && c.error_pct > -100 && c.error_pct < 1000))
       r.fail(path, "expected gpus >= 1, params > 0 and error_pct in (-100, 1000)");
+    if (!e["left_out_error_pct"].error()) {  // optional: written with cross-validation
+      c.has_left_out = true;
+      c.left_out_error_pct = r.num(e, "left_out_error_pct", path);
+      c.source = r.str(e, "source", path);
+      if (!(c.left_out_error_pct > -100 && c.left_out_error_pct < 1000))
+        r.fail(path + ".left_out_error_pct", "expected a number in (-100, 1000)");
+    }
     db->residuals.push_back(std::move(c));
+  }
+  element cov;
+  if (!root["coverage"].get(cov)) {  // optional: written with cross-validation
+    db->coverage.rows = static_cast<int>(r.integer(cov, "rows", "coverage"));
+    db->coverage.inside = static_cast<int>(r.integer(cov, "inside", "coverage"));
+    db->coverage.generated = r.str(cov, "generated", "coverage");
+    if (!(db->coverage.rows >= 0 && db->coverage.inside >= 0 &&
+          db->coverage.inside <= db->coverage.rows))
+      r.fail("coverage", "expected 0 <= inside <= rows");
   }
 }
 

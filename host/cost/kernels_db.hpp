@@ -208,6 +208,18 @@ struct CalibrationResidual {
   std::string label, gpu, stack;
   double gpus = 0, params = 0;  // of the run: GPUs and model parameters
   double error_pct = 0;         // lumos step time against published, percent
+  // Cross-validation's: the error with the fitted constants refitted without the run's source
+  // (estimate/cross_validation.hpp); the basis of ranges when present.
+  std::string source;
+  bool has_left_out = false;
+  double left_out_error_pct = 0;
+};
+
+// What the residuals' cross-validation measured: how often the range set by the left-out errors
+// of other sources contained a run's published step time.
+struct ResidualsCoverage {
+  int rows = 0, inside = 0;  // runs with a range, and those whose published time fell inside
+  std::string generated;     // date and commit of the table
 };
 
 // Energy and carbon figures (kernels_db/carbon.json), read by host/carbon/.
@@ -249,6 +261,7 @@ struct KernelsDb {
   std::map<std::string, Fp8Recipe> fp8_recipes;
   std::string default_stack;
   std::vector<CalibrationResidual> residuals;
+  ResidualsCoverage coverage;
   CarbonParams carbon;
 
   // Finds a GPU by name or alias (case-insensitive); throws InputError listing the known ones.

@@ -1,5 +1,7 @@
 #include "estimate/published_runs.hpp"
 
+#include "estimate/published_runs_2025.hpp"
+
 #include <tuple>
 
 namespace lumos::estimate {
@@ -215,6 +217,7 @@ const std::vector<PublishedRun>& published_runs() {
       t.note = "tier B; 96 GB HBM2e H100s at a 500 W cap (HBM and capped clock modelled)";
       v.push_back(t);
     }
+    append_runs_2025(&v);
     for (PublishedRun& r : v) r.options = options_of(r.request, r.model_options);
     return v;
   }();

@@ -17,10 +17,19 @@ struct StepRange {
   std::vector<std::string> runs;   // the labels of the runs used
 };
 
-// Up to `nearest` runs of the same GPU and stack (or, when the stack has fewer than two, of
-// stacks with the same attention and kernel fusion), nearest in log GPU count plus log parameters;
-// each run's error e (lumos against published) turns the estimate into estimate / (1 + e).
+// Where kernels_db/calibration.json has cross-validation's left-out errors (each run's error with
+// the fitted constants refitted without its source): the band estimate / (1 +- q), q the 90th
+// percentile of |left-out error| of the runs of the same GPU and stack, widened to the GPU's runs
+// and then to all runs until at least kMinBandRuns are in; the coverage cross-validation measured
+// for such bands is stated in the basis. Runs of `exclude_source` are left out (that measurement).
+// Without left-out errors: up to `nearest` runs of the same GPU and stack (or, when the stack has
+// fewer than two, of stacks with the same attention and kernel fusion), nearest in log GPU count
+// plus log parameters; each run's error e (lumos against published) turns the estimate into
+// estimate / (1 + e).
 StepRange step_range(const cost::KernelsDb& db, const std::string& gpu, const std::string& stack,
-                     double gpus, double params, double step_us, int nearest = 5);
+                     double gpus, double params, double step_us, int nearest = 5,
+                     const std::string& exclude_source = "");
+inline constexpr int kMinBandRuns = 8;
+inline constexpr double kBandQuantile = 0.9;
 
 }  // namespace lumos::estimate

@@ -175,29 +175,4 @@ void calibration_json(std::ostream& os, const estimate::CalibrationCheck& c) {
   os << '\n';
 }
 
-void residuals_json(std::ostream& os, const estimate::CalibrationCheck& c) {
-  // One run per line, so that a change to the model shows as a readable diff.
-  os << "{\n  \"schema_version\": 1,\n  \"kind\": \"calibration_residuals\",\n"
-     << "  \"description\": \"Written by `lumos bench estimate --write-residuals "
-        "kernels_db/calibration.json`; do not edit. error_pct: lumos step time against the "
-        "published one (negative: lumos too fast) for every run of estimate/published_runs.cpp, "
-        "whose sources it names. An estimate's range comes from the runs of its GPU and stack "
-        "nearest in GPU count and parameters.\",\n  \"runs\": [\n";
-  for (size_t i = 0; i < c.rows.size(); ++i) {
-    const estimate::CalibrationRow& r = c.rows[i];
-    os << "    ";
-    common::JsonWriter w(os, common::JsonWriter::Document::plain);  // a row of the document above
-    w.begin_object()
-        .field("label", r.run->label)
-        .field("gpu", r.run->request.gpu)
-        .field("stack", r.run->request.cfg.stack)
-        .field("gpus", static_cast<double>(r.run->request.cfg.gpus()))
-        .field("params", r.params)
-        .field("error_pct", r.error_pct)
-        .end_object();
-    os << (i + 1 < c.rows.size() ? ",\n" : "\n");
-  }
-  os << "  ]\n}\n";
-}
-
 }  // namespace lumos::report

@@ -13,7 +13,5 @@ void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b);
 
 void calibration_text(std::ostream& os, const estimate::CalibrationCheck& c);
 void calibration_json(std::ostream& os, const estimate::CalibrationCheck& c);
-// kernels_db/calibration.json: one entry per published run with its GPUs, parameters and error.
-void residuals_json(std::ostream& os, const estimate::CalibrationCheck& c);
 
 }  // namespace lumos::report

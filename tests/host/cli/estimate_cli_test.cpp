@@ -213,7 +213,7 @@ TEST(EstimateCli, ReportsARangeFromPublishedRunsOrWhyNot) {
   ASSERT_EQ(a100.exit_code, 0) << a100.out;
   EXPECT_NE(a100.out.find("\"step_time_range\":{\"known\":true,\"low_s\":"), std::string::npos)
       << a100.out;
-  EXPECT_NE(a100.out.find("published a100/megatron-2021 runs"), std::string::npos);
+  EXPECT_NE(a100.out.find("published runs on a100/megatron-2021"), std::string::npos);
   const auto b200 = run_lumos("estimate --gpu b200");
   ASSERT_EQ(b200.exit_code, 0) << b200.out;
   EXPECT_NE(b200.out.find("(no range: fewer than two published runs on b200"), std::string::npos)
