@@ -12,11 +12,12 @@
 
 namespace lumos::estimate {
 
-// A constant fitted on the rows of one stack and used by it and the stacks that inherit it (the
-// same kernels under another framework: kernels_db/stacks.json says which).
+// A constant fitted on the rows of some stacks and used by them and the stacks that inherit it
+// (the same kernels under another framework: kernels_db/stacks.json says which).
 struct FittedConstant {
   std::string stack;                    // stacks.<stack>.kernel_time_factor
   std::vector<std::string> applies_to;  // the stack itself first
+  std::vector<std::string> fitted_on;   // the stacks whose tier-A rows the fit reads
 };
 const std::vector<FittedConstant>& fitted_constants();
 
