@@ -56,7 +56,7 @@ TEST(SearchReport, TheDroppedTallyAccountsForEveryLayoutNotShown) {
 }
 
 TEST(SearchReport, TiesLieInsideTheBestRangeAndHeadroomIsTheFreeShareOfMemory) {
-  const auto r = run_lumos(kSearch + " --top 12 --json");
+  const auto r = run_lumos(kSearch + " --top 100 --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   simdjson::dom::parser p;
   simdjson::dom::element d;

@@ -19,17 +19,16 @@ using namespace lumos::estimate;
 
 namespace {
 
-// The accuracy goal, on the tier-A rows of published-runs.json and calibration.md's DGX-H100 rows:
-// mean |error| <= 5%, every row within 10%, signed mean within 2% per GPU type. Tier-B rows (less
-// certain configurations) are only kept within 10%.
-constexpr double kMeanAbsPct = 5, kRowPct = 10, kSignedPct = 2;
-
-// The dgxc-benchmarking BF16/FP8 pairs and the llm-foundry rows came after that goal was set: they
-// are held to what the model does now (BF16 up to 13% too fast, one FP8 row 13% too slow; MPT-1B
-// 11% too slow) until FP8's own costs and the fixed per-step costs are terms of their own.
-constexpr double kNewRowPct = 15;
-bool newer_row(const PublishedRun& p) {
-  return p.id.rfind("dgxc_", 0) == 0 || p.id.rfind("mpt_", 0) == 0;
+// The accuracy goal in sample, on every published run (calibration.md's DGX-H100 rows and
+// published-runs.json): mean |error| <= 4%, signed mean within 2% per GPU type over its tier-A
+// rows (what the fitted constants zero). Every row within 10%, except the rows the shared NeMo
+// factor cannot serve at once: fitted on 23 H100 rows, the five Megatron-Bridge FP8 rows (current
+// scaling) are up to 13% too slow while NeMo 24.x's delayed-scaling rows are within 9%; and the
+// llm-foundry rows, whose fixed per-step costs are not yet terms of their own (MPT-1B 11% too
+// slow). Those are held to 15%. Cross-validation (cross_validation_test.cpp) is the honest number.
+constexpr double kMeanAbsPct = 4, kRowPct = 10, kSignedPct = 2, kNewRowPct = 15;
+bool loose_row(const PublishedRun& p) {
+  return p.request.cfg.stack == "nemo-2025" || p.id.rfind("mpt_", 0) == 0;
 }
 
 }  // namespace
@@ -57,21 +56,15 @@ TEST(Calibration, StepTimesHoldAgainstPublishedRunsAndMatchTheStoredResiduals) {
   }
   std::map<std::string, std::pair<double, int>> signed_by_gpu;
   double abs_sum = 0;
-  int tier_a = 0;
   for (const CalibrationRow& r : rows) {
-    if (newer_row(*r.run)) {
-      EXPECT_LE(std::fabs(r.error_pct), kNewRowPct) << r.run->label;
-      continue;
-    }
-    EXPECT_LE(std::fabs(r.error_pct), kRowPct) << r.run->label;
+    EXPECT_LE(std::fabs(r.error_pct), loose_row(*r.run) ? kNewRowPct : kRowPct) << r.run->label;
+    abs_sum += std::fabs(r.error_pct);
     if (r.run->tier != "A") continue;
-    abs_sum += std::fabs(r.error_pct), ++tier_a;
     signed_by_gpu[r.run->request.gpu].first += r.error_pct;
     signed_by_gpu[r.run->request.gpu].second++;
   }
-  ASSERT_EQ(tier_a, 26);  // 7 DGX-H100 rows, 19 tier-A rows of published-runs.json
-  std::printf("tier A: %d runs, mean |error| %.1f%%\n", tier_a, abs_sum / tier_a);
-  EXPECT_LE(abs_sum / tier_a, kMeanAbsPct);
+  std::printf("all %zu runs: mean |error| %.1f%%\n", rows.size(), abs_sum / rows.size());
+  EXPECT_LE(abs_sum / rows.size(), kMeanAbsPct);
   for (const auto& [gpu, sum_n] : signed_by_gpu) {
     const double mean = sum_n.first / sum_n.second;
     std::printf("%s: %d tier-A runs, signed mean %+.1f%%\n", gpu.c_str(), sum_n.second, mean);
