@@ -67,12 +67,16 @@ TEST(SweepEngine, ASweepsBatchThroughTheDeviceBodyEqualsTheCpuBackendAndItsRows)
   const lumos::model::ParallelConfig& cfg = r.rows.front().variant.cfg;
   const lumos::model::Layout layout = lumos::model::check_layout(spec.model, cfg);
   std::vector<StepCosts> priced;
+  // Priced costs point at their topology (StepCosts::topo), which the graph builder reads: each
+  // stays alive as long as its costs.
+  std::vector<lumos::cost::Topology> topos;
+  topos.reserve(r.rows.size());
   for (const SweepRow& row : r.rows) {
     ASSERT_TRUE(row.feasible) << row.reason;
-    lumos::cost::Topology topo = db.topology(row.variant.topology);
-    topo.nic_gbps = row.variant.nic_gbps;
+    topos.push_back(db.topology(row.variant.topology));
+    topos.back().nic_gbps = row.variant.nic_gbps;
     priced.push_back(lumos::model::price_step(spec.model, cfg, layout, db, db.gpu(row.variant.gpu),
-                                              topo, spec.cost_options));
+                                              topos.back(), spec.cost_options));
   }
   const lumos::model::StepGraph sg = lumos::model::build_step_graph(
       spec.model, cfg, layout, priced.front(), lumos::model::kMaxStepGraphNodes, true);
