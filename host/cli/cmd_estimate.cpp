@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
+#include "cli/estimate_search.hpp"
 #include "cli/help_text.hpp"
 #include "cli/layout_options.hpp"
 #include "cli/path_options.hpp"
@@ -33,53 +34,6 @@ namespace {
 
 using namespace lumos::model;
 using namespace lumos::estimate;
-
-// 2^20 GPUs: the most model::check_layout accepts.
-constexpr CountOption kGpus{"gpus", 1, int64_t{1} << 20}, kTop{"top", 0, 1000000};
-
-int run_search(const cxxopts::ParseResult& a, const cost::KernelsDb& db) {
-  if (!a.count("gpus")) throw InputError("lumos estimate --search: --gpus N is required");
-  for (const char* k : {"tp", "pp", "dp", "cp", "mbs", "interleave", "recompute", "sp", "dist-opt",
-                        "split-embedding"})
-    if (a.count(k))
-      throw InputError(std::string("lumos estimate --search: --") + k +
-                       " is searched; leave it out");
-  if (a.count("csv")) {  // before the search: a bad path should not cost its minutes
-    LUMOS_EXPECT(!is_stdout(a["csv"].as<std::string>()) || !a.count("json"),
-                 "lumos estimate: --csv - and --json both write to standard output");
-    if (!is_stdout(a["csv"].as<std::string>())) check_output_path(a["csv"].as<std::string>());
-  }
-  SearchRequest q;
-  q.base = request_from(a);
-  q.gpus = count_of(a, kGpus);
-  q.memory_budget_bytes =
-      cost::parse_bytes(a["search-memory"].as<std::string>(), "--search-memory");
-  LUMOS_EXPECT(q.memory_budget_bytes >= 64.0 * 1024 * 1024,
-               "lumos estimate --search: --search-memory must be at least 64MiB");
-  if (a.count("min-headroom"))
-    q.min_headroom_fraction = cost::parse_share(a["min-headroom"].as<std::string>(),
-                                                "lumos estimate --search: --min-headroom");
-  const int top = static_cast<int>(count_of(a, kTop, "lumos estimate --search: "));
-  q.detailed = static_cast<size_t>(top);
-  Progress ranked("layouts ranked", quiet(a)), detailed("layouts estimated in full", quiet(a));
-  q.rank_progress = ranked.fn();
-  q.detail_progress = detailed.fn();
-  keep_freed_graph_memory();
-  const SearchResult r = search_layouts(q, db);
-  if (a.count("csv")) {
-    write_output(a["csv"].as<std::string>(),
-                 [&](std::ostream& os) { report::search_csv(os, q, r); });
-    if (is_stdout(a["csv"].as<std::string>())) return 0;  // the table is the output
-  }
-  const size_t shown = std::min(r.rows.size(), static_cast<size_t>(top));
-  if (a.count("json")) {
-    report::search_json(std::cout, q, r, shown);
-    return 0;
-  }
-  report::search_text(std::cout, q, r, shown);
-  if (a.count("csv")) std::cout << "  wrote " << a["csv"].as<std::string>() << '\n';
-  return 0;
-}
 
 int run(int argc, char** argv, bool generate) {
   cxxopts::Options o(generate ? "lumos generate" : "lumos estimate",
@@ -158,7 +112,7 @@ int run(int argc, char** argv, bool generate) {
   const bool explain = !generate && a.count("explain");
   LUMOS_EXPECT(!explain || !a.count("search"),
                "lumos estimate: --explain goes with one layout, not --search");
-  if (!generate && a.count("search")) return run_search(a, db);
+  if (!generate && a.count("search")) return run_estimate_search(a, db);
   if (!generate && (a.count("gpus") || a.count("csv") || a.count("top") ||
                     a.count("search-memory") || a.count("min-headroom")))
     throw InputError(
