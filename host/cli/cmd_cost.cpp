@@ -1,5 +1,5 @@
 // lumos cost gemm|attention|collective|memory|optimizer|memcpy|classify|gpus: the kernel and
-// collective cost model from the command line, as text or JSON.
+// collective cost model from the command line, as text or JSON (classify in cost_classify.cpp).
 #include <cxxopts.hpp>
 
 #include <cmath>
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/cost_classify.hpp"
 #include "cli/cost_options.hpp"
 #include "cli/help_text.hpp"
 #include "cli/input_options.hpp"
@@ -16,10 +17,7 @@
 #include "cost/collective_topology.hpp"
 #include "cost/memory_model.hpp"
 #include "cost/size_units.hpp"
-#include "graph/graph_file.hpp"
 #include "report/cost_report.hpp"
-#include "trace/kineto_loader.hpp"
-#include "trace/trace_classification.hpp"
 
 namespace lumos::cli {
 namespace {
@@ -153,32 +151,6 @@ int cost_memory(int argc, char** argv) {  // memory, optimizer or memcpy, as arg
                                         : memcpy_time_us(*c.db, gpu, bytes,
                                                          parse_copy_direction(c.str("direction")));
   return c.render(report::kernel_time_json, report::kernel_time_text, gpu, what, us);
-}
-
-int cost_classify(int argc, char** argv) {
-  CostOptions c("lumos cost classify",
-                "Classify a trace's GPU time by kernel class and compare the cost model with the "
-                "measured GEMM and NCCL kernels (on the traced GPU, when kernels_db knows it).");
-  c.o.positional_help("TRACE").add_options()("input", "trace", arg<std::string>())(
-      "verbose", "list every priced kernel");
-  add_input_options(c.o);
-  c.o.parse_positional({"input"});
-  if (!c.parse(argc, argv,
-               {"lumos cost classify trace.json.gz",
-                "lumos cost classify trace.json.gz --verbose --json"}))
-    return 0;
-  apply_input_options(c.a);
-  LUMOS_EXPECT(c.has("input"), "lumos cost classify: missing TRACE");
-  // The classification reads the trace's events (kernel names, shapes, GPU): a graph file is
-  // named for what it is rather than parsed as JSON.
-  LUMOS_EXPECT(c.str("input") == "-" || !graph::is_graph_file(c.str("input")),
-               c.str("input") +
-                   ": a .lgraph graph file; lumos cost classify reads a Kineto trace (JSON, "
-                   "optionally gzip): give the trace it was ingested from");
-  const trace::TraceClassification r =
-      trace::classify_trace(*c.db, trace::load_trace(c.str("input")));
-  if (c.has("json")) return report::classification_json(std::cout, r), 0;
-  return report::classification_text(std::cout, r, c.has("verbose")), 0;
 }
 
 int cost_gpus(int argc, char** argv) {
