@@ -114,11 +114,12 @@ def summary(points, threshold):
 
 # The paper's figures (Figs. 7 and 8, §6) and the tolerances the reproduction is held to: the
 # peak within 3 points of "nearly 30%", each band edge within 5 points of the paper's.
-PAPER = {"years-in-service": (0.05, 0.30, 0.27, 0.78), "zero-after-lifetime": (0.10, 0.30, 0.13, 0.80)}
+PAPER = {"years-in-service": (0.05, 0.30, 0.27, 0.78),
+         "zero-after-lifetime": (0.10, 0.30, 0.13, 0.80)}
 
 
 def misses(points, policy):
-    """What of the paper's figure a curve misses: "" when the peak and both edges are in."""
+    """What of the paper's figure a curve misses: "" when the peak and both edges are in, unbroken."""
     threshold, peak, low, high = PAPER[policy]
     top = max(a for _, a in points)
     band = [lv for lv, a in points if a > threshold] or [-1.0]
