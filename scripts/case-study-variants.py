@@ -119,7 +119,7 @@ PAPER = {"years-in-service": (0.05, 0.30, 0.27, 0.78),
 
 
 def misses(points, policy):
-    """What of the paper's figure a curve misses: "" when the peak and both edges are in, unbroken."""
+    """What of the paper's figure a curve misses ("" when the peak and an unbroken band are in)."""
     threshold, peak, low, high = PAPER[policy]
     top = max(a for _, a in points)
     band = [lv for lv, a in points if a > threshold] or [-1.0]
