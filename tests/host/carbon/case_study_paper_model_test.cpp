@@ -5,7 +5,8 @@
 // 8, §6): years in service, "nearly 30%" at the peak and > 5% from 27% to 78% utilization;
 // embodied zeroed after 5 years, "nearly 30%" and > 10% from 13% to 80%. The tolerances are 3
 // points on a peak and 5 on a band edge; the two lower edges fall 1 point outside theirs, and
-// the tests hold what is measured there.
+// the tests hold what is measured there (case_study_lower_edges_test.cpp holds why they come
+// early).
 #include <gtest/gtest.h>
 
 #include <string>
