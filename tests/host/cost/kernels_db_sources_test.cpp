@@ -81,7 +81,7 @@ void unsourced(element e, std::vector<Level>& up, const std::string& path,
       if (is_identifier(key)) return;
       for (size_t d = up.size(); d-- > 0;) {
         if (!up[d].is_object) continue;
-        // The key this object holds the walk's branch under: the next object level's key.
+        // up[d].key: the key under which this object holds the branch the number is on.
         if (names_source(up[d].obj, up[d].key, d == 0)) return;
       }
       out->push_back(path);
