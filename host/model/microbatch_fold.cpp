@@ -111,6 +111,31 @@ struct Periods {
   std::array<std::vector<uint32_t>, kSuffix + 1> of;
 };
 
+// A node of the third period's source, one period back: in the second period for one in the
+// third, in the first for one in the second; the warm-up's, itself.
+uint32_t one_period_back(const Periods& c, uint32_t v) {
+  const int p = c.period[v];
+  return p == 3 ? c.of[2][c.pos[v]] : p == 2 ? c.of[1][c.pos[v]] : v;
+}
+
+// Whether every node of the third period has, in emission order, the in-edges of its node in
+// the second period, taken one period back.
+bool same_in_edges(const graph::Draft& d, const Periods& c) {
+  const auto &p2 = c.of[2], &p3 = c.of[3];
+  for (size_t i = 0; i < p3.size(); ++i) {
+    const uint32_t a = p3[i], b = p2[i];
+    const uint32_t na = c.in_begin[a + 1] - c.in_begin[a];
+    if (na != c.in_begin[b + 1] - c.in_begin[b]) return false;
+    for (uint32_t k = 0; k < na; ++k) {
+      const DraftEdge &x = d.edges[c.in_edge[c.in_begin[a] + k]],
+                      &y = d.edges[c.in_edge[c.in_begin[b] + k]];
+      if (one_period_back(c, x.src) != y.src || x.kind != y.kind || x.lag_us != y.lag_us)
+        return false;
+    }
+  }
+  return true;
+}
+
 // The draft's periods, or none when its third period is not the second one period later.
 std::optional<Periods> find_periods(const graph::Draft& d,
                                     const std::vector<StepGraph::NodeMeta>& meta,
@@ -169,6 +194,14 @@ std::optional<Periods> find_periods(const graph::Draft& d,
   }
   // The third period's in-edges, taken one period back, must be the second's; the cool-down
   // reads the last period and the warm-up only.
+  for (const DraftEdge& e : d.edges) {
+    const int pd = std::min<int>(period[e.dst], kSuffix), ps = period[e.src];
+    if (pd == 3 && ps != 0 && ps != 2 && ps != 3) return std::nullopt;
+    if (pd == kSuffix && (ps == 1 || ps == 2)) return std::nullopt;
+  }
+  if (same_in_edges(d, c)) return c;
+  // The builder emits a period's edges in the order of the one before, so the lists above
+  // almost always match as they are; when not, they are compared as sets.
   using Key = std::tuple<uint32_t, uint32_t, int, double>;
   std::vector<Key> back, second;
   for (const DraftEdge& e : d.edges) {
@@ -252,16 +285,18 @@ bool Builder<P>::fold_microbatches() {
       f.outputs.push_back(entries[j].first == entries[j].second ? j : local[entries[j].second]);
 
     // Which entries after the folded periods have a path from which before them.
+    // One block of rows (words per node): a row per node was a tenth of the fold in allocations.
     const size_t words = (K + 63) / 64;
-    BitRows from(f.nodes.size(), std::vector<uint64_t>(words, 0));
-    for (uint32_t i = 0; i < K; ++i) from[i][i / 64] |= uint64_t{1} << (i % 64);
+    std::vector<uint64_t> from(f.nodes.size() * words, 0);
+    for (uint32_t i = 0; i < K; ++i) from[i * words + i / 64] |= uint64_t{1} << (i % 64);
     for (size_t v = K; v < f.nodes.size(); ++v)
       for (uint32_t e = f.edge_begin[v]; e < f.edge_begin[v + 1]; ++e)
-        for (size_t w = 0; w < words; ++w) from[v][w] |= from[f.edge_src[e]][w];
+        for (size_t w = 0; w < words; ++w) from[v * words + w] |= from[f.edge_src[e] * words + w];
     BitRows one(K, std::vector<uint64_t>(words, 0));
     for (uint32_t j = 0; j < K; ++j)
       for (uint32_t i = 0; i < K; ++i)
-        if (from[f.outputs[j]][i / 64] >> (i % 64) & 1) one[i][j / 64] |= uint64_t{1} << (j % 64);
+        if (from[f.outputs[j] * words + i / 64] >> (i % 64) & 1)
+          one[i][j / 64] |= uint64_t{1} << (j % 64);
     const BitRows reach = bool_power(one, f.periods, K);
 
     // The graph without the third period: its state after the folded periods is a node per
@@ -269,6 +304,11 @@ bool Builder<P>::fold_microbatches() {
     graph::Draft nd;
     std::vector<StepGraph::NodeMeta> nm;
     std::vector<uint32_t> id(n, kUnset);
+    // What the draft keeps, and a few nodes and edges per state entry (more only where many
+    // entries join one).
+    nd.nodes.reserve(n - of[3].size() + 2 * size_t{K});
+    nm.reserve(nd.nodes.capacity());
+    nd.edges.reserve(d_.edges.size() + 4 * size_t{K});
     for (uint32_t v = 0; v < n; ++v)
       if (period[v] != 3) {
         id[v] = static_cast<uint32_t>(nd.nodes.size());
@@ -358,6 +398,34 @@ Matrix max_plus(const Matrix& a, const Matrix& b, size_t k) {
   return c;
 }
 
+// The period replayed from kLanes state entries at once, entry first + l alone at 0 in lane l
+// (lanes past the last entry replay from none): each lane as replay_fold_graph from its entry,
+// the same operations in the same order, with the walk over nodes and edges shared. One entry at
+// a time, a search's periods of tens of thousands of nodes were replayed a hundred times each.
+constexpr size_t kLanes = 8;
+
+void replay_period_lanes(const MicrobatchFold& f, size_t first, const ClassSpeeds& speed,
+                         const std::vector<double>& slot_us, std::vector<double>* finish) {
+  const size_t n = f.nodes.size();
+  finish->assign(n * kLanes, kNoPath);
+  double* fin = finish->data();
+  for (size_t l = 0; l < kLanes && first + l < f.inputs; ++l) fin[(first + l) * kLanes + l] = 0;
+  for (size_t v = f.inputs; v < n; ++v) {
+    std::array<double, kLanes> start;
+    start.fill(kNoPath);
+    for (uint32_t e = f.edge_begin[v]; e < f.edge_begin[v + 1]; ++e) {
+      const double* src = fin + size_t{f.edge_src[e]} * kLanes;
+      const double lag = f.edge_lag_us[e];
+      for (size_t l = 0; l < kLanes; ++l) start[l] = std::max(start[l], src[l] + lag);
+    }
+    const LayerFold::Node& node = f.nodes[v];
+    const double dur = node.slot >= 0 ? slot_us[static_cast<size_t>(node.slot)]
+                                      : node.dur_us * (1.0 / static_cast<double>(speed[node.cls]));
+    double* out = fin + v * kLanes;
+    for (size_t l = 0; l < kLanes; ++l) out[l] = start[l] == kNoPath ? kNoPath : start[l] + dur;
+  }
+}
+
 }  // namespace
 
 void microbatch_fold_durations(const StepGraph& g, const ClassSpeeds& speed,
@@ -369,11 +437,11 @@ void microbatch_fold_durations(const StepGraph& g, const ClassSpeeds& speed,
     const MicrobatchFold& f = g.microbatch_folds[fi];
     const size_t k = f.inputs;
     Matrix one(k * k, kNoPath);
-    for (size_t i = 0; i < k; ++i) {
-      // The period replayed from state entry i alone.
-      replay_fold_graph(f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, k, i, speed, *slot_us,
-                        &finish);
-      for (size_t j = 0; j < k; ++j) one[i * k + j] = finish[f.outputs[j]];
+    for (size_t i0 = 0; i0 < k; i0 += kLanes) {
+      // The period replayed from each state entry alone, kLanes entries at a time.
+      replay_period_lanes(f, i0, speed, *slot_us, &finish);
+      for (size_t l = 0; l < kLanes && i0 + l < k; ++l)
+        for (size_t j = 0; j < k; ++j) one[(i0 + l) * k + j] = finish[f.outputs[j] * kLanes + l];
     }
     Matrix r(k * k, kNoPath);
     for (size_t i = 0; i < k; ++i) r[i * k + i] = 0;

@@ -134,10 +134,11 @@ StepGraphCount count_step_graph(const ModelSpec& m, const ParallelConfig& c, con
   if (fold_layers) {
     // Small enough to build: its count is exact. One too large to build is counted below.
     try {
-      if (const auto g = microbatch_folded(m, c, l, costs, kMaxStepGraphNodes)) {
+      if (auto g = microbatch_folded(m, c, l, costs, kMaxStepGraphNodes)) {
         StepGraphCount counted;
         counted.nodes = std::min<uint64_t>(g->graph.num_nodes(), stop_above + 1);
         counted.edges = g->graph.num_edges();
+        counted.built = std::make_shared<StepGraph>(std::move(*g));
         return counted;
       }
     } catch (const InputError&) {
@@ -160,6 +161,14 @@ uint64_t step_graph_size(const ModelSpec& m, const ParallelConfig& c, const Layo
 StepGraph build_step_graph(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
                            const StepCosts& costs, uint64_t max_nodes, bool fold_layers,
                            const StepGraphCount* counted) {
+  if (fold_layers && counted && counted->built) {
+    const std::shared_ptr<StepGraph> built = std::move(counted->built);
+    LUMOS_EXPECT(built->graph.num_nodes() <= max_nodes,
+                 "the iteration has more than " + std::to_string(max_nodes) +
+                     " kernels and calls, the limit (fewer micro-batches or layers, or a larger "
+                     "--mbs)");
+    return std::move(*built);
+  }
   if (fold_layers)
     if (auto g = microbatch_folded(m, c, l, costs, max_nodes)) return std::move(*g);
   return Builder<Pass::kBuild>(m, c, l, costs, fold_layers).build(max_nodes, counted);

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -217,6 +218,10 @@ constexpr uint64_t kMaxStepGraphNodes = 20'000'000;
 struct StepGraphCount {
   uint64_t nodes = 0, edges = 0;
   uint64_t layer_nodes = 0, layer_edges = 0;  // the largest layer recorded for a fold
+  // A schedule whose steady state folds is counted by building it (small as it is): the graph
+  // built, which the first build_step_graph given this count takes instead of building it again
+  // (half of a sweep's build time was that second build).
+  mutable std::shared_ptr<StepGraph> built;
 };
 
 // Micro-batches one period of the steady state adds (1 with 1F1B, p interleaved), and whether
