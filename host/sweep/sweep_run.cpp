@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <tuple>
 #ifdef __GLIBC__
 #include <malloc.h>  // malloc_trim
@@ -226,8 +227,12 @@ class GroupRunner {
           return rows_[p->row].variant.speed[static_cast<size_t>(graph::NodeClass::kCpu)] == 1;
         });
     auto t0 = Clock::now();
+    // A schedule whose steady state folds has a small graph, whatever its micro-batches: counting
+    // it would build it (count_step_graph), so it is built once, here.
+    std::optional<StepGraph> built = fold ? build_folded(cfg, layout, base) : std::nullopt;
     const StepGraphCount counted =
-        count_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold);
+        built ? StepGraphCount{built->graph.num_nodes(), built->graph.num_edges(), 0, 0}
+              : count_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold);
     const uint64_t nodes = counted.nodes;
     s->build_s += seconds_since(t0);
     // As `lumos estimate`, refused only past the largest graph it builds; a graph above the
@@ -251,7 +256,9 @@ class GroupRunner {
     s->wait_s += seconds_since(t0);
     t0 = Clock::now();
     const StepGraph sg =
-        build_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold, &counted);
+        built ? std::move(*built)
+              : build_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold, &counted);
+    built.reset();
     // The CUDA backend compiles its own program; the CPU backend takes this one, made while the
     // graph's memory is warm. One configuration (each layout of a layout search) replays the
     // graph in node order: compiling costs about four one-variant replays (replay_program.hpp).
@@ -288,6 +295,21 @@ class GroupRunner {
       s->build_s += seconds_since(t0);
     }
 #endif
+  }
+
+  // The layout's graph with its micro-batches folded, when its steady state is long enough to
+  // fold; none otherwise, or when building it fails (the count then gives the reason).
+  std::optional<StepGraph> build_folded(const ParallelConfig& cfg, const Layout& layout,
+                                        const StepCosts& costs) const {
+    if (!folds_microbatches(cfg, layout.microbatches)) return std::nullopt;
+    // Past this many nodes (a schedule whose periods do not repeat, built whole) the build is
+    // refused here, and the graph is counted and built under the memory budget as any other.
+    constexpr uint64_t kFoldedNodesAtMost = 1'000'000;
+    try {
+      return build_step_graph(spec_.model, cfg, layout, costs, kFoldedNodesAtMost, true);
+    } catch (const InputError&) {
+      return std::nullopt;
+    }
   }
 
   // A replayed configuration's row: throughput, MFU, time to train, energy and carbon.
