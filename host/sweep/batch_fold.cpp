@@ -164,9 +164,39 @@ std::vector<LaneMatrix> layer_runs(const model::StepGraph& g, Lanes& lanes) {
   return runs;
 }
 
+// a to the n-th power from a's squarings (a^(2^b) is squares[b], squares[0] = a), adding those
+// missing: the same products, in the same order, as max_plus_power.
+LaneMatrix power_from_squares(std::vector<LaneMatrix>* squares, int64_t n) {
+  LaneMatrix r(squares->front().k, squares->front().lanes);
+  bool identity = true;
+  for (size_t bit = 0; n > 0; n >>= 1, ++bit) {
+    if (bit == squares->size()) squares->push_back(max_plus(squares->back(), squares->back()));
+    if (n & 1) {
+      r = identity ? (*squares)[bit] : max_plus(r, (*squares)[bit]);
+      identity = false;
+    }
+  }
+  if (identity)
+    for (size_t i = 0; i < r.k; ++i) std::fill_n(r.at(i, i), r.lanes, 0.0);
+  return r;
+}
+
+}  // namespace
+
+// The squarings of the period matrices met last, found by their entries.
+struct FoldPowers::Kept {
+  std::vector<LaneMatrix> squares;
+};
+
+FoldPowers::FoldPowers() = default;
+FoldPowers::~FoldPowers() = default;
+
+namespace {
+
 // Each micro-batch fold's periods: the period's matrix (from each state entry, each entry's
-// output) to the power of its folded periods.
-std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes) {
+// output) to the power of its folded periods; `powers` (if any) keeps its squarings for a later
+// batch with the same matrix.
+std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes, FoldPowers* powers) {
   const size_t V = lanes.count();
   std::vector<LaneMatrix> runs;
   for (const model::MicrobatchFold& f : g.microbatch_folds) {
@@ -177,7 +207,20 @@ std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes) {
           lanes.replay_from({f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, k}, i);
       for (size_t j = 0; j < k; ++j) std::copy_n(&finish[f.outputs[j] * V], V, one.at(i, j));
     }
-    runs.push_back(max_plus_power(std::move(one), f.periods));
+    if (!powers) {
+      runs.push_back(max_plus_power(std::move(one), f.periods));
+      continue;
+    }
+    std::vector<FoldPowers::Kept>& kept = powers->kept_;
+    auto same = std::find_if(kept.begin(), kept.end(), [&](const FoldPowers::Kept& e) {
+      return e.squares.front().k == k && e.squares.front().m == one.m;
+    });
+    if (same == kept.end()) {
+      if (kept.size() == FoldPowers::kKept) kept.erase(kept.begin());
+      kept.push_back({{std::move(one)}});
+      same = kept.end() - 1;
+    }
+    runs.push_back(power_from_squares(&same->squares, f.periods));
   }
   return runs;
 }
@@ -186,7 +229,7 @@ std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes) {
 
 void batch_fold_slot_durations(const model::StepGraph& g,
                                const std::vector<model::ClassSpeeds>& speeds,
-                               std::vector<double>* slot_us) {
+                               std::vector<double>* slot_us, FoldPowers* powers) {
   if (g.folds.empty() && g.microbatch_folds.empty()) return;
   const size_t V = speeds.size();
   Lanes lanes(speeds, *slot_us);
@@ -199,7 +242,7 @@ void batch_fold_slot_durations(const model::StepGraph& g,
       std::copy_n(run.at(entry / LayerFold::kFrontier, entry % LayerFold::kFrontier), V,
                   slot_us->data() + s * V);
     }
-  const std::vector<LaneMatrix> periods = period_runs(g, lanes);
+  const std::vector<LaneMatrix> periods = period_runs(g, lanes, powers);
   for (size_t s = 0; s < g.slots.size(); ++s)
     if (g.slots[s].source == ModelSlot::Source::kFoldedPeriods) {
       const auto entry = static_cast<size_t>(g.slots[s].params);

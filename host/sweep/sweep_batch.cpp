@@ -6,7 +6,7 @@
 namespace lumos::sweep {
 
 SlotBatch slot_batch(const model::StepGraph& sg, const std::vector<const model::StepCosts*>& costs,
-                     const std::vector<model::ClassSpeeds>& speeds) {
+                     const std::vector<model::ClassSpeeds>& speeds, FoldPowers* powers) {
   LUMOS_EXPECT(costs.size() == speeds.size() && !costs.empty(),
                "sweep batch: one speed per configuration, at least one configuration");
   SlotBatch out;
@@ -25,7 +25,7 @@ SlotBatch slot_batch(const model::StepGraph& sg, const std::vector<const model::
     const std::vector<double> d = model::model_slot_durations(kinds, *costs[v], speeds[v]);
     for (uint32_t k = 0; k < b.slots; ++k) b.slot_us[static_cast<size_t>(k) * b.count + v] = d[k];
   }
-  batch_fold_slot_durations(sg, speeds, &b.slot_us);
+  batch_fold_slot_durations(sg, speeds, &b.slot_us, powers);
   out.busy.resize(b.count);
   std::vector<double> d(b.slots);
   for (uint32_t v = 0; v < b.count; ++v) {

@@ -42,14 +42,16 @@ double seconds_since(Clock::time_point t0) {
 // Everything of a configuration that may shape its graph, but for the software stack: stacks
 // that differ only in constants (kernel efficiencies, launch costs) give graphs of the same
 // structure, which the batches below find by comparing the priced costs (same_structure).
-// Without `gbs`: the key of a family, whose layouts differ at most in their micro-batch count.
+// Without `gbs`: the key of a family, whose layouts differ at most in their data-parallel degree
+// and global batch size.
 std::string structure_key(const ParallelConfig& c, bool gbs = true) {
   return std::to_string(c.tp) + "/" + std::to_string(c.cp) + "/" + std::to_string(c.pp) + "/" +
-         std::to_string(c.dp) + "/" + std::to_string(c.interleave) + "/" + std::to_string(c.mbs) +
-         "/" + (gbs ? std::to_string(c.gbs) : "-") + "/" + to_string(c.recompute) + "/" +
-         std::to_string(c.sequence_parallel) + std::to_string(c.distributed_optimizer) +
-         std::to_string(c.fsdp) + std::to_string(c.split_counts_embedding) + "/" +
-         cost::to_string(c.dtype) + "/" + std::to_string(c.gpus_per_node) + "/" +
+         (gbs ? std::to_string(c.dp) : "-") + "/" + std::to_string(c.interleave) + "/" +
+         std::to_string(c.mbs) + "/" + (gbs ? std::to_string(c.gbs) : "-") + "/" +
+         to_string(c.recompute) + "/" + std::to_string(c.sequence_parallel) +
+         std::to_string(c.distributed_optimizer) + std::to_string(c.fsdp) +
+         std::to_string(c.split_counts_embedding) + "/" + cost::to_string(c.dtype) + "/" +
+         std::to_string(c.gpus_per_node) + "/" +
          (c.overlap_grad_reduce ? std::to_string(*c.overlap_grad_reduce) : "-");
 }
 
@@ -57,8 +59,10 @@ struct Group {
   std::vector<size_t> rows;  // indices into the result's rows
 };
 
-// Groups whose layouts differ only in their global batch size, run one after another on one
-// thread: a graph with its micro-batches folded serves them all (graph_reuse.hpp).
+// Groups whose layouts differ only in their data-parallel degree and global batch size, run one
+// after another on one thread: a graph with its micro-batches folded serves those of one degree
+// (graph_reuse.hpp; other degrees reduce gradients over other groups: model::same_structure
+// tells them apart), and the powers of a period's matrix all whose period is the same.
 struct Family {
   std::vector<Group> groups;
 };
@@ -136,6 +140,8 @@ class FoldedGraphs {
     }
     return std::nullopt;
   }
+  FoldPowers powers;  // the family's period matrices' squarings
+
   void keep(const Layout& layout, std::shared_ptr<const StepCosts> costs, const StepGraph& g,
             std::shared_ptr<const replay::ReplayProgram> program, const ParallelConfig& cfg) {
     if (g.microbatch_folds.size() != 1) return;
@@ -365,7 +371,7 @@ class GroupRunner {
     }
     s->build_s += seconds_since(t0);
     t0 = Clock::now();
-    const SlotBatch sb = slot_batch(sg, costs, speeds);
+    const SlotBatch sb = slot_batch(sg, costs, speeds, &graphs->powers);
     const replay::VariantBatch& b = sb.batch;
     const std::vector<model::KernelBusy>& busy = sb.busy;
     s->price_s += seconds_since(t0);
