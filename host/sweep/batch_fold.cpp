@@ -44,6 +44,20 @@ class Lanes {
   }
   size_t count() const { return count_; }
 
+  // Each node's duration past the inputs in every lane (n * count + v), as the replay takes it.
+  std::vector<double> durations(const FoldGraph& f) const {
+    const size_t V = count_;
+    std::vector<double> out;
+    out.reserve((f.nodes.size() - f.inputs) * V);
+    for (size_t n = f.inputs; n < f.nodes.size(); ++n) {
+      const LayerFold::Node& node = f.nodes[n];
+      for (size_t v = 0; v < V; ++v)
+        out.push_back(node.slot >= 0 ? slot_us_[static_cast<size_t>(node.slot) * V + v]
+                                     : node.dur_us * inv_speed_[node.cls * V + v]);
+    }
+    return out;
+  }
+
   // Every node's finish in every lane (finish_[n * count + v]), the graph replayed from input
   // `from` alone at 0, the other inputs never finishing: each node starts at its latest
   // predecessor's finish plus the edge's lag. A node no lane reaches is left at kNoPath.
@@ -183,9 +197,16 @@ LaneMatrix power_from_squares(std::vector<LaneMatrix>* squares, int64_t n) {
 
 }  // namespace
 
-// The squarings of the period matrices met last, found by their entries.
+// A period met before: its graph and its nodes' durations in every lane (what its matrix is
+// computed from, compared whole), and its matrix's squarings.
 struct FoldPowers::Kept {
+  std::vector<uint32_t> edge_begin, edge_src, outputs;
+  std::vector<double> edge_lag_us, durations;
   std::vector<LaneMatrix> squares;
+  bool same_period(const model::MicrobatchFold& f, const std::vector<double>& d) const {
+    return squares.front().k == f.inputs && edge_begin == f.edge_begin && edge_src == f.edge_src &&
+           outputs == f.outputs && edge_lag_us == f.edge_lag_us && durations == d;
+  }
 };
 
 FoldPowers::FoldPowers() = default;
@@ -201,23 +222,32 @@ std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes, Fol
   std::vector<LaneMatrix> runs;
   for (const model::MicrobatchFold& f : g.microbatch_folds) {
     const size_t k = f.inputs;
-    LaneMatrix one(k, V);
-    for (size_t i = 0; i < k; ++i) {
-      const std::vector<double>& finish =
-          lanes.replay_from({f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, k}, i);
-      for (size_t j = 0; j < k; ++j) std::copy_n(&finish[f.outputs[j] * V], V, one.at(i, j));
-    }
+    const FoldGraph period{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, k};
+    auto one_period = [&] {
+      LaneMatrix one(k, V);
+      for (size_t i = 0; i < k; ++i) {
+        const std::vector<double>& finish = lanes.replay_from(period, i);
+        for (size_t j = 0; j < k; ++j) std::copy_n(&finish[f.outputs[j] * V], V, one.at(i, j));
+      }
+      return one;
+    };
     if (!powers) {
-      runs.push_back(max_plus_power(std::move(one), f.periods));
+      runs.push_back(max_plus_power(one_period(), f.periods));
       continue;
     }
+    std::vector<double> durations = lanes.durations(period);
     std::vector<FoldPowers::Kept>& kept = powers->kept_;
     auto same = std::find_if(kept.begin(), kept.end(), [&](const FoldPowers::Kept& e) {
-      return e.squares.front().k == k && e.squares.front().m == one.m;
+      return e.squares.front().lanes == V && e.same_period(f, durations);
     });
     if (same == kept.end()) {
       if (kept.size() == FoldPowers::kKept) kept.erase(kept.begin());
-      kept.push_back({{std::move(one)}});
+      kept.push_back({f.edge_begin,
+                      f.edge_src,
+                      f.outputs,
+                      f.edge_lag_us,
+                      std::move(durations),
+                      {one_period()}});
       same = kept.end() - 1;
     }
     runs.push_back(power_from_squares(&same->squares, f.periods));

@@ -11,9 +11,10 @@
 
 namespace lumos::sweep {
 
-// The squarings of the last few period matrices a batch raised (layouts of a family that differ
-// only in their micro-batch count, on the same hardware, have the same period and other powers
-// of it): a later batch with the same matrix, to the bit, squares it no more.
+// The last few period matrices a batch computed, with their squarings: layouts of a family that
+// differ only in their micro-batch count, on the same hardware, have the same period (the same
+// graph and durations, compared whole) and raise its matrix to other powers; a later batch with
+// the same period replays it and squares its matrix no more.
 class FoldPowers {
  public:
   FoldPowers();
