@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "model/step_graph_builder.hpp"  // microbatch_plan: which small graph a layout folds
+
 namespace lumos::sweep {
 namespace {
 
@@ -97,6 +99,42 @@ bool retarget_folded_periods(model::StepGraph* g, int64_t periods) {
     g->gpu_kernels[s] += more * f.period_gpu_kernels[s];
   f.periods = periods;
   return true;
+}
+
+namespace {
+
+bool same_but_microbatches(const model::Layout& a, const model::Layout& b) {
+  return a.chunk_layers == b.chunk_layers && a.chunk_first_layer == b.chunk_first_layer &&
+         a.padded_vocab == b.padded_vocab && a.tokens_per_microbatch == b.tokens_per_microbatch;
+}
+
+}  // namespace
+
+std::optional<model::StepGraph> FoldedGraphs::reuse(
+    const model::ParallelConfig& cfg, const model::Layout& layout, const model::StepCosts& costs,
+    std::shared_ptr<const replay::ReplayProgram>* program) const {
+  for (const Kept& k : kept_) {
+    if (k.cfg.dp != cfg.dp || !same_but_microbatches(k.layout, layout) ||
+        !model::same_structure(*k.costs, costs))
+      continue;
+    const model::detail::MicrobatchPlan plan = model::detail::microbatch_plan(k.cfg, layout);
+    if (plan.small != k.small) continue;
+    model::StepGraph g = k.graph;
+    // The builder folds all periods but the first two (microbatch_fold.cpp).
+    if (!retarget_folded_periods(&g, plan.periods - 2)) continue;
+    *program = k.program;
+    return g;
+  }
+  return std::nullopt;
+}
+
+void FoldedGraphs::keep(const model::ParallelConfig& cfg, const model::Layout& layout,
+                        std::shared_ptr<const model::StepCosts> costs, const model::StepGraph& g,
+                        std::shared_ptr<const replay::ReplayProgram> program) {
+  if (g.microbatch_folds.size() != 1) return;
+  const int64_t small = model::detail::microbatch_plan(cfg, layout).small;
+  if (kept_.size() == kKept) kept_.erase(kept_.begin());
+  kept_.push_back({layout, cfg, std::move(costs), small, g, std::move(program)});
 }
 
 }  // namespace lumos::sweep

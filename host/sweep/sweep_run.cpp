@@ -23,7 +23,6 @@
 #include "model/memory_footprint.hpp"
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
-#include "model/step_graph_builder.hpp"  // microbatch_plan: which small graph a layout folds
 #include "replay/replay_program.hpp"
 #include "sweep/graph_reuse.hpp"
 #include "sweep/sweep_batch.hpp"
@@ -120,53 +119,6 @@ std::vector<Family> resolve_and_group(const std::vector<SweepVariant>& all,
   }
   return families;
 }
-
-// The graphs built for a family with their micro-batches folded, and their programs: a layout of
-// the family that differs from one only in its micro-batch count, with costs of the same
-// structure, takes a copy with its folded periods changed (graph_reuse.hpp).
-class FoldedGraphs {
- public:
-  std::optional<StepGraph> reuse(const Layout& layout, const StepCosts& costs,
-                                 std::shared_ptr<const replay::ReplayProgram>* program) const {
-    for (const Kept& k : kept_) {
-      if (!same_but_microbatches(k.layout, layout) || !same_structure(*k.costs, costs)) continue;
-      const detail::MicrobatchPlan plan = detail::microbatch_plan(k.cfg, layout);
-      if (plan.small != k.small) continue;
-      StepGraph g = k.graph;
-      // The builder folds all periods but the first two (microbatch_fold.cpp).
-      if (!retarget_folded_periods(&g, plan.periods - 2)) continue;
-      *program = k.program;
-      return g;
-    }
-    return std::nullopt;
-  }
-  FoldPowers powers;  // the family's period matrices' squarings
-
-  void keep(const Layout& layout, std::shared_ptr<const StepCosts> costs, const StepGraph& g,
-            std::shared_ptr<const replay::ReplayProgram> program, const ParallelConfig& cfg) {
-    if (g.microbatch_folds.size() != 1) return;
-    const int64_t small = detail::microbatch_plan(cfg, layout).small;
-    // A few graphs at a time: a family's layouts come one after another.
-    if (kept_.size() == kKept) kept_.erase(kept_.begin());
-    kept_.push_back({layout, cfg, std::move(costs), small, g, std::move(program)});
-  }
-
- private:
-  static constexpr size_t kKept = 4;
-  static bool same_but_microbatches(const Layout& a, const Layout& b) {
-    return a.chunk_layers == b.chunk_layers && a.chunk_first_layer == b.chunk_first_layer &&
-           a.padded_vocab == b.padded_vocab && a.tokens_per_microbatch == b.tokens_per_microbatch;
-  }
-  struct Kept {
-    Layout layout;
-    ParallelConfig cfg;
-    std::shared_ptr<const StepCosts> costs;  // what the graph was built from
-    int64_t small = 0;
-    StepGraph graph;
-    std::shared_ptr<const replay::ReplayProgram> program;
-  };
-  std::vector<Kept> kept_;
-};
 
 // Each configuration's network (its topology with its NIC line rate and GPUs per node) and GPU
 // (with its NVLink bandwidth). StepCosts keeps a pointer to the network, so the copies live as
@@ -308,7 +260,7 @@ class GroupRunner {
     // it would build it (count_step_graph), so it is built once, here.
     std::shared_ptr<const replay::ReplayProgram> reused_program;
     std::optional<StepGraph> built =
-        !fold ? std::nullopt : graphs->reuse(layout, *batch.front()->costs, &reused_program);
+        !fold ? std::nullopt : graphs->reuse(cfg, layout, *batch.front()->costs, &reused_program);
     const bool reused = built.has_value();
     if (fold && !built) built = build_folded(cfg, layout, base);
     const StepGraphCount counted =
@@ -367,7 +319,7 @@ class GroupRunner {
                               : replay::compile_program(sg.graph));
     if (!reused) {
       ++s->graphs;
-      if (fold) graphs->keep(layout, batch.front()->costs, sg, program, cfg);
+      if (fold) graphs->keep(cfg, layout, batch.front()->costs, sg, program);
     }
     s->build_s += seconds_since(t0);
     t0 = Clock::now();
