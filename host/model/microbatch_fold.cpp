@@ -367,6 +367,8 @@ bool Builder<P>::fold_microbatches() {
       out_.compute_kernels[k] += more * period_compute_total_[k];
     for (size_t k = 0; k < period_gpu_total_.size(); ++k)
       out_.gpu_kernels[k] += more * period_gpu_total_[k];
+    f.period_compute_kernels = period_compute_total_;
+    f.period_gpu_kernels = period_gpu_total_;
     out_.microbatch_folds.push_back(std::move(f));
     d_ = std::move(nd);
     meta_ = std::move(nm);

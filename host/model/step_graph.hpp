@@ -126,6 +126,9 @@ struct MicrobatchFold {
   // Per state entry: the node whose finish is the entry after the period.
   std::vector<uint32_t> outputs;
   int64_t periods = 0;  // folded into the matrix's power
+  // Per slot: the kernels one period adds to StepGraph::compute_kernels and gpu_kernels (so that
+  // the graph serves another count of periods: sweep/graph_reuse.hpp).
+  std::vector<uint64_t> period_compute_kernels, period_gpu_kernels;
 };
 
 struct StepGraph {

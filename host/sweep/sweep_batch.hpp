@@ -8,6 +8,7 @@
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
 #include "replay/variant_batch.hpp"
+#include "sweep/batch_fold.hpp"
 
 namespace lumos::sweep {
 
@@ -20,7 +21,8 @@ struct SlotBatch {
 // structure as the costs `sg` was built from) and its classes' speed factors. A kind's duration
 // is divided by its class's speed; the nodes without a kind (CPU calls) take their class's
 // factor in the batch. Throws InputError when a slot of `sg` is not in some costs.
+// `powers` (if any) keeps fold matrices' squarings for later batches (batch_fold.hpp).
 SlotBatch slot_batch(const model::StepGraph& sg, const std::vector<const model::StepCosts*>& costs,
-                     const std::vector<model::ClassSpeeds>& speeds);
+                     const std::vector<model::ClassSpeeds>& speeds, FoldPowers* powers = nullptr);
 
 }  // namespace lumos::sweep

@@ -4,7 +4,9 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <tuple>
 #ifdef __GLIBC__
 #include <malloc.h>  // malloc_trim
@@ -22,6 +24,7 @@
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
 #include "replay/replay_program.hpp"
+#include "sweep/graph_reuse.hpp"
 #include "sweep/sweep_batch.hpp"
 
 namespace lumos::sweep {
@@ -38,13 +41,16 @@ double seconds_since(Clock::time_point t0) {
 // Everything of a configuration that may shape its graph, but for the software stack: stacks
 // that differ only in constants (kernel efficiencies, launch costs) give graphs of the same
 // structure, which the batches below find by comparing the priced costs (same_structure).
-std::string structure_key(const ParallelConfig& c) {
+// Without `gbs`: the key of a family, whose layouts differ at most in their data-parallel degree
+// and global batch size.
+std::string structure_key(const ParallelConfig& c, bool gbs = true) {
   return std::to_string(c.tp) + "/" + std::to_string(c.cp) + "/" + std::to_string(c.pp) + "/" +
-         std::to_string(c.dp) + "/" + std::to_string(c.interleave) + "/" + std::to_string(c.mbs) +
-         "/" + std::to_string(c.gbs) + "/" + to_string(c.recompute) + "/" +
-         std::to_string(c.sequence_parallel) + std::to_string(c.distributed_optimizer) +
-         std::to_string(c.fsdp) + std::to_string(c.split_counts_embedding) + "/" +
-         cost::to_string(c.dtype) + "/" + std::to_string(c.gpus_per_node) + "/" +
+         (gbs ? std::to_string(c.dp) : "-") + "/" + std::to_string(c.interleave) + "/" +
+         std::to_string(c.mbs) + "/" + (gbs ? std::to_string(c.gbs) : "-") + "/" +
+         to_string(c.recompute) + "/" + std::to_string(c.sequence_parallel) +
+         std::to_string(c.distributed_optimizer) + std::to_string(c.fsdp) +
+         std::to_string(c.split_counts_embedding) + "/" + cost::to_string(c.dtype) + "/" +
+         std::to_string(c.gpus_per_node) + "/" +
          (c.overlap_grad_reduce ? std::to_string(*c.overlap_grad_reduce) : "-");
 }
 
@@ -52,12 +58,22 @@ struct Group {
   std::vector<size_t> rows;  // indices into the result's rows
 };
 
+// Groups whose layouts differ only in their data-parallel degree and global batch size, run one
+// after another on one thread: a graph with its micro-batches folded serves those of one degree
+// (graph_reuse.hpp; other degrees reduce gradients over other groups: model::same_structure
+// tells them apart), and the powers of a period's matrix all whose period is the same.
+struct Family {
+  std::vector<Group> groups;
+};
+
 // A group's configurations, priced: those sharing the first one's structure replay in one batch
 // on its graph; the rest are priced again as a group of their own.
+// Configurations of a group on the same GPU, network and stack share their costs (priced once:
+// regions, PUEs and speed factors change no kernel).
 struct Priced {
   size_t row;
   const cost::GpuSpec* gpu;
-  StepCosts costs;
+  std::shared_ptr<const StepCosts> costs;
 };
 
 // Seconds and counts of one group, added to the sweep's under its lock.
@@ -69,10 +85,11 @@ struct GroupStats {
 // Each row's variant with its hardware resolved (GPU and topology names, the topology's NIC,
 // node size and the GPU's NVLink where not given, the stack, region and PUE), and the rows grouped
 // by the structure of their graph.
-std::vector<Group> resolve_and_group(const std::vector<SweepVariant>& all,
-                                     const cost::KernelsDb& db, std::vector<SweepRow>* rows) {
-  std::map<std::string, size_t> group_of;
-  std::vector<Group> groups;
+std::vector<Family> resolve_and_group(const std::vector<SweepVariant>& all,
+                                      const cost::KernelsDb& db, std::vector<SweepRow>* rows) {
+  std::map<std::string, std::pair<size_t, size_t>> group_of;  // (family, group in it)
+  std::map<std::string, size_t> family_of;
+  std::vector<Family> families;
   rows->resize(all.size());
   for (size_t i = 0; i < all.size(); ++i) {
     SweepRow& r = (*rows)[i];
@@ -91,11 +108,16 @@ std::vector<Group> resolve_and_group(const std::vector<SweepVariant>& all,
     r.variant.region = db.carbon.region(r.variant.region).name;
     if (r.variant.pue <= 0) r.variant.pue = db.carbon.pue;
     r.capacity_gib = gpu.hbm_gib;
-    auto [it, fresh] = group_of.emplace(structure_key(r.variant.cfg), groups.size());
-    if (fresh) groups.emplace_back();
-    groups[it->second].rows.push_back(i);
+    auto [fam, new_family] =
+        family_of.emplace(structure_key(r.variant.cfg, false), families.size());
+    if (new_family) families.emplace_back();
+    Family& f = families[fam->second];
+    auto [it, fresh] = group_of.emplace(structure_key(r.variant.cfg),
+                                        std::make_pair(fam->second, f.groups.size()));
+    if (fresh) f.groups.emplace_back();
+    families[it->second.first].groups[it->second.second].rows.push_back(i);
   }
-  return groups;
+  return families;
 }
 
 // Each configuration's network (its topology with its NIC line rate and GPUs per node) and GPU
@@ -147,7 +169,7 @@ class GroupRunner {
         backend_(engine::resolve(opt.backend)) {}
 
   // Fills the group's rows; `s` gets its time and counts.
-  void run(const Group& grp, GroupStats* s) {
+  void run(const Group& grp, FoldedGraphs* graphs, GroupStats* s) {
     const ParallelConfig& cfg = rows_[grp.rows.front()].variant.cfg;
     Layout layout;
     try {
@@ -163,9 +185,9 @@ class GroupRunner {
       if (placed[first]) continue;
       std::vector<const Priced*> batch;
       for (size_t j = first; j < todo.size(); ++j)
-        if (!placed[j] && same_structure(todo[first].costs, todo[j].costs))
+        if (!placed[j] && same_structure(*todo[first].costs, *todo[j].costs))
           batch.push_back(&todo[j]), placed[j] = 1;
-      replay_batch(layout, batch, s);
+      replay_batch(layout, batch, graphs, s);
     }
   }
 
@@ -182,6 +204,8 @@ class GroupRunner {
     std::map<std::string, double> worst_of_stack;
     const auto t0 = Clock::now();
     std::vector<Priced> todo;
+    using PriceKey = std::tuple<const cost::GpuSpec*, const cost::Topology*, std::string>;
+    std::map<PriceKey, std::shared_ptr<const StepCosts>> priced;
     for (size_t i : grp.rows) {
       SweepRow& r = rows_[i];
       const ParallelConfig& cfg = r.variant.cfg;
@@ -203,9 +227,14 @@ class GroupRunner {
         continue;
       }
       const cost::Topology& topo = hardware_.topology(r.variant);
-      todo.push_back(
-          {i, &gpu, price_step(spec_.model, cfg, layout, db_, gpu, topo, spec_.cost_options)});
-      if (spec_.adjust_costs) spec_.adjust_costs(todo.back().costs);
+      std::shared_ptr<const StepCosts>& costs = priced[PriceKey(&gpu, &topo, cfg.stack)];
+      if (!costs) {
+        auto c = std::make_shared<StepCosts>(
+            price_step(spec_.model, cfg, layout, db_, gpu, topo, spec_.cost_options));
+        if (spec_.adjust_costs) spec_.adjust_costs(*c);
+        costs = std::move(c);
+      }
+      todo.push_back({i, &gpu, costs});
     }
     s->price_s += seconds_since(t0);
     return todo;
@@ -213,12 +242,13 @@ class GroupRunner {
 
   // One graph for the batch (refused past the largest graph `lumos estimate` builds, or past a
   // hard budget), replayed for every configuration of it.
-  void replay_batch(const Layout& layout, const std::vector<const Priced*>& batch, GroupStats* s) {
+  void replay_batch(const Layout& layout, const std::vector<const Priced*>& batch,
+                    FoldedGraphs* graphs, GroupStats* s) {
     const ModelSpec& model = spec_.model;
     // The batch's configurations differ at most in hardware and stack constants: the first one's
     // configuration builds the graph.
     const ParallelConfig& cfg = rows_[batch.front()->row].variant.cfg;
-    const StepCosts& base = batch.front()->costs;
+    const StepCosts& base = *batch.front()->costs;
     // Runs of identical layers fold into max-plus matrices (exact while CPU calls keep their
     // speed: folding splits groups of kernel launches); the sizes below are the folded ones.
     const bool fold =
@@ -226,8 +256,16 @@ class GroupRunner {
           return rows_[p->row].variant.speed[static_cast<size_t>(graph::NodeClass::kCpu)] == 1;
         });
     auto t0 = Clock::now();
+    // A schedule whose steady state folds has a small graph, whatever its micro-batches: counting
+    // it would build it (count_step_graph), so it is built once, here.
+    std::shared_ptr<const replay::ReplayProgram> reused_program;
+    std::optional<StepGraph> built =
+        !fold ? std::nullopt : graphs->reuse(cfg, layout, *batch.front()->costs, &reused_program);
+    const bool reused = built.has_value();
+    if (fold && !built) built = build_folded(cfg, layout, base);
     const StepGraphCount counted =
-        count_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold);
+        built ? StepGraphCount{built->graph.num_nodes(), built->graph.num_edges(), 0, 0}
+              : count_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold);
     const uint64_t nodes = counted.nodes;
     s->build_s += seconds_since(t0);
     // As `lumos estimate`, refused only past the largest graph it builds; a graph above the
@@ -251,33 +289,52 @@ class GroupRunner {
     s->wait_s += seconds_since(t0);
     t0 = Clock::now();
     const StepGraph sg =
-        build_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold, &counted);
+        built ? std::move(*built)
+              : build_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold, &counted);
+    built.reset();
+    // Configurations with the same costs and speeds (other regions or PUEs) replay as one
+    // variant of the batch: lane[k] is batch[k]'s.
+    std::vector<uint32_t> lane(batch.size());
+    std::vector<const StepCosts*> costs;
+    std::vector<ClassSpeeds> speeds;
+    {
+      std::map<std::pair<const StepCosts*, ClassSpeeds>, uint32_t> lane_of;
+      for (size_t k = 0; k < batch.size(); ++k) {
+        const ClassSpeeds& speed = rows_[batch[k]->row].variant.speed;
+        auto [it, fresh] = lane_of.emplace(std::make_pair(batch[k]->costs.get(), speed),
+                                           static_cast<uint32_t>(costs.size()));
+        if (fresh) costs.push_back(batch[k]->costs.get()), speeds.push_back(speed);
+        lane[k] = it->second;
+      }
+    }
     // The CUDA backend compiles its own program; the CPU backend takes this one, made while the
     // graph's memory is warm. One configuration (each layout of a layout search) replays the
     // graph in node order: compiling costs about four one-variant replays (replay_program.hpp).
     const bool on_cpu = backend_ == engine::Backend::kCpu;
-    const replay::ReplayProgram program = !on_cpu             ? replay::ReplayProgram{}
-                                          : batch.size() == 1 ? replay::node_order_program(sg.graph)
-                                                              : replay::compile_program(sg.graph);
+    std::shared_ptr<const replay::ReplayProgram> program = std::move(reused_program);
+    if (!program)
+      program = std::make_shared<const replay::ReplayProgram>(
+          !on_cpu             ? replay::ReplayProgram{}
+          : costs.size() == 1 ? replay::node_order_program(sg.graph)
+                              : replay::compile_program(sg.graph));
+    if (!reused) {
+      ++s->graphs;
+      if (fold) graphs->keep(cfg, layout, batch.front()->costs, sg, program);
+    }
     s->build_s += seconds_since(t0);
-    ++s->graphs;
     t0 = Clock::now();
-    std::vector<const StepCosts*> costs(batch.size());
-    std::vector<ClassSpeeds> speeds(batch.size());
-    for (size_t v = 0; v < batch.size(); ++v)
-      costs[v] = &batch[v]->costs, speeds[v] = rows_[batch[v]->row].variant.speed;
-    const SlotBatch sb = slot_batch(sg, costs, speeds);
+    const SlotBatch sb = slot_batch(sg, costs, speeds, &graphs->powers);
     const replay::VariantBatch& b = sb.batch;
     const std::vector<model::KernelBusy>& busy = sb.busy;
     s->price_s += seconds_since(t0);
     t0 = Clock::now();
     // Rows need the step time, not the critical path's composition: finish times alone. Groups
     // run one per thread, so a batch on the CPU takes one.
-    const replay::BatchResult br =
-        engine::batch_replay(sg.graph, b, backend_, nullptr, false, on_cpu ? &program : nullptr, 1);
+    const replay::BatchResult br = engine::batch_replay(sg.graph, b, backend_, nullptr, false,
+                                                        on_cpu ? program.get() : nullptr, 1);
     s->replay_s += seconds_since(t0);
-    for (uint32_t v = 0; v < b.count; ++v) {
-      finish_row(cfg, layout, *batch[v], br.makespan_us[v], busy[v]);
+    for (size_t k = 0; k < batch.size(); ++k) {
+      finish_row(cfg, layout, *batch[k], br.makespan_us[lane[k]], busy[lane[k]]);
       ++s->estimated;
     }
 #ifdef __GLIBC__
@@ -288,6 +345,21 @@ class GroupRunner {
       s->build_s += seconds_since(t0);
     }
 #endif
+  }
+
+  // The layout's graph with its micro-batches folded, when its steady state is long enough to
+  // fold; none otherwise, or when building it fails (the count then gives the reason).
+  std::optional<StepGraph> build_folded(const ParallelConfig& cfg, const Layout& layout,
+                                        const StepCosts& costs) const {
+    if (!folds_microbatches(cfg, layout.microbatches)) return std::nullopt;
+    // Past this many nodes (a schedule whose periods do not repeat, built whole) the build is
+    // refused here, and the graph is counted and built under the memory budget as any other.
+    constexpr uint64_t kFoldedNodesAtMost = 1'000'000;
+    try {
+      return build_step_graph(spec_.model, cfg, layout, costs, kFoldedNodesAtMost, true);
+    } catch (const InputError&) {
+      return std::nullopt;
+    }
   }
 
   // A replayed configuration's row: throughput, MFU, time to train, energy and carbon.
@@ -356,13 +428,15 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
   SweepResult out;
   out.stats.variants = all.size();
   std::vector<SweepRow> rows;
-  const std::vector<Group> groups = resolve_and_group(all, db, &rows);
+  const std::vector<Family> families = resolve_and_group(all, db, &rows);
   std::vector<size_t> mine;
-  for (size_t g = 0; g < groups.size(); ++g)
-    if (g % opt.shards == opt.shard) mine.push_back(g);
-  out.stats.groups = mine.size();
+  for (size_t f = 0; f < families.size(); ++f)
+    if (f % opt.shards == opt.shard) mine.push_back(f);
   uint64_t shard_rows = 0;
-  for (size_t g : mine) shard_rows += groups[g].rows.size();
+  for (size_t f : mine) {
+    out.stats.groups += families[f].groups.size();
+    for (const Group& g : families[f].groups) shard_rows += g.rows.size();
+  }
   GroupRunner runner(spec, db, opt, rows);
   const unsigned threads = worker_threads(opt.threads);
   runner.set_threads(threads);
@@ -371,19 +445,22 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
   uint64_t done = 0;
   run_workers(threads, [&] {
     for (size_t k; (k = next++) < mine.size();) {
-      const Group& grp = groups[mine[k]];
-      GroupStats s;
-      runner.run(grp, &s);
-      std::lock_guard<std::mutex> lock(m);
-      out.stats.build_s += s.build_s, out.stats.price_s += s.price_s;
-      out.stats.replay_s += s.replay_s, out.stats.wait_s += s.wait_s;
-      out.stats.graphs += s.graphs, out.stats.estimated += s.estimated;
-      done += grp.rows.size();
-      if (opt.progress) opt.progress(done, shard_rows);
+      FoldedGraphs family_graphs;
+      for (const Group& grp : families[mine[k]].groups) {
+        GroupStats s;
+        runner.run(grp, &family_graphs, &s);
+        std::lock_guard<std::mutex> lock(m);
+        out.stats.build_s += s.build_s, out.stats.price_s += s.price_s;
+        out.stats.replay_s += s.replay_s, out.stats.wait_s += s.wait_s;
+        out.stats.graphs += s.graphs, out.stats.estimated += s.estimated;
+        done += grp.rows.size();
+        if (opt.progress) opt.progress(done, shard_rows);
+      }
     }
   });
-  for (size_t g : mine)
-    for (size_t i : groups[g].rows) out.rows.push_back(std::move(rows[i]));
+  for (size_t f : mine)
+    for (const Group& g : families[f].groups)
+      for (size_t i : g.rows) out.rows.push_back(std::move(rows[i]));
   std::sort(out.rows.begin(), out.rows.end(),
             [](const SweepRow& a, const SweepRow& b) { return a.variant.index < b.variant.index; });
   out.stats.rows = out.rows.size();

@@ -1,0 +1,283 @@
+#include "sweep/batch_fold.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+// As the batch replay's tile loop: the lane loops built once per instruction set, one picked at
+// load time.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__NVCC__)
+#define LUMOS_LANE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define LUMOS_LANE_CLONES
+#endif
+
+namespace lumos::sweep {
+namespace {
+
+using model::LayerFold;
+using model::ModelSlot;
+constexpr double kNoPath = -std::numeric_limits<double>::infinity();
+
+// A fold's small graph (LayerFold, MicrobatchFold): its nodes, their in-edges and how many of
+// the first nodes stand for its inputs.
+struct FoldGraph {
+  const std::vector<LayerFold::Node>& nodes;
+  const std::vector<uint32_t>& edge_begin;
+  const std::vector<uint32_t>& edge_src;
+  const std::vector<double>& edge_lag_us;
+  size_t inputs;
+};
+
+// The batch's configurations, one lane each: what the fold graphs' nodes take in each lane.
+class Lanes {
+ public:
+  Lanes(const std::vector<model::ClassSpeeds>& speeds, const std::vector<double>& slot_us)
+      : count_(speeds.size()), slot_us_(slot_us), inv_speed_(kClasses * count_), start_(count_) {
+    // As the replay of one configuration: a node without a slot takes its duration times the
+    // inverse of its class's speed.
+    for (size_t c = 0; c < kClasses; ++c)
+      for (size_t v = 0; v < count_; ++v)
+        inv_speed_[c * count_ + v] = 1.0 / static_cast<double>(speeds[v][c]);
+  }
+  size_t count() const { return count_; }
+
+  // Each node's duration past the inputs in every lane (n * count + v), as the replay takes it.
+  std::vector<double> durations(const FoldGraph& f) const {
+    const size_t V = count_;
+    std::vector<double> out;
+    out.reserve((f.nodes.size() - f.inputs) * V);
+    for (size_t n = f.inputs; n < f.nodes.size(); ++n) {
+      const LayerFold::Node& node = f.nodes[n];
+      for (size_t v = 0; v < V; ++v)
+        out.push_back(node.slot >= 0 ? slot_us_[static_cast<size_t>(node.slot) * V + v]
+                                     : node.dur_us * inv_speed_[node.cls * V + v]);
+    }
+    return out;
+  }
+
+  // Every node's finish in every lane (finish_[n * count + v]), the graph replayed from input
+  // `from` alone at 0, the other inputs never finishing: each node starts at its latest
+  // predecessor's finish plus the edge's lag. A node no lane reaches is left at kNoPath.
+  const std::vector<double>& replay_from(const FoldGraph& f, size_t from) {
+    const size_t n_nodes = f.nodes.size(), V = count_;
+    finish_.assign(n_nodes * V, kNoPath);
+    reached_.assign(n_nodes, 0);
+    std::fill_n(finish_.data() + from * V, V, 0.0);
+    reached_[from] = 1;
+    double* start = start_.data();
+    for (size_t n = f.inputs; n < n_nodes; ++n) {
+      bool any = false;
+      std::fill_n(start, V, kNoPath);
+      for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e) {
+        const uint32_t src = f.edge_src[e];
+        if (!reached_[src]) continue;  // kNoPath in every lane: it changes no start
+        any = true;
+        const double lag = f.edge_lag_us[e];
+        const double* fs = finish_.data() + static_cast<size_t>(src) * V;
+        for (size_t v = 0; v < V; ++v) start[v] = std::max(start[v], fs[v] + lag);
+      }
+      if (!any) continue;
+      reached_[n] = 1;
+      const LayerFold::Node& node = f.nodes[n];
+      double* fn = finish_.data() + n * V;
+      if (node.slot >= 0) {
+        const double* d = slot_us_.data() + static_cast<size_t>(node.slot) * V;
+        for (size_t v = 0; v < V; ++v) fn[v] = start[v] + d[v];
+      } else {
+        const double* inv = inv_speed_.data() + static_cast<size_t>(node.cls) * V;
+        for (size_t v = 0; v < V; ++v) fn[v] = start[v] + node.dur_us * inv[v];
+      }
+    }
+    return finish_;
+  }
+
+ private:
+  static constexpr size_t kClasses = std::tuple_size_v<model::ClassSpeeds>;
+  size_t count_;
+  const std::vector<double>& slot_us_;
+  std::vector<double> inv_speed_;  // [class * count + v]
+  std::vector<double> start_, finish_;
+  std::vector<uint8_t> reached_;
+};
+
+// k x k max-plus matrices of every lane: m[(i * k + j) * lanes + v].
+struct LaneMatrix {
+  size_t k = 0, lanes = 0;
+  std::vector<double> m;
+  LaneMatrix(size_t k_, size_t lanes_) : k(k_), lanes(lanes_), m(k_ * k_ * lanes_, kNoPath) {}
+  double* at(size_t i, size_t j) { return m.data() + (i * k + j) * lanes; }
+  const double* at(size_t i, size_t j) const { return m.data() + (i * k + j) * lanes; }
+};
+
+// (a b)[i][j] = max over m of a[i][m] + b[m][j], in every lane. An entry of `a` without a path
+// in any lane adds nothing to any maximum, and is passed over.
+LUMOS_LANE_CLONES void max_plus_into(const LaneMatrix& a, const LaneMatrix& b, LaneMatrix& c) {
+  const size_t k = a.k, V = a.lanes;
+  // A few rows of c at a time, so that each row of b is read from memory once for all of them
+  // (b is larger than a core's cache at a hundred entries and 16 lanes).
+  constexpr size_t kRows = 8;
+  for (size_t i0 = 0; i0 < k; i0 += kRows)
+    for (size_t m = 0; m < k; ++m) {
+      const double* bm = b.at(m, 0);
+      for (size_t i = i0; i < std::min(k, i0 + kRows); ++i) {
+        const double* am = a.at(i, m);
+        if (std::all_of(am, am + V, [](double x) { return x == kNoPath; })) continue;
+        double* ci = c.at(i, 0);
+        for (size_t j = 0; j < k; ++j)
+          for (size_t v = 0; v < V; ++v)
+            ci[j * V + v] = std::max(ci[j * V + v], am[v] + bm[j * V + v]);
+      }
+    }
+}
+
+LaneMatrix max_plus(const LaneMatrix& a, const LaneMatrix& b) {
+  LaneMatrix c(a.k, a.lanes);
+  max_plus_into(a, b, c);
+  return c;
+}
+
+// a to the n-th max-plus power by repeated squaring, as one configuration's fold does; the
+// identity times a is a itself, and is not computed.
+LaneMatrix max_plus_power(LaneMatrix a, int64_t n) {
+  LaneMatrix r(a.k, a.lanes);
+  bool identity = true;
+  for (; n > 0; n >>= 1) {
+    if (n & 1) {
+      r = identity ? a : max_plus(r, a);
+      identity = false;
+    }
+    if (n > 1) a = max_plus(a, a);
+  }
+  if (identity)
+    for (size_t i = 0; i < a.k; ++i) std::fill_n(r.at(i, i), a.lanes, 0.0);
+  return r;
+}
+
+// Each layer fold's run: the layer's matrix (from each frontier entry, the latest of each
+// entry's outputs) to the power of its layers.
+std::vector<LaneMatrix> layer_runs(const model::StepGraph& g, Lanes& lanes) {
+  constexpr size_t kK = LayerFold::kFrontier;
+  const size_t V = lanes.count();
+  std::vector<LaneMatrix> runs;
+  for (const LayerFold& f : g.folds) {
+    LaneMatrix one(kK, V);
+    for (size_t i = 0; i < kK; ++i) {
+      const std::vector<double>& finish =
+          lanes.replay_from({f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, kK}, i);
+      for (size_t j = 0; j < kK; ++j) {
+        double* e = one.at(i, j);
+        for (uint32_t o : f.outputs[j])
+          for (size_t v = 0; v < V; ++v) e[v] = std::max(e[v], finish[o * V + v]);
+      }
+    }
+    runs.push_back(max_plus_power(std::move(one), f.layers));
+  }
+  return runs;
+}
+
+// a to the n-th power from a's squarings (a^(2^b) is squares[b], squares[0] = a), adding those
+// missing: the same products, in the same order, as max_plus_power.
+LaneMatrix power_from_squares(std::vector<LaneMatrix>* squares, int64_t n) {
+  LaneMatrix r(squares->front().k, squares->front().lanes);
+  bool identity = true;
+  for (size_t bit = 0; n > 0; n >>= 1, ++bit) {
+    if (bit == squares->size()) squares->push_back(max_plus(squares->back(), squares->back()));
+    if (n & 1) {
+      r = identity ? (*squares)[bit] : max_plus(r, (*squares)[bit]);
+      identity = false;
+    }
+  }
+  if (identity)
+    for (size_t i = 0; i < r.k; ++i) std::fill_n(r.at(i, i), r.lanes, 0.0);
+  return r;
+}
+
+}  // namespace
+
+// A period met before: its graph and its nodes' durations in every lane (what its matrix is
+// computed from, compared whole), and its matrix's squarings.
+struct FoldPowers::Kept {
+  std::vector<uint32_t> edge_begin, edge_src, outputs;
+  std::vector<double> edge_lag_us, durations;
+  std::vector<LaneMatrix> squares;
+  bool same_period(const model::MicrobatchFold& f, const std::vector<double>& d) const {
+    return squares.front().k == f.inputs && edge_begin == f.edge_begin && edge_src == f.edge_src &&
+           outputs == f.outputs && edge_lag_us == f.edge_lag_us && durations == d;
+  }
+};
+
+FoldPowers::FoldPowers() = default;
+FoldPowers::~FoldPowers() = default;
+
+namespace {
+
+// Each micro-batch fold's periods: the period's matrix (from each state entry, each entry's
+// output) to the power of its folded periods; `powers` (if any) keeps its squarings for a later
+// batch with the same matrix.
+std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes, FoldPowers* powers) {
+  const size_t V = lanes.count();
+  std::vector<LaneMatrix> runs;
+  for (const model::MicrobatchFold& f : g.microbatch_folds) {
+    const size_t k = f.inputs;
+    const FoldGraph period{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, k};
+    auto one_period = [&] {
+      LaneMatrix one(k, V);
+      for (size_t i = 0; i < k; ++i) {
+        const std::vector<double>& finish = lanes.replay_from(period, i);
+        for (size_t j = 0; j < k; ++j) std::copy_n(&finish[f.outputs[j] * V], V, one.at(i, j));
+      }
+      return one;
+    };
+    if (!powers) {
+      runs.push_back(max_plus_power(one_period(), f.periods));
+      continue;
+    }
+    std::vector<double> durations = lanes.durations(period);
+    std::vector<FoldPowers::Kept>& kept = powers->kept_;
+    auto same = std::find_if(kept.begin(), kept.end(), [&](const FoldPowers::Kept& e) {
+      return e.squares.front().lanes == V && e.same_period(f, durations);
+    });
+    if (same == kept.end()) {
+      if (kept.size() == FoldPowers::kKept) kept.erase(kept.begin());
+      kept.push_back({f.edge_begin,
+                      f.edge_src,
+                      f.outputs,
+                      f.edge_lag_us,
+                      std::move(durations),
+                      {one_period()}});
+      same = kept.end() - 1;
+    }
+    runs.push_back(power_from_squares(&same->squares, f.periods));
+  }
+  return runs;
+}
+
+}  // namespace
+
+void batch_fold_slot_durations(const model::StepGraph& g,
+                               const std::vector<model::ClassSpeeds>& speeds,
+                               std::vector<double>* slot_us, FoldPowers* powers) {
+  if (g.folds.empty() && g.microbatch_folds.empty()) return;
+  const size_t V = speeds.size();
+  Lanes lanes(speeds, *slot_us);
+  // Layer folds first: a folded period's nodes include folded layers.
+  const std::vector<LaneMatrix> layers = layer_runs(g, lanes);
+  for (size_t s = 0; s < g.slots.size(); ++s)
+    if (g.slots[s].source == ModelSlot::Source::kFolded) {
+      const auto entry = static_cast<size_t>(g.slots[s].params);
+      const LaneMatrix& run = layers[g.slots[s].index];
+      std::copy_n(run.at(entry / LayerFold::kFrontier, entry % LayerFold::kFrontier), V,
+                  slot_us->data() + s * V);
+    }
+  const std::vector<LaneMatrix> periods = period_runs(g, lanes, powers);
+  for (size_t s = 0; s < g.slots.size(); ++s)
+    if (g.slots[s].source == ModelSlot::Source::kFoldedPeriods) {
+      const auto entry = static_cast<size_t>(g.slots[s].params);
+      std::copy_n(periods[g.slots[s].index].m.data() + entry * V, V, slot_us->data() + s * V);
+    }
+}
+
+}  // namespace lumos::sweep

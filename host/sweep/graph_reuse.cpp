@@ -1,0 +1,140 @@
+#include "sweep/graph_reuse.hpp"
+
+#include <cstddef>
+#include <vector>
+
+#include "model/step_graph_builder.hpp"  // microbatch_plan: which small graph a layout folds
+
+namespace lumos::sweep {
+namespace {
+
+// K x K booleans, a row of 64-bit words per entry before the periods: bit j of row i when entry
+// j after them has a path from entry i.
+class Reach {
+ public:
+  explicit Reach(size_t k) : k_(k), words_((k + 63) / 64), bits_(k * words_, 0) {}
+  bool get(size_t i, size_t j) const { return bits_[i * words_ + j / 64] >> (j % 64) & 1; }
+  void set(size_t i, size_t j) { bits_[i * words_ + j / 64] |= uint64_t{1} << (j % 64); }
+  static Reach identity(size_t k) {
+    Reach r(k);
+    for (size_t i = 0; i < k; ++i) r.set(i, i);
+    return r;
+  }
+  // Paths through this, then through b.
+  Reach then(const Reach& b) const {
+    Reach c(k_);
+    for (size_t i = 0; i < k_; ++i)
+      for (size_t m = 0; m < k_; ++m)
+        if (get(i, m))
+          for (size_t w = 0; w < words_; ++w) c.bits_[i * words_ + w] |= b.bits_[m * words_ + w];
+    return c;
+  }
+  bool operator==(const Reach& o) const { return bits_ == o.bits_; }
+
+ private:
+  size_t k_, words_;
+  std::vector<uint64_t> bits_;
+};
+
+// Which state entries after one period have a path from which before it.
+Reach one_period(const model::MicrobatchFold& f) {
+  const size_t k = f.inputs;
+  Reach one(k);
+  std::vector<std::vector<uint32_t>> inputs_of(f.nodes.size());
+  for (size_t i = 0; i < k; ++i) inputs_of[i] = {static_cast<uint32_t>(i)};
+  for (size_t n = k; n < f.nodes.size(); ++n) {
+    std::vector<uint8_t> seen(k, 0);
+    for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e)
+      for (uint32_t i : inputs_of[f.edge_src[e]]) seen[i] = 1;
+    for (uint32_t i = 0; i < k; ++i)
+      if (seen[i]) inputs_of[n].push_back(i);
+  }
+  for (size_t j = 0; j < k; ++j)
+    for (uint32_t i : inputs_of[f.outputs[j]]) one.set(i, j);
+  return one;
+}
+
+Reach power(Reach a, int64_t n, size_t k) {
+  Reach r = Reach::identity(k);
+  for (; n > 0; n >>= 1) {
+    if (n & 1) r = r.then(a);
+    if (n > 1) a = a.then(a);
+  }
+  return r;
+}
+
+}  // namespace
+
+bool retarget_folded_periods(model::StepGraph* g, int64_t periods) {
+  if (g->microbatch_folds.size() != 1 || periods < 1) return false;
+  model::MicrobatchFold& f = g->microbatch_folds.front();
+  if (periods == f.periods) return true;
+  const size_t k = f.inputs;
+  // The entries the graph joins: its kFoldedPeriods slots.
+  Reach joined(k);
+  for (const model::ModelSlot& s : g->slots)
+    if (s.source == model::ModelSlot::Source::kFoldedPeriods) {
+      const auto entry = static_cast<size_t>(s.params);
+      joined.set(entry / k, entry % k);
+    }
+  // Those the new count joins; an entry the warm-up's node gives as it is (its output is itself)
+  // has none, and one no entry reaches the builder would not fold.
+  const Reach want = power(one_period(f), periods, k);
+  for (size_t j = 0; j < k; ++j) {
+    const bool as_is = f.outputs[j] == j;
+    bool any = false;
+    for (size_t i = 0; i < k; ++i) {
+      const bool path = want.get(i, j) && !as_is;
+      if (path != joined.get(i, j)) return false;
+      any = any || path;
+    }
+    if (!as_is && !any) return false;
+  }
+  // One period more or fewer adds or takes one period's kernels (counts stay non-negative:
+  // unsigned arithmetic wraps back).
+  const auto more = static_cast<uint64_t>(periods - f.periods);
+  for (size_t s = 0; s < f.period_compute_kernels.size(); ++s)
+    g->compute_kernels[s] += more * f.period_compute_kernels[s];
+  for (size_t s = 0; s < f.period_gpu_kernels.size(); ++s)
+    g->gpu_kernels[s] += more * f.period_gpu_kernels[s];
+  f.periods = periods;
+  return true;
+}
+
+namespace {
+
+bool same_but_microbatches(const model::Layout& a, const model::Layout& b) {
+  return a.chunk_layers == b.chunk_layers && a.chunk_first_layer == b.chunk_first_layer &&
+         a.padded_vocab == b.padded_vocab && a.tokens_per_microbatch == b.tokens_per_microbatch;
+}
+
+}  // namespace
+
+std::optional<model::StepGraph> FoldedGraphs::reuse(
+    const model::ParallelConfig& cfg, const model::Layout& layout, const model::StepCosts& costs,
+    std::shared_ptr<const replay::ReplayProgram>* program) const {
+  for (const Kept& k : kept_) {
+    if (k.cfg.dp != cfg.dp || !same_but_microbatches(k.layout, layout) ||
+        !model::same_structure(*k.costs, costs))
+      continue;
+    const model::detail::MicrobatchPlan plan = model::detail::microbatch_plan(k.cfg, layout);
+    if (plan.small != k.small) continue;
+    model::StepGraph g = k.graph;
+    // The builder folds all periods but the first two (microbatch_fold.cpp).
+    if (!retarget_folded_periods(&g, plan.periods - 2)) continue;
+    *program = k.program;
+    return g;
+  }
+  return std::nullopt;
+}
+
+void FoldedGraphs::keep(const model::ParallelConfig& cfg, const model::Layout& layout,
+                        std::shared_ptr<const model::StepCosts> costs, const model::StepGraph& g,
+                        std::shared_ptr<const replay::ReplayProgram> program) {
+  if (g.microbatch_folds.size() != 1) return;
+  const int64_t small = model::detail::microbatch_plan(cfg, layout).small;
+  if (kept_.size() == kKept) kept_.erase(kept_.begin());
+  kept_.push_back({layout, cfg, std::move(costs), small, g, std::move(program)});
+}
+
+}  // namespace lumos::sweep
