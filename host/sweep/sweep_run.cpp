@@ -264,7 +264,7 @@ class GroupRunner {
     const bool reused = built.has_value();
     if (fold && !built) built = build_folded(cfg, layout, base);
     const StepGraphCount counted =
-        built ? StepGraphCount{built->graph.num_nodes(), built->graph.num_edges(), 0, 0}
+        built ? StepGraphCount{built->graph.num_nodes(), built->graph.num_edges(), 0, 0, nullptr}
               : count_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold);
     const uint64_t nodes = counted.nodes;
     s->build_s += seconds_since(t0);
