@@ -84,7 +84,7 @@ int run(int argc, char** argv, bool generate) {
         "list the step's named terms (stack factor, FP8 casts and scale updates, FP8 gathers, TP "
         "userbuffers, overlap contention, optimizer, gradient accumulation, host launches), each "
         "with its kernels_db source and what it adds to the step (estimated again without it)");
-  add_min_headroom_option(o, "with --search, ");
+  if (!generate) add_min_headroom_option(o, "with --search, ");
   const auto a = parse_options(o, argc, argv);
   if (a.count("help")) {
     std::cout << (generate

@@ -118,12 +118,13 @@ void sweep_options(cxxopts::Options& o) {
       cxxopts::value<std::string>())(
       "spec", "TOML sweep file ([model] and [sweep] with these options; the command line wins)",
       cxxopts::value<std::string>())("db", "read kernels_db from this folder",
-                                     cxxopts::value<std::string>())(
-      "json", "print the report as JSON (the counts, the fastest and the Pareto front)")(
-      "h,help", "show this help");
+                                     cxxopts::value<std::string>());
   // Rows with less room count as not feasible, in the CSVs too, so that `lumos pareto` over them
   // finds the same front.
   add_min_headroom_option(o, "");
+  o.add_options()("json",
+                  "print the report as JSON (the counts, the fastest and the Pareto front)")(
+      "h,help", "show this help");
 }
 
 SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb& db,
