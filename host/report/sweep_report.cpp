@@ -31,6 +31,8 @@ std::string reason_kind(const std::string& reason) {
   return "are not feasible (" + (k.empty() ? std::string("no reason given") : k) + ")";
 }
 
+// "84 of 144 configurations not shown: 81 do not fit in memory, 3 ...": every configuration not
+// in the table of the fastest, by why.
 void print_dropped(std::ostream& os, const CsvView& t, size_t feasible, size_t shown) {
   const std::vector<std::pair<std::string, size_t>> kinds = dropped_kinds(t, feasible, shown);
   os << strprintf("%zu of %zu configurations not shown", t.rows - shown, t.rows);
