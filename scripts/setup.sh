@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the build needs from Debian's packages (skipping what is already there).
-# The CUDA toolkit is used when present (nvcc on PATH or in /usr/local/cuda) and optional.
+# The CUDA toolkit is used when present (nvcc on PATH or in /usr/local/cuda) and optional. Ninja
+# is for scripts/quickstart.sh (Make works too, slower on few cores).
 set -euo pipefail
-pkgs=(cmake g++ make pkg-config libsimdjson-dev libcxxopts-dev libdeflate-dev libgtest-dev
-      libbenchmark-dev zlib1g-dev gzip libtomlplusplus-dev clang-format libopenmpi-dev openmpi-bin)
+pkgs=(cmake g++ make ninja-build pkg-config libsimdjson-dev libcxxopts-dev libdeflate-dev
+      libgtest-dev libbenchmark-dev zlib1g-dev gzip libtomlplusplus-dev clang-format libopenmpi-dev openmpi-bin)
 [[ "${LUMOS_WITH_FUZZER:-0}" == 1 ]] && pkgs+=(clang libclang-rt-14-dev)
 # Headless Chromium opens `lumos report`'s page in its test (Report.* in cli_tests); without it the
 # test skips outside CI and fails in CI.

@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
 #include "cli/estimate_search.hpp"
+#include "cli/headroom_option.hpp"
 #include "cli/help_text.hpp"
 #include "cli/layout_options.hpp"
 #include "cli/path_options.hpp"
@@ -79,14 +80,11 @@ int run(int argc, char** argv, bool generate) {
         "with --search, write every layout that fits to this CSV file, in the sweep's columns (- "
         "prints it in place of the report)",
         cxxopts::value<std::string>())(
-        "min-headroom",
-        "with --search, rank only layouts that leave this share of GPU memory free (10% or 0.1; "
-        "default 0: every layout that fits)",
-        cxxopts::value<std::string>())(
         "explain",
         "list the step's named terms (stack factor, FP8 casts and scale updates, FP8 gathers, TP "
         "userbuffers, overlap contention, optimizer, gradient accumulation, host launches), each "
         "with its kernels_db source and what it adds to the step (estimated again without it)");
+  if (!generate) add_min_headroom_option(o, "with --search, ");
   const auto a = parse_options(o, argc, argv);
   if (a.count("help")) {
     std::cout << (generate

@@ -14,6 +14,7 @@
 #include "cli/count_options.hpp"
 #include "cli/help_text.hpp"
 #include "cli/path_options.hpp"
+#include "cli/place_options.hpp"
 #include "cli/quiet_option.hpp"
 #include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
@@ -25,63 +26,14 @@
 #include "report/sensitivity_report.hpp"
 
 namespace lumos::cli {
-namespace {
-
-using namespace lumos::carbon;
-
-constexpr CountOption kCopies{"copies", 1, 100000}, kSeed{"seed", 0, INT64_MAX};
-
-}  // namespace
 
 int cmd_place(int argc, char** argv) {
+  using namespace lumos::carbon;
   cxxopts::Options o("lumos place",
                      "Place jobs on a fleet by oSCI, SCI and tSCI, and what each costs the fleet. "
                      "A fleet has at most 10,000 server types and 10,000,000 servers; a "
                      "placement at most 1,000,000 jobs and 1e9 job-options of work.");
-  o.add_options()("fleet", "fleet file (TOML; README \"Carbon and placement\")",
-                  cxxopts::value<std::string>())(
-      "jobs", "jobs file (TOML [[job]] tables; at most 1,000,000 jobs)",
-      cxxopts::value<std::string>())(
-      "sweep", "one job from a `lumos sweep` variants CSV over GPU types",
-      cxxopts::value<std::string>())("job-name", "name of the --sweep job",
-                                     cxxopts::value<std::string>()->default_value("training"))(
-      kCopies.name,
-      count_help("--sweep: this many such jobs, running at once (they share the fleet)", kCopies),
-      count_value("1"))("score-year",
-                        "per-score-year values of each server type (the paper's Tables 2 and 4)")(
-      "utilization",
-      "sweep the load FROM:TO:STEP (e.g. 0:1:0.05; at most 1,000,000 jobs a level, estimated "
-      "before any is built)",
-      cxxopts::value<std::string>())(
-      "job-score", "--utilization: every job needs this benchmark score", cxxopts::value<double>())(
-      "case-study", "--utilization: jobs of the paper's virtual-core classes (seeded)")(
-      kSeed.name, count_help("--case-study seed", kSeed), count_value("1"))(
-      "case-study-model",
-      "--case-study: paper (every server's embodied carbon + operational + a base power per "
-      "server running jobs, sized so that embodied carbon is 20% of lifecycle emissions; "
-      "default) | fleet (no base power) | marginal (operational only)",
-      cxxopts::value<std::string>())(
-      "sweep-grid-intensity",
-      "per score-year, what SCI's choice adds at each grid intensity FROM:TO:STEP (Fig. 3)",
-      cxxopts::value<std::string>())(
-      "sweep-lifetime",
-      "per score-year, what SCI's choice adds at each lifetime FROM:TO:STEP (Fig. 4)",
-      cxxopts::value<std::string>())("o,output",
-                                     "--utilization, --sweep-*: write the curve to this CSV",
-                                     cxxopts::value<std::string>())(
-      "plot", "--utilization, --sweep-*: draw the curve to this SVG file",
-      cxxopts::value<std::string>())(
-      "amortization", "linear | zero-after-lifetime | years-in-service",
-      cxxopts::value<std::string>()->default_value("years-in-service"))(
-      "grid-intensity", "gCO2/kWh, in [0, 10000] (default: the fleet's grid_g_per_kwh)",
-      cxxopts::value<double>())(
-      "procurement",
-      "the server types are candidates to buy: footprints count the embodied carbon of the "
-      "servers the jobs need, not of every server listed")("json", "print JSON")("h,help",
-                                                                                 "show this help");
-  add_quiet_option(o);
-  o.parse_positional({"fleet"});
-  o.positional_help("FLEET.toml");
+  place_options(o);
   const auto a = parse_options(o, argc, argv);
   if (a.count("help")) {
     std::cout << help_with_examples(
@@ -163,7 +115,7 @@ int cmd_place(int argc, char** argv) {
                  "lumos place --utilization: give --job-score S or --case-study");
     DemandGenerator demand;
     if (a.count("case-study")) {
-      demand = case_study_jobs(static_cast<uint64_t>(count_of(a, kSeed, "lumos place: ")));
+      demand = case_study_jobs(static_cast<uint64_t>(count_of(a, kPlaceSeed, "lumos place: ")));
       s.footprint = parse_footprint(
           a.count("case-study-model") ? a["case-study-model"].as<std::string>() : "paper",
           "--case-study-model");
@@ -193,7 +145,7 @@ int cmd_place(int argc, char** argv) {
     LUMOS_EXPECT(!a.count("copies"), "lumos place: --copies goes with --sweep");
     jobs = load_jobs(a["jobs"].as<std::string>(), fleet);
   } else {
-    const int copies = static_cast<int>(count_of(a, kCopies, "lumos place: "));
+    const int copies = static_cast<int>(count_of(a, kPlaceCopies, "lumos place: "));
     const Job j =
         job_from_sweep_csv(a["sweep"].as<std::string>(), fleet, a["job-name"].as<std::string>());
     for (int i = 0; i < copies; ++i) {

@@ -19,6 +19,7 @@
 #include "common/progress.hpp"
 #include "cost/kernels_db.hpp"
 #include "report/sweep_csv.hpp"
+#include "report/sweep_headroom.hpp"
 #include "report/sweep_report.hpp"
 #include "sweep/pareto_csv.hpp"
 #include "sweep/shard_header.hpp"
@@ -41,7 +42,8 @@ int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
                             o, {"lumos sweep -o sweep.csv --pareto pareto.csv  # the default grid",
                                 "lumos sweep --model llama3-70b --gpus 512..1024 --gpu h100,b200 "
                                 "--top 10",
-                                "lumos sweep --spec sweep.toml --shard 0/4 -o shard0.csv"})
+                                "lumos sweep --spec sweep.toml --shard 0/4 -o shard0.csv",
+                                "lumos sweep --min-headroom 10% --json  # layouts with room"})
                      << '\n',
            0;
   refuse_unexpected_args(a, "lumos sweep",
@@ -57,7 +59,9 @@ int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
   const sweep::SweepResult r = sweep::run_sweep(q.spec, db, q.opt);
   // The front is taken over the cells as the variants CSV holds them, as `lumos pareto` does.
   const std::string source = "over " + q.objectives;
-  report::SweepReport rep{r.stats, nullptr, {}, q.top, world.size(), {}};
+  report::SweepReport rep{
+      r.stats,     nullptr, {}, q.top, world.size(), {}, nullptr, nullptr, q.min_headroom_fraction,
+      q.objectives};
   CsvView table = report::sweep_view(r, source);
   CsvTable gathered;
   if (world.size() > 1) {
@@ -69,6 +73,7 @@ int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
     gathered = sweep::merge_gathered(parts, source, &rep.stats);
     table = csv_view(gathered);
   }
+  table = report::with_min_headroom(table, q.min_headroom_fraction);
   rep.table = &table;
   rep.db = &db, rep.model = &q.spec.model;
   rep.front = sweep::pareto_rows(table, sweep::parse_objectives(q.objectives));
@@ -92,6 +97,7 @@ int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
     if (is_stdout(path)) csv_to_stdout = true;
     if (!is_stdout(path)) rep.wrote.push_back(path);
   }
+  if (q.json) return report::sweep_json(std::cout, rep), 0;
   report::print_sweep(csv_to_stdout ? std::cerr : std::cout, rep);
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <string>
 
+#include "cli/headroom_option.hpp"
 #include "cli/layout_options.hpp"
 #include "cli/path_options.hpp"
 #include "cli/quiet_option.hpp"
@@ -38,9 +39,7 @@ int run_estimate_search(const cxxopts::ParseResult& a, const cost::KernelsDb& db
       cost::parse_bytes(a["search-memory"].as<std::string>(), "--search-memory");
   LUMOS_EXPECT(q.memory_budget_bytes >= 64.0 * 1024 * 1024,
                "lumos estimate --search: --search-memory must be at least 64MiB");
-  if (a.count("min-headroom"))
-    q.min_headroom_fraction = cost::parse_share(a["min-headroom"].as<std::string>(),
-                                                "lumos estimate --search: --min-headroom");
+  q.min_headroom_fraction = min_headroom_of(a, "lumos estimate --search");
   const int top = static_cast<int>(count_of(a, kTop, "lumos estimate --search: "));
   q.detailed = static_cast<size_t>(top);
   Progress ranked("layouts ranked", quiet(a)), detailed("layouts estimated in full", quiet(a));

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/count_options.hpp"
+#include "cli/headroom_option.hpp"
 #include "cli/model_options.hpp"
 #include "cli/path_options.hpp"
 #include "cli/traced_options.hpp"
@@ -117,7 +118,13 @@ void sweep_options(cxxopts::Options& o) {
       cxxopts::value<std::string>())(
       "spec", "TOML sweep file ([model] and [sweep] with these options; the command line wins)",
       cxxopts::value<std::string>())("db", "read kernels_db from this folder",
-                                     cxxopts::value<std::string>())("h,help", "show this help");
+                                     cxxopts::value<std::string>());
+  // Rows with less room count as not feasible, in the CSVs too, so that `lumos pareto` over them
+  // finds the same front.
+  add_min_headroom_option(o, "");
+  o.add_options()("json",
+                  "print the report as JSON (the counts, the fastest and the Pareto front)")(
+      "h,help", "show this help");
 }
 
 SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb& db,
@@ -161,6 +168,10 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
         sweep::parse_tokens(file.options.at("tokens"), a["spec"].as<std::string>());
   LUMOS_EXPECT(q.spec.tokens_to_train > 0 && q.spec.tokens_to_train < 1e18,
                "--tokens: expected a positive number of tokens below 1e18");
+  q.min_headroom_fraction = min_headroom_of(a, "lumos sweep");
+  // It changes the CSVs' feasible cells: shards merged must agree on it.
+  if (a.count("min-headroom")) read["min-headroom"] = strprintf("%.17g", q.min_headroom_fraction);
+  q.json = a.count("json") > 0;
   q.description = describe(q.spec, read);
   q.objectives = text("objectives");
   sweep::parse_objectives(q.objectives);
@@ -186,6 +197,8 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
     if (!is_stdout(path)) check_output_path(path);
   }
   LUMOS_EXPECT(to_stdout < 2, "lumos sweep: -o - and --pareto - both write to standard output");
+  LUMOS_EXPECT(to_stdout == 0 || !q.json,
+               "lumos sweep: --json and a CSV on standard output (-) both write to it");
   if (world.size() > 1) {
     LUMOS_EXPECT(!a.count("shard"),
                  "lumos sweep: --shard and mpirun both split the sweep; use one");

@@ -22,6 +22,8 @@ struct SweepRequest {
   sweep::SweepOptions opt;                        // under mpirun, this rank's shard
   std::string objectives;                         // as given, checked
   int top = 10;
+  double min_headroom_fraction = 0;  // --min-headroom (report/sweep_headroom.hpp)
+  bool json = false;                 // --json: the report as JSON
   // What defines the sweep (lumos's version, the model, every sweep option read, the tokens), as
   // text: its fingerprint names the sweep in a shard's CSVs (sweep/shard_header.hpp).
   std::string description;

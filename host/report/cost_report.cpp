@@ -67,16 +67,20 @@ void collective_text(std::ostream& os, const GpuSpec& gpu, const Topology& topo,
 
 void collective_json(std::ostream& os, const GpuSpec& gpu, const Topology& topo,
                      const CollectiveQuery& q, const CollectiveEstimate& e) {
-  common::JsonWriter w(os);
+  // Version 2: the bandwidths, gigabytes per second as nccl-tests reports them, were named
+  // algbw_gbps and busbw_gbps, the suffix of gigabits (docs/reference/outputs.md, "Units").
+  // The writer's own schema_version is every other document's: this one writes its own.
+  common::JsonWriter w(os, common::JsonWriter::Document::plain);
   w.begin_object()
+      .field("schema_version", kCollectiveSchemaVersion)
       .field("gpu", gpu.name)
       .field("topology", topo.name)
       .field("op", to_string(q.op))
       .field("bytes", q.bytes);
   w.field("ranks", q.ranks).field("ranks_per_node", q.ranks_per_node).field("time_us", e.time_us);
   w.field("latency_us", e.latency_us)
-      .field("algbw_gbps", e.algbw_gbps)
-      .field("busbw_gbps", e.busbw_gbps);
+      .field("algbw_gb_per_s", e.algbw_gbps)
+      .field("busbw_gb_per_s", e.busbw_gbps);
   w.field("algorithm", to_string(e.algo)).field("protocol", to_string(e.proto)).end_object();
   os << '\n';
 }

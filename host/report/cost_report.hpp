@@ -22,6 +22,10 @@ void attention_text(std::ostream& os, const cost::GpuSpec& gpu, const cost::Atte
 void attention_json(std::ostream& os, const cost::GpuSpec& gpu, const cost::AttentionQuery& q,
                     const cost::AttentionEstimate& e);
 
+// `cost collective --json`'s schema_version: 2 since its bandwidths are named for their unit
+// (algbw_gb_per_s, busbw_gb_per_s: gigabytes per second, as nccl-tests reports them).
+inline constexpr int kCollectiveSchemaVersion = 2;
+
 void collective_text(std::ostream& os, const cost::GpuSpec& gpu, const cost::Topology& topo,
                      const cost::CollectiveQuery& q, const cost::CollectiveEstimate& e);
 void collective_json(std::ostream& os, const cost::GpuSpec& gpu, const cost::Topology& topo,

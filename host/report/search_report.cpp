@@ -76,9 +76,10 @@ void search_csv(std::ostream& os, const SearchRequest& q, const SearchResult& r)
         {"index", n(static_cast<int64_t>(i))},
         {"gpu", r.gpu},
         {"topology", r.topology},
-        {"nic_gbps", g(r.nic_gbps)},
+        // Gigabits, as the sweep's column (the topology holds the NIC in gigabytes per second).
+        {"nic_gbps", g(r.nic_gbps * 8)},
         {"gpus_per_node", n(r.gpus_per_node)},
-        {"nvlink_gbps", g(r.nvlink_gbps)},
+        {"nvlink_gb_per_s", g(r.nvlink_gbps)},
         {"speed", "1"},
         {"gpus", n(c.gpus())},
         {"tp", n(c.tp)},

@@ -7,6 +7,7 @@
 #include "common/format.hpp"
 #include "estimate/uncertainty.hpp"
 #include "report/sweep_csv.hpp"
+#include "report/sweep_headroom.hpp"
 
 namespace lumos::report {
 
@@ -26,53 +27,26 @@ std::string reason_kind(const std::string& reason) {
   if (k == "does not fit") return "do not fit in memory";
   if (k == "invalid layout") return "break a layout rule";
   if (k == "graph too large to model") return "are too large to model";
+  if (k == kTooTightReason) return "leave less memory free than --min-headroom";
   return "are not feasible (" + (k.empty() ? std::string("no reason given") : k) + ")";
 }
 
-// "84 of 144 configurations not shown: 81 does not fit, 3 ...": every configuration not in the
-// table of the fastest, by why.
-void dropped_tally(std::ostream& os, const CsvView& t, size_t feasible, size_t shown) {
-  std::map<std::string, size_t> by_kind;
-  const size_t fc = t.column("feasible"), rc = t.column("reason");
-  for (size_t i = 0; i < t.rows; ++i)
-    if (t.cell(i, fc) != "1") ++by_kind[reason_kind(t.cell(i, rc))];
-  std::vector<std::pair<std::string, size_t>> kinds(by_kind.begin(), by_kind.end());
-  std::stable_sort(kinds.begin(), kinds.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (feasible > shown)
-    kinds.emplace_back("feasible but slower to train than the ones shown (--top; the CSV has all)",
-                       feasible - shown);
+// "84 of 144 configurations not shown: 81 do not fit in memory, 3 ...": every configuration not
+// in the table of the fastest, by why.
+void print_dropped(std::ostream& os, const CsvView& t, size_t feasible, size_t shown) {
+  const std::vector<std::pair<std::string, size_t>> kinds = dropped_kinds(t, feasible, shown);
   os << strprintf("%zu of %zu configurations not shown", t.rows - shown, t.rows);
   for (size_t i = 0; i < kinds.size(); ++i)
     os << (i ? ", " : ": ") << kinds[i].second << ' ' << kinds[i].first;
   os << '\n';
 }
 
-// A row's time to train as a range: the step time's range from the nearest published runs of its
-// GPU and stack, scaled (time to train is proportional to the step time). {0, 0} when unknown.
-std::pair<double, double> train_range_h(const SweepReport& rep, const CsvView& t, size_t row) {
-  if (!rep.db || !rep.model) return {0, 0};
-  const double step_us = number(t, row, "step_time_s") * 1e6;
-  const double params = static_cast<double>(
-      model::parameter_counts(*rep.model, rep.model->vocab).total(rep.model->layers));
-  const estimate::StepRange r =
-      estimate::step_range(*rep.db, t.cell(row, t.column("gpu")), t.cell(row, t.column("stack")),
-                           number(t, row, "gpus"), params, step_us);
-  if (!r.known || step_us <= 0) return {0, 0};
-  const double ttt = number(t, row, "time_to_train_h");
-  return {ttt * r.low_us / step_us, ttt * r.high_us / step_us};
-}
-
 void print_top(std::ostream& os, const SweepReport& rep, const CsvView& t,
                const std::vector<size_t>& front, int top) {
   const sweep::SweepStats& stats = rep.stats;
-  const size_t feasible = t.column("feasible");
-  std::vector<size_t> ok;
-  for (size_t i = 0; i < t.rows; ++i)
-    if (t.cell(i, feasible) == "1") ok.push_back(i);
+  const std::vector<size_t> ok = fastest_rows(t);
   std::vector<double> ttt(t.rows, 0.0);
   for (size_t i : ok) ttt[i] = number(t, i, "time_to_train_h");
-  std::stable_sort(ok.begin(), ok.end(), [&](size_t x, size_t y) { return ttt[x] < ttt[y]; });
   os << strprintf(
       "%llu configurations (%llu in this shard): %llu estimated, %zu feasible, %zu on the "
       "Pareto front; %llu graphs built in %.2f s\n",
@@ -80,7 +54,7 @@ void print_top(std::ostream& os, const SweepReport& rep, const CsvView& t,
       static_cast<unsigned long long>(stats.estimated), ok.size(), front.size(),
       static_cast<unsigned long long>(stats.graphs), stats.total_s);
   const size_t shown = std::min<size_t>(static_cast<size_t>(std::max(top, 0)), ok.size());
-  dropped_tally(os, t, ok.size(), shown);
+  print_dropped(os, t, ok.size(), shown);
   if (ok.empty()) {
     os << "no configuration is feasible; the variants CSV says why for each\n";
     return;
@@ -136,6 +110,44 @@ void print_top(std::ostream& os, const SweepReport& rep, const CsvView& t,
 }
 
 }  // namespace
+
+std::pair<double, double> train_range_h(const SweepReport& rep, const CsvView& t, size_t row) {
+  if (!rep.db || !rep.model) return {0, 0};
+  const double step_us = number(t, row, "step_time_s") * 1e6;
+  const double params = static_cast<double>(
+      model::parameter_counts(*rep.model, rep.model->vocab).total(rep.model->layers));
+  const estimate::StepRange r =
+      estimate::step_range(*rep.db, t.cell(row, t.column("gpu")), t.cell(row, t.column("stack")),
+                           number(t, row, "gpus"), params, step_us);
+  if (!r.known || step_us <= 0) return {0, 0};
+  const double ttt = number(t, row, "time_to_train_h");
+  return {ttt * r.low_us / step_us, ttt * r.high_us / step_us};
+}
+
+std::vector<size_t> fastest_rows(const CsvView& t) {
+  const size_t feasible = t.column("feasible");
+  std::vector<size_t> ok;
+  std::vector<double> ttt(t.rows, 0.0);
+  for (size_t i = 0; i < t.rows; ++i)
+    if (t.cell(i, feasible) == "1") ok.push_back(i), ttt[i] = number(t, i, "time_to_train_h");
+  std::stable_sort(ok.begin(), ok.end(), [&](size_t x, size_t y) { return ttt[x] < ttt[y]; });
+  return ok;
+}
+
+std::vector<std::pair<std::string, size_t>> dropped_kinds(const CsvView& t, size_t feasible,
+                                                          size_t shown) {
+  std::map<std::string, size_t> by_kind;
+  const size_t fc = t.column("feasible"), rc = t.column("reason");
+  for (size_t i = 0; i < t.rows; ++i)
+    if (t.cell(i, fc) != "1") ++by_kind[reason_kind(t.cell(i, rc))];
+  std::vector<std::pair<std::string, size_t>> kinds(by_kind.begin(), by_kind.end());
+  std::stable_sort(kinds.begin(), kinds.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (feasible > shown)
+    kinds.emplace_back("feasible but slower to train than the ones shown (--top; the CSV has all)",
+                       feasible - shown);
+  return kinds;
+}
 
 void print_sweep(std::ostream& os, const SweepReport& r) {
   const sweep::SweepStats& s = r.stats;

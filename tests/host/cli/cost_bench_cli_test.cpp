@@ -58,7 +58,7 @@ TEST(CostCli, JsonHasTheDocumentedFields) {
   ASSERT_EQ(r.exit_code, 0) << r.out;
   d = p.parse(r.out);
   EXPECT_EQ(std::string_view(d["algorithm"].get_string().value()), "ring");
-  for (const char* k : {"time_us", "latency_us", "algbw_gbps", "busbw_gbps"})
+  for (const char* k : {"time_us", "latency_us", "algbw_gb_per_s", "busbw_gb_per_s"})
     EXPECT_GT(d[k].get_double().value(), 0.0) << k;
   r = run_lumos("cost memcpy --bytes 1MiB --direction d2d --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
