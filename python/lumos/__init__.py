@@ -111,15 +111,18 @@ def run(*args: Any) -> str:
 # The version of lumos's JSON reports this package reads (docs/reference/outputs.md): a report of
 # another version has fields this package does not know, so it is refused rather than misread.
 SCHEMA_VERSION = 1
+# `lumos cost collective --json` is at version 2: its bandwidths are named in GB/s
+# (algbw_gb_per_s, busbw_gb_per_s), where version 1 named them *_gbps.
+COLLECTIVE_SCHEMA_VERSION = 2
 
 
-def _json(*args: Any) -> Dict[str, Any]:
+def _json(*args: Any, schema_version: int = SCHEMA_VERSION) -> Dict[str, Any]:
     doc = json.loads(run(*args, "--json"))
     version = doc.get("schema_version") if isinstance(doc, dict) else None
-    if version != SCHEMA_VERSION:
+    if version != schema_version:
         raise LumosError(
             f"lumos {args[0]}: the report has schema_version {version}, this package reads "
-            f"{SCHEMA_VERSION} (install the package and the lumos library from one checkout)"
+            f"{schema_version} (install the package and the lumos library from one checkout)"
         )
     return doc
 
@@ -219,7 +222,14 @@ class cost:  # noqa: N801 - a namespace, as in ``lumos cost gemm``
     @staticmethod
     def collective(**options: Any) -> Result:
         """An NCCL collective's time, algorithm and bus bandwidth (op=, bytes=, ranks=, ranks_per_node=)."""
-        return Result(_json("cost", "collective", *_flags(options)))
+        return Result(
+            _json(
+                "cost",
+                "collective",
+                *_flags(options),
+                schema_version=COLLECTIVE_SCHEMA_VERSION,
+            )
+        )
 
     @staticmethod
     def memory(**options: Any) -> Result:

@@ -90,7 +90,10 @@ def test_search_whatif_place_carbon_and_cost_answer(examples):
     assert c["operational_kg"] == pytest.approx(c["energy_kwh"] * 23 / 1000)
     g = lumos.cost.gemm(m=4096, n=4096, k=4096)
     assert g["tflops"] > 0
-    assert lumos.cost.collective(op="allreduce", bytes="1GiB", ranks=8)["time_us"] > 0
+    coll = lumos.cost.collective(op="allreduce", bytes="1GiB", ranks=8)
+    assert coll["time_us"] > 0
+    # Version 2 names the bandwidths in GB/s: 1 GiB over time_us gives the algorithm bandwidth.
+    assert coll["algbw_gb_per_s"] == pytest.approx(2**30 / coll["time_us"] / 1e3, rel=1e-3)
     assert lumos.cost.attention(batch=1, seq=4096, heads=32, head_dim=128)["time_us"] > 0
     assert lumos.cost.memory(bytes="1GiB")["time_us"] > 0
 
