@@ -63,8 +63,9 @@ TEST(SweepJson, CountsAndFrontAgreeWithTheCsvs) {
   }
   // Every configuration not shown is counted under one reason.
   int64_t tallied = 0;
-  for (simdjson::dom::element why : d["not_shown_by_reason"].get_array().value())
-    tallied += why["count"].get_int64().value();
+  // A named array: a range over the temporary result would read it after its end.
+  const simdjson::dom::array reasons = d["not_shown_by_reason"].get_array().value();
+  for (simdjson::dom::element why : reasons) tallied += why["count"].get_int64().value();
   EXPECT_EQ(tallied, 12 - 3);
   EXPECT_EQ(d["not_shown"].get_int64().value(), 12 - 3);
   EXPECT_EQ(d["wrote"].get_array().value().size(), 2u);
@@ -104,12 +105,16 @@ TEST(SweepMinHeadroom, DropsExactlyTheRowsWithLessRoom) {
   ASSERT_EQ(p.parse(r.out).get(d), simdjson::SUCCESS) << r.out;
   EXPECT_DOUBLE_EQ(d["min_headroom_fraction"].get_double().value(), 0.40);
   EXPECT_EQ(static_cast<size_t>(d["feasible"].get_int64().value()), n_roomy);
-  for (simdjson::dom::element row : d["fastest"].get_array().value())
+  // A named array: a range over the temporary result would read it after its end.
+  const simdjson::dom::array fastest = d["fastest"].get_array().value();
+  for (simdjson::dom::element row : fastest)
     EXPECT_GE(row["headroom_fraction"].get_double().value(), 0.40);
-  for (simdjson::dom::element row : d["front"].get_array().value())
+  const simdjson::dom::array front = d["front"].get_array().value();
+  for (simdjson::dom::element row : front)
     EXPECT_GE(row["headroom_fraction"].get_double().value(), 0.40);
   bool counted = false;
-  for (simdjson::dom::element why : d["not_shown_by_reason"].get_array().value())
+  const simdjson::dom::array reasons = d["not_shown_by_reason"].get_array().value();
+  for (simdjson::dom::element why : reasons)
     if (std::string(why["reason"].get_string().value()).find("--min-headroom") !=
         std::string::npos) {
       EXPECT_EQ(static_cast<size_t>(why["count"].get_int64().value()), n_tight);
