@@ -7,6 +7,7 @@
 
 #include "cost/kernels_db.hpp"
 #include "estimate/estimate.hpp"
+#include "support/sweep_test_util.hpp"
 #include "sweep/sweep_run.hpp"
 #include "sweep/sweep_spec.hpp"
 
@@ -29,18 +30,6 @@ SweepSpec batch_size_spec() {
   return s;
 }
 
-double estimated_step_us(const SweepSpec& spec, const SweepRow& row) {
-  lumos::estimate::EstimateRequest req;
-  req.model = spec.model;
-  req.cfg = row.variant.cfg;
-  req.gpu = row.variant.gpu;
-  req.topology = row.variant.topology;
-  req.nic_gbps = row.variant.nic_gbps;
-  req.gpus_per_node = row.variant.gpus_per_node;
-  req.nvlink_gbps = row.variant.nvlink_gbps;
-  return lumos::estimate::run_estimate(req, lumos::cost::embedded_db()).estimate.step_time_us;
-}
-
 }  // namespace
 
 TEST(SweepBatchSizes, RowsOfSharedFoldedGraphsEqualEstimates) {
@@ -57,7 +46,7 @@ TEST(SweepBatchSizes, RowsOfSharedFoldedGraphsEqualEstimates) {
   for (size_t i = 0; i < r.rows.size(); i += 3) {  // a sample: every third row
     const SweepRow& row = r.rows[i];
     if (!row.feasible) continue;
-    const double want = estimated_step_us(spec, row);
+    const double want = lumos::test::estimate_of(spec, row).step_time_us;
     EXPECT_NEAR(row.step_time_us, want, 1e-9 * want)
         << "gbs " << row.variant.cfg.gbs << " mbs " << row.variant.cfg.mbs << " v "
         << row.variant.cfg.interleave << " " << row.variant.gpu;

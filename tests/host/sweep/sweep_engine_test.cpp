@@ -13,6 +13,7 @@
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
 #include "replay/batch_replay.hpp"
+#include "support/sweep_test_util.hpp"
 #include "sweep/sweep_batch.hpp"
 #include "sweep/sweep_run.hpp"
 #include "sweep/sweep_spec.hpp"
@@ -36,21 +37,6 @@ SweepSpec one_layout_spec() {
   s.gpus = {"h100", "a100", "b200"};
   s.nic_gbps = {0, 12.5, 50};
   return s;
-}
-
-// `lumos estimate` of a sweep row's configuration.
-lumos::estimate::Estimate estimate_of(
-    const SweepSpec& spec, const SweepRow& row,
-    const lumos::cost::KernelsDb& db = lumos::cost::embedded_db()) {
-  lumos::estimate::EstimateRequest req;
-  req.model = spec.model;
-  req.cfg = row.variant.cfg;
-  req.gpu = row.variant.gpu;
-  req.topology = row.variant.topology;
-  req.nic_gbps = row.variant.nic_gbps;
-  req.gpus_per_node = row.variant.gpus_per_node;
-  req.nvlink_gbps = row.variant.nvlink_gbps;
-  return lumos::estimate::run_estimate(req, db).estimate;
 }
 
 }  // namespace
@@ -122,7 +108,7 @@ TEST(SweepEngine, StacksThatDifferOnlyInConstantsShareAGraphAndEqualEstimates) {
   std::map<std::string, double> step_of_stack;
   for (const SweepRow& row : r.rows) {
     ASSERT_TRUE(row.feasible) << row.variant.cfg.stack << ": " << row.reason;
-    const auto e = estimate_of(spec, row, db);
+    const auto e = lumos::test::estimate_of(spec, row, db);
     EXPECT_NEAR(row.step_time_us, e.step_time_us, 1e-9 * e.step_time_us) << row.variant.cfg.stack;
     double worst = 0;
     for (const auto& s : e.stages) worst = std::max(worst, s.memory.total_bytes());

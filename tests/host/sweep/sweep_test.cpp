@@ -14,6 +14,7 @@
 #include "cost/kernels_db.hpp"
 #include "estimate/estimate.hpp"
 #include "report/sweep_csv.hpp"
+#include "support/sweep_test_util.hpp"
 #include "sweep/pareto_csv.hpp"
 #include "sweep/sweep_run.hpp"
 #include "sweep/sweep_spec.hpp"
@@ -42,19 +43,6 @@ SweepSpec small_spec() {
   return s;
 }
 
-// `lumos estimate` of a sweep row's configuration.
-lumos::estimate::Estimate estimate_of(const SweepSpec& spec, const SweepRow& row) {
-  lumos::estimate::EstimateRequest req;
-  req.model = spec.model;
-  req.cfg = row.variant.cfg;
-  req.gpu = row.variant.gpu;
-  req.topology = row.variant.topology;
-  req.nic_gbps = row.variant.nic_gbps;
-  req.gpus_per_node = row.variant.gpus_per_node;
-  req.nvlink_gbps = row.variant.nvlink_gbps;
-  return lumos::estimate::run_estimate(req, lumos::cost::embedded_db()).estimate;
-}
-
 std::string csv_of(const SweepResult& r) {
   std::ostringstream os;
   lumos::report::sweep_csv(os, r);
@@ -76,7 +64,7 @@ TEST(Sweep, RowsEqualIndividualEstimates) {
   std::shuffle(estimated.begin(), estimated.end(), rng);
   for (size_t k = 0; k < 20; ++k) {
     const SweepRow& row = *estimated[k];
-    const auto e = estimate_of(spec, row);
+    const auto e = lumos::test::estimate_of(spec, row);
     const std::string what = row.variant.gpu + "/" + row.variant.topology + " index " +
                              std::to_string(row.variant.index);
     EXPECT_NEAR(row.step_time_us, e.step_time_us, 1e-6 * e.step_time_us) << what;
@@ -152,7 +140,7 @@ TEST(Sweep, GpusPerNodeAndNvlinkAxesEqualEstimatesAndMoveStepTimes) {
   ASSERT_EQ(r.rows.size(), 4u);
   for (const SweepRow& row : r.rows) {
     ASSERT_TRUE(row.feasible) << row.reason;
-    const auto e = estimate_of(spec, row);
+    const auto e = lumos::test::estimate_of(spec, row);
     EXPECT_NEAR(row.step_time_us, e.step_time_us, 1e-6 * e.step_time_us) << row.variant.index;
     EXPECT_EQ(row.variant.cfg.gpus_per_node, row.variant.gpus_per_node);
   }
