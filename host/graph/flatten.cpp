@@ -19,29 +19,27 @@ Graph flatten(const Draft& d, std::vector<NodeId>* new_id,
   std::vector<uint32_t> succ(d.edges.size()), fill(succ_off.begin(), succ_off.end() - 1);
   for (const DraftEdge& e : d.edges) succ[fill[e.src]++] = e.dst;
 
-  // 2. Kahn's algorithm level by level: level = 1 + max level of the predecessors.
-  std::vector<uint32_t> level(n, 0), order;
+  // 2. Kahn's algorithm level by level (a node's level: 1 + its predecessors' latest), each level
+  // a wavefront.
+  std::vector<uint32_t> order;
   order.reserve(n);
   std::vector<uint32_t> remaining = indeg;
   std::vector<uint32_t> frontier;
   for (uint32_t v = 0; v < n; ++v)
     if (remaining[v] == 0) frontier.push_back(v);
   std::vector<uint32_t> wave_offset{0};
-  uint32_t lvl = 0;
   std::vector<uint32_t> next;
   while (!frontier.empty()) {
     if (!std::is_sorted(frontier.begin(), frontier.end()))
       std::sort(frontier.begin(), frontier.end());
     next.clear();
     for (uint32_t v : frontier) {
-      level[v] = lvl;
       order.push_back(v);
       for (uint32_t k = succ_off[v]; k < succ_off[v + 1]; ++k)
         if (--remaining[succ[k]] == 0) next.push_back(succ[k]);
     }
     wave_offset.push_back(static_cast<uint32_t>(order.size()));
     frontier.swap(next);
-    ++lvl;
   }
   if (order.size() != n) {
     // Walk predecessors among the unfinished nodes until one repeats: that is a cycle.

@@ -151,12 +151,13 @@ std::optional<Periods> find_periods(const graph::Draft& d,
   for (const DraftEdge& e : d.edges) ++in_begin[e.dst + 1], ++out_begin[e.src + 1];
   for (uint32_t v = 0; v < n; ++v) in_begin[v + 1] += in_begin[v], out_begin[v + 1] += out_begin[v];
   in_edge.resize(d.edges.size());
-  std::vector<uint32_t> out_edge(d.edges.size());
+  // Successors by node (their ids: the walk below needs no more of an edge).
+  std::vector<uint32_t> out_dst(d.edges.size());
   {
     std::vector<uint32_t> fi(in_begin.begin(), in_begin.end() - 1),
         fo(out_begin.begin(), out_begin.end() - 1);
     for (uint32_t e = 0; e < d.edges.size(); ++e)
-      in_edge[fi[d.edges[e].dst]++] = e, out_edge[fo[d.edges[e].src]++] = e;
+      in_edge[fi[d.edges[e].dst]++] = e, out_dst[fo[d.edges[e].src]++] = d.edges[e].dst;
   }
   std::vector<uint32_t> waiting(n);
   order.reserve(n);
@@ -166,7 +167,7 @@ std::optional<Periods> find_periods(const graph::Draft& d,
   }
   for (size_t k = 0; k < order.size(); ++k)
     for (uint32_t x = out_begin[order[k]]; x < out_begin[order[k] + 1]; ++x)
-      if (--waiting[d.edges[out_edge[x]].dst] == 0) order.push_back(d.edges[out_edge[x]].dst);
+      if (--waiting[out_dst[x]] == 0) order.push_back(out_dst[x]);
   if (order.size() != n) return std::nullopt;
   // A node belongs to the latest period among its task's and its predecessors', so that every
   // edge goes forward (a message's transfer waits for both sides).
@@ -300,32 +301,42 @@ bool Builder<P>::fold_microbatches() {
     const BitRows reach = bool_power(one, f.periods, K);
 
     // The graph without the third period: its state after the folded periods is a node per
-    // matrix entry some path joins, each after its entry before them.
-    graph::Draft nd;
-    std::vector<StepGraph::NodeMeta> nm;
+    // matrix entry some path joins, each after its entry before them. The draft is compacted in
+    // place (a second copy of a graph of hundreds of thousands of nodes is mostly page faults),
+    // so each entry the period changes is checked to be joined from some entry first, and its
+    // stage read before the third period's nodes go.
+    std::vector<int32_t> entry_stage(K);
+    for (uint32_t j = 0; j < K; ++j) {
+      entry_stage[j] = meta_[entries[j].second].stage;
+      bool joined = entries[j].first == entries[j].second;
+      for (uint32_t i = 0; i < K && !joined; ++i) joined = reach[i][j / 64] >> (j % 64) & 1;
+      if (!joined) return false;
+    }
     std::vector<uint32_t> id(n, kUnset);
-    // What the draft keeps, and a few nodes and edges per state entry (more only where many
-    // entries join one).
-    nd.nodes.reserve(n - of[3].size() + 2 * size_t{K});
-    nm.reserve(nd.nodes.capacity());
-    nd.edges.reserve(d_.edges.size() + 4 * size_t{K});
+    uint32_t kept = 0;
     for (uint32_t v = 0; v < n; ++v)
       if (period[v] != 3) {
-        id[v] = static_cast<uint32_t>(nd.nodes.size());
-        nd.nodes.push_back(d_.nodes[v]);
-        nm.push_back(meta_[v]);
+        id[v] = kept;
+        if (kept != v) {
+          d_.nodes[kept] = d_.nodes[v];
+          meta_[kept] = meta_[v];
+        }
+        ++kept;
       }
+    d_.nodes.resize(kept);
+    meta_.resize(kept);
     const auto fold = static_cast<uint32_t>(out_.microbatch_folds.size());
     if (fold_periods_name_ == kNone) fold_periods_name_ = intern("folded micro-batches");
     auto virtual_node = [&](int32_t stage) {
       DraftNode x;
       x.name = fold_periods_name_;
       x.step = stage;
-      nd.nodes.push_back(x);
-      nm.emplace_back();
-      nm.back().stage = stage;
-      return static_cast<uint32_t>(nd.nodes.size() - 1);
+      d_.nodes.push_back(x);
+      meta_.emplace_back();
+      meta_.back().stage = stage;
+      return static_cast<uint32_t>(d_.nodes.size() - 1);
     };
+    std::vector<DraftEdge> fold_edges;  // into and out of the nodes per entry
     std::vector<uint32_t> after(K, kUnset);
     for (uint32_t j = 0; j < K; ++j) {
       const auto [in_j, out_j] = entries[j];
@@ -333,31 +344,35 @@ bool Builder<P>::fold_microbatches() {
         after[j] = id[in_j];
         continue;
       }
-      const int32_t stage = meta_[out_j].stage;
+      const int32_t stage = entry_stage[j];
       std::vector<uint32_t> ends;
       for (uint32_t i = 0; i < K; ++i) {
         if (!(reach[i][j / 64] >> (j % 64) & 1)) continue;
         const uint32_t x = virtual_node(stage);
-        nm[x].slot = slot_id(
+        meta_[x].slot = slot_id(
             {ModelSlot::Source::kFoldedPeriods, fold, static_cast<double>(uint64_t{i} * K + j)},
             NodeClass::kVirtual);
-        nd.edges.push_back({id[entries[i].first], x, EdgeKind::kInterStream, 0});
+        fold_edges.push_back({id[entries[i].first], x, EdgeKind::kInterStream, 0});
         ends.push_back(x);
       }
-      if (ends.empty()) return false;
       if (ends.size() == 1) {
         after[j] = ends[0];
       } else {
         after[j] = virtual_node(stage);
-        for (uint32_t x : ends) nd.edges.push_back({x, after[j], EdgeKind::kInterStream, 0});
+        for (uint32_t x : ends) fold_edges.push_back({x, after[j], EdgeKind::kInterStream, 0});
       }
     }
+    // The kept edges, compacted in place, then the fold's (the order of a node's in-edges is
+    // flatten's to fix: the graph is the same).
+    size_t e_kept = 0;
     for (const DraftEdge& e : d_.edges) {
       if (period[e.dst] == 3) continue;
       const uint32_t src = period[e.src] == 3 ? after[entry_of[p2[pos[e.src]]]] : id[e.src];
-      nd.edges.push_back({src, id[e.dst], e.kind, e.lag_us});
+      d_.edges[e_kept++] = {src, id[e.dst], e.kind, e.lag_us};
     }
-    for (StepGraph::NodeMeta& mt : nm)
+    d_.edges.resize(e_kept);
+    d_.edges.insert(d_.edges.end(), fold_edges.begin(), fold_edges.end());
+    for (StepGraph::NodeMeta& mt : meta_)
       if (mt.record != kNone) mt.record = id[mt.record] == kUnset ? kNone : id[mt.record];
     for (uint32_t& e : stage_end_) e = id[e];
     for (graph::Step& st : steps_) st.marker = id[st.marker];
@@ -370,8 +385,6 @@ bool Builder<P>::fold_microbatches() {
     f.period_compute_kernels = period_compute_total_;
     f.period_gpu_kernels = period_gpu_total_;
     out_.microbatch_folds.push_back(std::move(f));
-    d_ = std::move(nd);
-    meta_ = std::move(nm);
     return true;
   }
 }
