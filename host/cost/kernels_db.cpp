@@ -407,6 +407,7 @@ void parse_fp8_recipes(const Reader& r, element root, KernelsDb* db) {
     f.grad_cast_bytes = bytes("grad_cast_bytes");
     f.fused_grad_cast_bytes = bytes("fused_grad_cast_bytes");
     f.scale_update_kernels = bytes("scale_update_kernels");
+    f.amax_reductions_per_pass = bytes("amax_reductions_per_pass");
     f.gather_fp8 = r.sourced_required(e, "gather_fp8", path) != 0;
     db->fp8_recipes[f.name] = f;
   }

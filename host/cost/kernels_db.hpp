@@ -175,6 +175,8 @@ struct Fp8Recipe {
   double grad_cast_bytes = 6, fused_grad_cast_bytes = 6;
   // Kernels per FP8 module (3 a layer) per pass that update amax histories and scales.
   double scale_update_kernels = 0;
+  // Amax all-reduces across the pipeline stage's ranks per model chunk and pass (delayed scaling).
+  double amax_reductions_per_pass = 0;
   bool gather_fp8 = false;  // sequence-parallel all-gathers of GEMM inputs move FP8 (1 B)
 };
 

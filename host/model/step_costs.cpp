@@ -6,6 +6,7 @@
 #include "cost/attention_model.hpp"
 #include "cost/gemm_model.hpp"
 #include "cost/memory_model.hpp"
+#include "model/fp8_amax_reduction.hpp"
 
 namespace lumos::model {
 
@@ -28,10 +29,11 @@ const char* to_string(CommGroup g) {
 }
 
 const char* to_string(Term t) {
-  static const char* kNames[kNumTerms] = {
-      "stack kernel_time_factor", "fp8 operand casts", "fp8 amax/scale updates",
-      "fp8 all-gathers",          "tp userbuffers",    "overlap SM contention",
-      "optimizer step",           "grad accumulation", "host launch overhead"};
+  static const char* kNames[kNumTerms] = {"stack kernel_time_factor", "fp8 operand casts",
+                                          "fp8 amax/scale updates",   "fp8 all-gathers",
+                                          "fp8 amax reduction",       "tp userbuffers",
+                                          "overlap SM contention",    "optimizer step",
+                                          "grad accumulation",        "host launch overhead"};
   return kNames[static_cast<int>(t)];
 }
 
@@ -256,7 +258,9 @@ class StepPricer {
         ub(t > 1 && opt.with(Term::kTpUserbuffers) &&
            c.tp_comm_overlap.value_or(stack.tp_overlap == cost::TpOverlap::kUserbuffers)),
         overlap_tp(t > 1 && (ub || stack.tp_overlap != cost::TpOverlap::kNone)),
-        kv_bytes(static_cast<double>(T * 2 * kv / t) * 2) {}
+        kv_bytes(static_cast<double>(T * 2 * kv / t) * 2),
+        amax_share(fp8_amax_reduction_share(db, gpu, topo, stack.fp8, c, m.layers, opt.free_comm)) {
+  }
 
   StepCosts price() {
     StepCosts s;
@@ -447,6 +451,8 @@ class StepPricer {
   // Amax history and scale update: kernels per FP8 module (QKV with its norm, the attention
   // projection, the MLP) and pass, of a few bytes each (the launch floor prices them).
   void scale_update(std::vector<KernelOp>& ops) const {
+    if (fp8 && opt.with(Term::kFp8AmaxReduction) && amax_share.dur_us > 0)
+      ops.push_back(amax_share);
     if (!fp8 || !opt.with(Term::kFp8ScaleUpdates)) return;
     const int n = static_cast<int>(stack.fp8.scale_update_kernels * 3 + 0.5);
     for (int i = 0; i < n; ++i)
@@ -718,6 +724,7 @@ class StepPricer {
   const bool ub;          // userbuffers: forward and row-parallel backward collectives pipelined
   const bool overlap_tp;
   const double kv_bytes;
+  const KernelOp amax_share;       // a layer's share of its chunk's amax all-reduce, per pass
   std::vector<KernelOp> attn_fwd;  // the forward's attention core, recomputed by selective
   std::vector<Overlap> overlaps;
   std::vector<Overlap> join_after;  // (list, GEMM index): the op after it waits for the side

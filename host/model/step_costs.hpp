@@ -48,13 +48,14 @@ enum class Term : uint8_t {
   kFp8Casts,           // the FP8 recipe's operand and weight casts
   kFp8ScaleUpdates,    // delayed scaling's amax history and scale updates
   kFp8Gathers,         // sequence-parallel gathers in FP8 (taken out: in bf16)
+  kFp8AmaxReduction,   // delayed scaling's amax all-reduce per model chunk and pass
   kTpUserbuffers,      // TP collectives pipelined with their GEMMs (taken out: the stack's rest)
   kOverlapContention,  // compute beside a collective slowed by the SMs it holds
   kOptimizerStep,      // the optimizer step's passes over parameters and state
   kGradAccumulation,   // a kernel per micro-batch adding weight gradients into main grads
   kHostLaunch,         // CPU time per launch, launch latency, event calls
 };
-constexpr int kNumTerms = 9;
+constexpr int kNumTerms = 10;
 const char* to_string(Term t);
 
 // Knobs for tests and idealized what-ifs.

@@ -1,0 +1,42 @@
+#include "model/fp8_amax_reduction.hpp"
+
+#include <algorithm>
+
+#include "cost/collective_model.hpp"
+
+namespace lumos::model {
+
+namespace {
+// FP8 GEMMs of a layer (QKV, attention projection, FC1, FC2) and the amaxes each records per pass:
+// input and weight in forward, output gradient and input gradient in backward (Transformer
+// Engine's fp8_meta scaling_fwd / scaling_bwd), 4 B each.
+constexpr double kAmaxBytesPerLayer = 4.0 * 2 * 4;
+}  // namespace
+
+KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec& gpu,
+                                  const cost::Topology& topo, const cost::Fp8Recipe& recipe,
+                                  const ParallelConfig& c, int64_t layers, bool free_comm) {
+  KernelOp op;
+  op.name = "ncclDevKernel_AllReduce_Max_f32 (fp8 amax)";
+  op.group = CommGroup::kDp;
+  op.collective = cost::Collective::kAllReduce;
+  // Megatron-Core's amax reduction group: every rank of the pipeline stage (tensor, context and
+  // data parallel), in Megatron's rank order (tp, cp, dp innermost first).
+  const int64_t ranks = int64_t{c.tp} * c.cp * c.dp;
+  op.group_size = static_cast<int>(ranks);
+  const int64_t chunks = std::max<int64_t>(1, int64_t{c.pp} * c.interleave);
+  const double layers_per_chunk = std::max(1.0, static_cast<double>(layers) / chunks);
+  const double bytes = kAmaxBytesPerLayer * layers_per_chunk;
+  op.nelems = op.out_nelems = static_cast<int64_t>(bytes / 4);
+  if (recipe.amax_reductions_per_pass <= 0 || ranks < 2 || free_comm) return op;
+  cost::CollectiveQuery q;
+  q.op = cost::Collective::kAllReduce;
+  q.bytes = bytes;
+  q.ranks = static_cast<int>(ranks);
+  q.ranks_per_node = static_cast<int>(std::min<int64_t>(ranks, std::max(1, topo.gpus_per_node)));
+  const double us = cost::collective_time(db, gpu, topo, q).time_us;
+  op.dur_us = us * recipe.amax_reductions_per_pass / layers_per_chunk;
+  return op;
+}
+
+}  // namespace lumos::model

@@ -1,0 +1,22 @@
+// The amax reduction of Transformer Engine's delayed scaling (docs/design.md, "FP8 recipes"):
+// at the end of each model chunk's forward and backward pass, every rank of a pipeline stage
+// all-reduces (MAX) the amaxes its FP8 modules recorded, one small message across the
+// tensor x context x data-parallel group, on the compute stream.
+#pragma once
+#include <cstdint>
+
+#include "cost/kernels_db.hpp"
+#include "model/parallel_config.hpp"
+#include "model/step_costs.hpp"
+
+namespace lumos::model {
+
+// One layer's share of a chunk's amax all-reduce, for one pass (forward or backward): the
+// reduction's time over the chunk's layers. A chunk's layers run back to back on the compute
+// stream, so the shares add up to the reduction where it sits, before the chunk's pipeline send.
+// Zero time when the recipe reduces no amaxes, the group is one rank, or `free_comm`.
+KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec& gpu,
+                                  const cost::Topology& topo, const cost::Fp8Recipe& recipe,
+                                  const ParallelConfig& c, int64_t layers, bool free_comm);
+
+}  // namespace lumos::model
