@@ -7,7 +7,8 @@
 # `lumos ARGS...` instead (e.g. `scripts/quickstart.sh replay TRACE.json.gz`).
 #
 # The build is set for the first answer (README "Quick start" has its measured time):
-# LUMOS_QUICK_BUILD (unity batches, a precompiled cxxopts, the commands at -O1: CMakeLists.txt),
+# LUMOS_QUICK_BUILD (unity batches of up to 16 files, a precompiled cxxopts, -O1 for the
+# libraries the sweep spends no time in: CMakeLists.txt),
 # Ninja (it compiles every library's files at once where Make waits for each library's
 # dependencies), no tests or benchmarks, and no CUDA backend where no GPU is visible, as it could
 # not run there. Its own folder keeps these settings out of build/, which scripts/build.sh and

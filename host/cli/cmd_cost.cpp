@@ -26,12 +26,13 @@ using namespace lumos::cost;
 
 // The cost models' own limits (gemm_model.cpp, attention_model.cpp): FLOPs stay far inside a
 // double. 2^20 ranks: the most any layout of `lumos estimate` spans.
-constexpr int64_t kMaxGemmDim = int64_t{1} << 31, kMaxSize = int64_t{1} << 24,
+constexpr int64_t kMaxGemmDim = int64_t{1} << 31, kMaxQuerySize = int64_t{1} << 24,
                   kMaxRanks = int64_t{1} << 20;
 constexpr CountOption kM{"m", 1, kMaxGemmDim}, kN{"n", 1, kMaxGemmDim}, kK{"k", 1, kMaxGemmDim},
-    kBatch{"batch", 1, kMaxSize}, kHeads{"heads", 1, kMaxSize}, kSeq{"seq", 1, kMaxSize},
-    kHeadDim{"head-dim", 1, kMaxSize}, kRanks{"ranks", 1, kMaxRanks},
-    kRanksPerNode{"ranks-per-node", 1, kMaxRanks}, kNicsPerGpu{"nics-per-gpu", 1, 1024};
+    kBatch{"batch", 1, kMaxQuerySize}, kAttentionHeads{"heads", 1, kMaxQuerySize},
+    kAttentionSeq{"seq", 1, kMaxQuerySize}, kHeadDim{"head-dim", 1, kMaxQuerySize},
+    kRanks{"ranks", 1, kMaxRanks}, kRanksPerNode{"ranks-per-node", 1, kMaxRanks},
+    kNicsPerGpu{"nics-per-gpu", 1, 1024};
 
 int cost_gemm(int argc, char** argv) {
   CostOptions c("lumos cost gemm", "Time of a GEMM C[M,N] = A[M,K] B[K,N] on one GPU.");
@@ -54,8 +55,8 @@ int cost_gemm(int argc, char** argv) {
 int cost_attention(int argc, char** argv) {
   CostOptions c("lumos cost attention", "Time of FlashAttention forward or backward.");
   c.o.add_options()(kBatch.name, count_help("batch", kBatch), count_value())(
-      kHeads.name, count_help("heads", kHeads), count_value())(
-      kSeq.name, count_help("sequence length", kSeq), count_value())(
+      kAttentionHeads.name, count_help("heads", kAttentionHeads), count_value())(
+      kAttentionSeq.name, count_help("sequence length", kAttentionSeq), count_value())(
       kHeadDim.name, count_help("head dim", kHeadDim), count_value("128"))("causal", "causal mask")(
       "pass", "fwd or bwd", arg<std::string>("fwd"))("dtype", "bf16, fp16 or fp8",
                                                      arg<std::string>("bf16"))(
@@ -72,8 +73,12 @@ int cost_attention(int argc, char** argv) {
       "lumos cost attention: --impl: expected flash3, cudnn or flash2, got '" + impl + "'");
   LUMOS_EXPECT(pass == "fwd" || pass == "bwd",
                "lumos cost attention: --pass: expected fwd or bwd, got '" + pass + "'");
-  AttentionQuery q{c.positive(kBatch),         c.positive(kHeads), c.positive(kSeq),
-                   c.positive(kHeadDim),       c.has("causal"),    pass == "bwd",
+  AttentionQuery q{c.positive(kBatch),
+                   c.positive(kAttentionHeads),
+                   c.positive(kAttentionSeq),
+                   c.positive(kHeadDim),
+                   c.has("causal"),
+                   pass == "bwd",
                    parse_dtype(c.str("dtype"))};
   q.impl = impl == "flash3"  ? AttentionImpl::kFlash3
            : impl == "cudnn" ? AttentionImpl::kCudnn

@@ -17,9 +17,10 @@ namespace {
 
 // The ranges model::check_layout accepts (parallel_config.hpp).
 constexpr int64_t kMaxDegree = int64_t{1} << 16, kMaxBatch = int64_t{1} << 24;
-constexpr CountOption kTp{"tp", 1, kMaxDegree}, kPp{"pp", 1, kMaxDegree}, kDp{"dp", 1, kMaxDegree},
-    kCp{"cp", 1, kMaxDegree}, kInterleave{"interleave", 1, kMaxDegree}, kMbs{"mbs", 1, kMaxBatch},
-    kGbs{"gbs", 1, kMaxBatch}, kGpusPerNode{"gpus-per-node", 1, 1024};
+constexpr CountOption kLayoutTp{"tp", 1, kMaxDegree}, kLayoutPp{"pp", 1, kMaxDegree},
+    kLayoutDp{"dp", 1, kMaxDegree}, kCp{"cp", 1, kMaxDegree},
+    kLayoutInterleave{"interleave", 1, kMaxDegree}, kLayoutMbs{"mbs", 1, kMaxBatch},
+    kLayoutGbs{"gbs", 1, kMaxBatch}, kGpusPerNode{"gpus-per-node", 1, 1024};
 
 }  // namespace
 
@@ -34,14 +35,14 @@ void layout_options(cxxopts::Options& o) {
       count_value())("nvlink-bandwidth",
                      "override: the GPU's NVLink bandwidth per direction, with its unit (900GB/s)",
                      cxxopts::value<std::string>())(
-      kTp.name, count_help("tensor parallel degree", kTp), count_value("2"))(
-      kPp.name, count_help("pipeline parallel degree", kPp), count_value("2"))(
-      kDp.name, count_help("data parallel degree", kDp), count_value("4"))(
+      kLayoutTp.name, count_help("tensor parallel degree", kLayoutTp), count_value("2"))(
+      kLayoutPp.name, count_help("pipeline parallel degree", kLayoutPp), count_value("2"))(
+      kLayoutDp.name, count_help("data parallel degree", kLayoutDp), count_value("4"))(
       kCp.name, count_help("context parallel degree", kCp), count_value("1"))(
-      kMbs.name, count_help("micro-batch size (sequences)", kMbs), count_value("1"))(
-      kGbs.name, count_help("global batch size (sequences)", kGbs), count_value("64"))(
-      kInterleave.name,
-      count_help("virtual pipeline stages per GPU (interleaved 1F1B when > 1)", kInterleave),
+      kLayoutMbs.name, count_help("micro-batch size (sequences)", kLayoutMbs), count_value("1"))(
+      kLayoutGbs.name, count_help("global batch size (sequences)", kLayoutGbs), count_value("64"))(
+      kLayoutInterleave.name,
+      count_help("virtual pipeline stages per GPU (interleaved 1F1B when > 1)", kLayoutInterleave),
       count_value("1"))("recompute", "none | selective | full",
                         cxxopts::value<std::string>()->default_value("none"))(
       "sp", "sequence parallel")("dist-opt", "distributed optimizer (reduce-scatter + all-gather)")(
@@ -73,13 +74,13 @@ EstimateRequest request_from(const cxxopts::ParseResult& a) {
   EstimateRequest req;
   req.model = model_from(a);
   ParallelConfig& c = req.cfg;
-  c.tp = static_cast<int>(count_of(a, kTp));
-  c.pp = static_cast<int>(count_of(a, kPp));
-  c.dp = static_cast<int>(count_of(a, kDp));
+  c.tp = static_cast<int>(count_of(a, kLayoutTp));
+  c.pp = static_cast<int>(count_of(a, kLayoutPp));
+  c.dp = static_cast<int>(count_of(a, kLayoutDp));
   c.cp = static_cast<int>(count_of(a, kCp));
-  c.mbs = count_of(a, kMbs);
-  c.gbs = count_of(a, kGbs);
-  c.interleave = static_cast<int>(count_of(a, kInterleave));
+  c.mbs = count_of(a, kLayoutMbs);
+  c.gbs = count_of(a, kLayoutGbs);
+  c.interleave = static_cast<int>(count_of(a, kLayoutInterleave));
   c.recompute = parse_recompute(a["recompute"].as<std::string>());
   c.sequence_parallel = a.count("sp") > 0;
   c.distributed_optimizer = a.count("dist-opt") > 0;

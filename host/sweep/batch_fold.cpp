@@ -198,7 +198,13 @@ LaneMatrix power_from_squares(std::vector<LaneMatrix>* squares, int64_t n) {
 }  // namespace
 
 // A period met before: its graph and its nodes' durations in every lane (what its matrix is
-// computed from, compared whole), and its matrix's squarings.
+// computed from, compared whole), and its matrix's squarings. Defined in this file only, so its
+// file-local LaneMatrix field is safe; GCC takes a file that a unity batch includes for a header
+// and would warn (-Wsubobject-linkage) in the quick start's build.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsubobject-linkage"
+#endif
 struct FoldPowers::Kept {
   std::vector<uint32_t> edge_begin, edge_src, outputs;
   std::vector<double> edge_lag_us, durations;
@@ -208,6 +214,9 @@ struct FoldPowers::Kept {
            outputs == f.outputs && edge_lag_us == f.edge_lag_us && durations == d;
   }
 };
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 FoldPowers::FoldPowers() = default;
 FoldPowers::~FoldPowers() = default;
