@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
 
 // As the batch replay's tile loop: the lane loops built once per instruction set, one picked at
 // load time.
@@ -266,20 +268,46 @@ std::vector<LaneMatrix> layer_runs(const model::StepGraph& g, Lanes& lanes) {
   return runs;
 }
 
-// a to the n-th power from a's squarings (a^(2^b) is squares[b], squares[0] = a), adding those
-// missing: the same products, in the same order, as max_plus_power.
-LaneMatrix power_from_squares(std::vector<LaneMatrix>* squares, int64_t n) {
-  LaneMatrix r(squares->front().k, squares->front().lanes);
-  bool identity = true;
-  for (size_t bit = 0; n > 0; n >>= 1, ++bit) {
-    if (bit == squares->size()) squares->push_back(max_plus(squares->back(), squares->back()));
-    if (n & 1) {
-      r = identity ? (*squares)[bit] : max_plus(r, (*squares)[bit]);
-      identity = false;
-    }
-  }
-  if (identity)
+// A period's squarings (a^(2^b) is squares[b], squares[0] = a) and the products of them a power
+// took on its way: a^n is the product of the squarings of n's set bits, lowest first, so powers
+// whose low bits agree (the micro-batch counts of a sweep's batch sizes often do) share the first
+// products.
+struct PeriodPowers {
+  std::vector<LaneMatrix> squares;
+  std::map<int64_t, LaneMatrix> prefixes;  // a^p for each p met: n's lowest bits up to a set one
+  static constexpr size_t kPrefixesKept = 16;
+};
+
+// a to the n-th power from its squarings, adding those missing: the same products, in the same
+// order, as max_plus_power, those of a prefix met before taken as they were computed then.
+LaneMatrix power_from_squares(PeriodPowers* pp, int64_t n) {
+  std::vector<LaneMatrix>& squares = pp->squares;
+  if (n <= 0) {
+    LaneMatrix r(squares.front().k, squares.front().lanes);
     for (size_t i = 0; i < r.k; ++i) std::fill_n(r.at(i, i), r.lanes, 0.0);
+    return r;
+  }
+  const auto bits = static_cast<uint64_t>(n);
+  const int top = std::bit_width(bits) - 1;
+  while (squares.size() <= static_cast<size_t>(top))
+    squares.push_back(max_plus(squares.back(), squares.back()));
+  auto low = [&](int b) { return static_cast<int64_t>(bits & ((uint64_t{2} << b) - 1)); };
+  // The longest prefix of n met before; else n's lowest set bit's squaring.
+  int next = std::countr_zero(bits);
+  LaneMatrix r = squares[static_cast<size_t>(next)];
+  for (int b = top; b > next; --b)
+    if (bits >> b & 1) {
+      const auto it = pp->prefixes.find(low(b));
+      if (it == pp->prefixes.end()) continue;
+      r = it->second;
+      next = b;
+      break;
+    }
+  for (int b = next + 1; b <= top; ++b)
+    if (bits >> b & 1) {
+      r = max_plus(r, squares[static_cast<size_t>(b)]);
+      if (pp->prefixes.size() < PeriodPowers::kPrefixesKept) pp->prefixes.emplace(low(b), r);
+    }
   return r;
 }
 
@@ -290,10 +318,11 @@ LaneMatrix power_from_squares(std::vector<LaneMatrix>* squares, int64_t n) {
 struct FoldPowers::Kept {
   std::vector<uint32_t> edge_begin, edge_src, outputs;
   std::vector<double> edge_lag_us, durations;
-  std::vector<LaneMatrix> squares;
+  PeriodPowers powers;
   bool same_period(const model::MicrobatchFold& f, const std::vector<double>& d) const {
-    return squares.front().k == f.inputs && edge_begin == f.edge_begin && edge_src == f.edge_src &&
-           outputs == f.outputs && edge_lag_us == f.edge_lag_us && durations == d;
+    return powers.squares.front().k == f.inputs && edge_begin == f.edge_begin &&
+           edge_src == f.edge_src && outputs == f.outputs && edge_lag_us == f.edge_lag_us &&
+           durations == d;
   }
 };
 
@@ -326,7 +355,7 @@ std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes, Fol
     std::vector<double> durations = lanes.durations(period);
     std::vector<FoldPowers::Kept>& kept = powers->kept_;
     auto same = std::find_if(kept.begin(), kept.end(), [&](const FoldPowers::Kept& e) {
-      return e.squares.front().lanes == V && e.same_period(f, durations);
+      return e.powers.squares.front().lanes == V && e.same_period(f, durations);
     });
     if (same == kept.end()) {
       if (kept.size() == FoldPowers::kKept) kept.erase(kept.begin());
@@ -335,10 +364,10 @@ std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes, Fol
                       f.outputs,
                       f.edge_lag_us,
                       std::move(durations),
-                      {one_period()}});
+                      {{one_period()}, {}}});
       same = kept.end() - 1;
     }
-    runs.push_back(power_from_squares(&same->squares, f.periods));
+    runs.push_back(power_from_squares(&same->powers, f.periods));
   }
   return runs;
 }
