@@ -110,31 +110,31 @@ bool same_but_microbatches(const model::Layout& a, const model::Layout& b) {
 
 }  // namespace
 
-std::optional<model::StepGraph> FoldedGraphs::reuse(
+std::shared_ptr<const model::StepGraph> FoldedGraphs::reuse(
     const model::ParallelConfig& cfg, const model::Layout& layout, const model::StepCosts& costs,
-    std::shared_ptr<const replay::ReplayProgram>* program) const {
-  for (const Kept& k : kept_) {
+    std::shared_ptr<const replay::ReplayProgram>* program) {
+  for (Kept& k : kept_) {
     if (k.cfg.dp != cfg.dp || !same_but_microbatches(k.layout, layout) ||
         !model::same_structure(*k.costs, costs))
       continue;
     const model::detail::MicrobatchPlan plan = model::detail::microbatch_plan(k.cfg, layout);
     if (plan.small != k.small) continue;
-    model::StepGraph g = k.graph;
     // The builder folds all periods but the first two (microbatch_fold.cpp).
-    if (!retarget_folded_periods(&g, plan.periods - 2)) continue;
+    if (!retarget_folded_periods(k.graph.get(), plan.periods - 2)) continue;
     *program = k.program;
-    return g;
+    return k.graph;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 void FoldedGraphs::keep(const model::ParallelConfig& cfg, const model::Layout& layout,
-                        std::shared_ptr<const model::StepCosts> costs, const model::StepGraph& g,
+                        std::shared_ptr<const model::StepCosts> costs,
+                        std::shared_ptr<model::StepGraph> g,
                         std::shared_ptr<const replay::ReplayProgram> program) {
-  if (g.microbatch_folds.size() != 1) return;
+  if (g->microbatch_folds.size() != 1) return;
   const int64_t small = model::detail::microbatch_plan(cfg, layout).small;
   if (kept_.size() == kKept) kept_.erase(kept_.begin());
-  kept_.push_back({layout, cfg, std::move(costs), small, g, std::move(program)});
+  kept_.push_back({layout, cfg, std::move(costs), small, std::move(g), std::move(program)});
 }
 
 }  // namespace lumos::sweep
