@@ -138,12 +138,36 @@ struct LaneVec<1> {
   using type = double;
 };
 
+// acc[jj * B + q] (lanes q * L on) gains a[i][m] + b[m][j0 + jj] for each m of `ms`, with
+// ai = a's row i and bj0 = b's column j0 at the block's first lane.
+template <size_t L, size_t B>
+[[gnu::always_inline]] inline void max_plus_sums(typename LaneVec<L>::type* acc, const double* ai,
+                                                 const double* bj0, const uint32_t* ms, size_t mn,
+                                                 size_t k, size_t V, size_t jn) {
+  using Vec = typename LaneVec<L>::type;
+  for (size_t t = 0; t < mn; ++t) {
+    const size_t m = ms[t];
+    const double* const am = ai + m * V;
+    const double* const bm = bj0 + m * k * V;
+#pragma GCC unroll 64
+    for (size_t jj = 0; jj < jn; ++jj)
+#pragma GCC unroll 8
+      for (size_t q = 0; q < B; ++q) {
+        Vec x, y;
+        std::memcpy(&x, am + q * L, sizeof x);
+        std::memcpy(&y, bm + jj * V + q * L, sizeof y);
+        const Vec sum = x + y;
+        acc[jj * B + q] = acc[jj * B + q] > sum ? acc[jj * B + q] : sum;
+      }
+  }
+}
+
 // Lanes [v0, v0 + L * B) of c = a b, (a b)[i][j] = max over m of a[i][m] + b[m][j]: a few
 // entries of a row of c (64 doubles) stay in registers while m runs over the row's entries of `a`
 // with a path (`paths[i]`; the others add nothing to any maximum), where adding into c in memory
 // for every m read and wrote each entry k times. Each entry of c is the maximum of the same sums
-// in any order: the result is the same to the bit. No helper functions inside: they would be
-// built for the default instruction set and pass vectors otherwise than the clones expect.
+// in any order: the result is the same to the bit. The helpers are always inlined: one built
+// for the default instruction set would pass vectors otherwise than the clones expect.
 template <size_t L, size_t B>
 [[gnu::always_inline]] inline void max_plus_lanes(const LaneMatrix& a, const LaneMatrix& b,
                                                   LaneMatrix& c,
@@ -168,37 +192,11 @@ template <size_t L, size_t B>
       Vec acc[kJ * B];
       for (size_t x = 0; x < kJ * B; ++x) acc[x] = none;
       const double* const bj0 = pb + j0 * V;
-      if (jn == kJ) {
-        for (size_t t = 0; t < mn; ++t) {
-          const size_t m = ms[t];
-          const double* const am = ai + m * V;
-          const double* const bm = bj0 + m * k * V;
-#pragma GCC unroll 64
-          for (size_t jj = 0; jj < kJ; ++jj)
-#pragma GCC unroll 8
-            for (size_t q = 0; q < B; ++q) {
-              Vec x, y;
-              std::memcpy(&x, am + q * L, sizeof x);
-              std::memcpy(&y, bm + jj * V + q * L, sizeof y);
-              const Vec sum = x + y;
-              acc[jj * B + q] = acc[jj * B + q] > sum ? acc[jj * B + q] : sum;
-            }
-        }
-      } else {
-        for (size_t t = 0; t < mn; ++t) {
-          const size_t m = ms[t];
-          const double* const am = ai + m * V;
-          const double* const bm = bj0 + m * k * V;
-          for (size_t jj = 0; jj < jn; ++jj)
-            for (size_t q = 0; q < B; ++q) {
-              Vec x, y;
-              std::memcpy(&x, am + q * L, sizeof x);
-              std::memcpy(&y, bm + jj * V + q * L, sizeof y);
-              const Vec sum = x + y;
-              acc[jj * B + q] = acc[jj * B + q] > sum ? acc[jj * B + q] : sum;
-            }
-        }
-      }
+      // The full blocks with their width known to the compiler, which keeps acc in registers.
+      if (jn == kJ)
+        max_plus_sums<L, B>(acc, ai, bj0, ms, mn, k, V, kJ);
+      else
+        max_plus_sums<L, B>(acc, ai, bj0, ms, mn, k, V, jn);
       for (size_t jj = 0; jj < jn; ++jj)
         std::memcpy(pc + (i * k + j0 + jj) * V, &acc[jj * B], B * sizeof(Vec));
     }
