@@ -166,8 +166,8 @@ template <size_t L, size_t B>
 // entries of a row of c (64 doubles) stay in registers while m runs over the row's entries of `a`
 // with a path (`paths[i]`; the others add nothing to any maximum), where adding into c in memory
 // for every m read and wrote each entry k times. Each entry of c is the maximum of the same sums
-// in any order: the result is the same to the bit. The helpers are always inlined: one built
-// for the default instruction set would pass vectors otherwise than the clones expect.
+// in any order: the result is the same to the bit. The functions called here are always inlined:
+// one built for the default instruction set would pass vectors otherwise than the clones expect.
 template <size_t L, size_t B>
 [[gnu::always_inline]] inline void max_plus_lanes(const LaneMatrix& a, const LaneMatrix& b,
                                                   LaneMatrix& c,
