@@ -41,7 +41,8 @@ BatchGraphView graph_view(const graph::Graph& g, const SlotTable& slots) {
 }
 
 // Busy time needs no replay: per class and per resource (thread or stream), the sum of the
-// nodes' durations, gathered per slot first (the factors are per slot).
+// nodes' durations, gathered per slot first (the factors are per slot); left at zero when the
+// batch does not ask for it (VariantBatch::busy).
 void init_result(const graph::Graph& g, const VariantBatch& b, const SlotTable& slots,
                  const char* backend, BatchResult* r) {
   r->backend = backend;
@@ -51,6 +52,9 @@ void init_result(const graph::Graph& g, const VariantBatch& b, const SlotTable& 
   r->cp_compute_us.assign(b.count, 0.0);
   r->cp_comm_us.assign(b.count, 0.0);
   const size_t resources = g.resources.size();
+  for (auto& v : r->busy_us) v.assign(b.count, 0.0);
+  r->resource_busy_us.assign(resources, std::vector<double>(b.count, 0.0));
+  if (!b.busy) return;
   // [slot][class] and [slot][resource] totals of the nodes' base durations.
   std::vector<double> by_class(static_cast<size_t>(slots.slots) * kNumNodeClasses, 0.0);
   std::vector<double> by_res(static_cast<size_t>(slots.slots) * resources, 0.0);
@@ -60,8 +64,6 @@ void init_result(const graph::Graph& g, const VariantBatch& b, const SlotTable& 
     if (g.resource[n] != graph::kNoResource)
       by_res[slot * resources + g.resource[n]] += slots.base_us[n];
   }
-  for (auto& v : r->busy_us) v.assign(b.count, 0.0);
-  r->resource_busy_us.assign(resources, std::vector<double>(b.count, 0.0));
   const SlotView view = slots.view();
   for (uint32_t slot = 0; slot < slots.slots; ++slot) {
     for (int c = 0; c < kNumNodeClasses; ++c) {

@@ -27,6 +27,10 @@ struct VariantBatch {
   std::vector<uint32_t> node_slot;  // empty, or one per node of the graph
   uint32_t slots = 0;
   std::vector<double> slot_us;  // [slot][variant]
+  // Whether the CPU replay sums busy time per class and resource (BatchResult::busy_us,
+  // resource_busy_us); a caller that reads only finish times (a sweep: its rows' busy time comes
+  // from the model's kernel counts) sets it false, and those stay zero.
+  bool busy = true;
 
   static VariantBatch identity(uint32_t count);
   // Throws InputError when a factor is not positive and finite, a slot duration is negative or

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <map>
 
 // As the batch replay's tile loop: the lane loops built once per instruction set, one picked at
 // load time.
@@ -112,25 +115,110 @@ struct LaneMatrix {
   const double* at(size_t i, size_t j) const { return m.data() + (i * k + j) * lanes; }
 };
 
-// (a b)[i][j] = max over m of a[i][m] + b[m][j], in every lane. An entry of `a` without a path
-// in any lane adds nothing to any maximum, and is passed over.
+// Lanes [v0, v0 + L) of c = a b, (a b)[i][j] = max over m of a[i][m] + b[m][j]: a few entries of
+// a row of c at a time stay in registers while m runs over the row's entries of `a` with a path
+// (`paths[i]`; the others add nothing to any maximum). Each entry of c is the maximum of the same
+// sums as any order gives, so the result is the same to the bit.
+// L lanes of doubles as one value (GCC's vector extension; written out for each L, since GCC
+// drops the attribute from a type that depends on a template parameter).
+typedef double Lanes8 __attribute__((vector_size(8 * sizeof(double))));
+typedef double Lanes4 __attribute__((vector_size(4 * sizeof(double))));
+template <size_t L>
+struct LaneVec;
+template <>
+struct LaneVec<8> {
+  using type = Lanes8;
+};
+template <>
+struct LaneVec<4> {
+  using type = Lanes4;
+};
+template <>
+struct LaneVec<1> {
+  using type = double;
+};
+
+// acc[jj * B + q] (lanes q * L on) gains a[i][m] + b[m][j0 + jj] for each m of `ms`, with
+// ai = a's row i and bj0 = b's column j0 at the block's first lane.
+template <size_t L, size_t B>
+[[gnu::always_inline]] inline void max_plus_sums(typename LaneVec<L>::type* acc, const double* ai,
+                                                 const double* bj0, const uint32_t* ms, size_t mn,
+                                                 size_t k, size_t V, size_t jn) {
+  using Vec = typename LaneVec<L>::type;
+  for (size_t t = 0; t < mn; ++t) {
+    const size_t m = ms[t];
+    const double* const am = ai + m * V;
+    const double* const bm = bj0 + m * k * V;
+#pragma GCC unroll 64
+    for (size_t jj = 0; jj < jn; ++jj)
+#pragma GCC unroll 8
+      for (size_t q = 0; q < B; ++q) {
+        Vec x, y;
+        std::memcpy(&x, am + q * L, sizeof x);
+        std::memcpy(&y, bm + jj * V + q * L, sizeof y);
+        const Vec sum = x + y;
+        acc[jj * B + q] = acc[jj * B + q] > sum ? acc[jj * B + q] : sum;
+      }
+  }
+}
+
+// Lanes [v0, v0 + L * B) of c = a b, (a b)[i][j] = max over m of a[i][m] + b[m][j]: a few
+// entries of a row of c (64 doubles) stay in registers while m runs over the row's entries of `a`
+// with a path (`paths[i]`; the others add nothing to any maximum), where adding into c in memory
+// for every m read and wrote each entry k times. Each entry of c is the maximum of the same sums
+// in any order: the result is the same to the bit. The functions called here are always inlined:
+// one built for the default instruction set would pass vectors otherwise than the clones expect.
+template <size_t L, size_t B>
+[[gnu::always_inline]] inline void max_plus_lanes(const LaneMatrix& a, const LaneMatrix& b,
+                                                  LaneMatrix& c,
+                                                  const std::vector<std::vector<uint32_t>>& paths,
+                                                  size_t v0) {
+  using Vec = typename LaneVec<L>::type;
+  constexpr size_t kJ = L * B >= 64 ? 1 : 64 / (L * B);
+  const size_t k = a.k, V = a.lanes;
+  const double* const pa = a.m.data() + v0;
+  const double* const pb = b.m.data() + v0;
+  double* const pc = c.m.data() + v0;
+  double none_lanes[L];
+  std::fill_n(none_lanes, L, kNoPath);
+  Vec none;
+  std::memcpy(&none, none_lanes, sizeof none);
+  for (size_t i = 0; i < k; ++i) {
+    const uint32_t* const ms = paths[i].data();
+    const size_t mn = paths[i].size();
+    const double* const ai = pa + i * k * V;
+    for (size_t j0 = 0; j0 < k; j0 += kJ) {
+      const size_t jn = std::min(kJ, k - j0);
+      Vec acc[kJ * B];
+      for (size_t x = 0; x < kJ * B; ++x) acc[x] = none;
+      const double* const bj0 = pb + j0 * V;
+      // The full blocks with their width known to the compiler, which keeps acc in registers.
+      if (jn == kJ)
+        max_plus_sums<L, B>(acc, ai, bj0, ms, mn, k, V, kJ);
+      else
+        max_plus_sums<L, B>(acc, ai, bj0, ms, mn, k, V, jn);
+      for (size_t jj = 0; jj < jn; ++jj)
+        std::memcpy(pc + (i * k + j0 + jj) * V, &acc[jj * B], B * sizeof(Vec));
+    }
+  }
+}
+
+// c = a b in every lane, lanes taken 16, 8, 4 and then 1 at a time (a vector of 16 lanes as one
+// value is slower than two of 8).
 LUMOS_LANE_CLONES void max_plus_into(const LaneMatrix& a, const LaneMatrix& b, LaneMatrix& c) {
   const size_t k = a.k, V = a.lanes;
-  // A few rows of c at a time, so that each row of b is read from memory once for all of them
-  // (b is larger than a core's cache at a hundred entries and 16 lanes).
-  constexpr size_t kRows = 8;
-  for (size_t i0 = 0; i0 < k; i0 += kRows)
+  std::vector<std::vector<uint32_t>> paths(k);
+  for (size_t i = 0; i < k; ++i)
     for (size_t m = 0; m < k; ++m) {
-      const double* bm = b.at(m, 0);
-      for (size_t i = i0; i < std::min(k, i0 + kRows); ++i) {
-        const double* am = a.at(i, m);
-        if (std::all_of(am, am + V, [](double x) { return x == kNoPath; })) continue;
-        double* ci = c.at(i, 0);
-        for (size_t j = 0; j < k; ++j)
-          for (size_t v = 0; v < V; ++v)
-            ci[j * V + v] = std::max(ci[j * V + v], am[v] + bm[j * V + v]);
-      }
+      const double* am = a.at(i, m);
+      if (std::any_of(am, am + V, [](double x) { return x != kNoPath; }))
+        paths[i].push_back(static_cast<uint32_t>(m));
     }
+  size_t v0 = 0;
+  for (; v0 + 16 <= V; v0 += 16) max_plus_lanes<8, 2>(a, b, c, paths, v0);
+  if (v0 + 8 <= V) max_plus_lanes<8, 1>(a, b, c, paths, v0), v0 += 8;
+  if (v0 + 4 <= V) max_plus_lanes<4, 1>(a, b, c, paths, v0), v0 += 4;
+  for (; v0 < V; ++v0) max_plus_lanes<1, 1>(a, b, c, paths, v0);
 }
 
 LaneMatrix max_plus(const LaneMatrix& a, const LaneMatrix& b) {
@@ -178,20 +266,46 @@ std::vector<LaneMatrix> layer_runs(const model::StepGraph& g, Lanes& lanes) {
   return runs;
 }
 
-// a to the n-th power from a's squarings (a^(2^b) is squares[b], squares[0] = a), adding those
-// missing: the same products, in the same order, as max_plus_power.
-LaneMatrix power_from_squares(std::vector<LaneMatrix>* squares, int64_t n) {
-  LaneMatrix r(squares->front().k, squares->front().lanes);
-  bool identity = true;
-  for (size_t bit = 0; n > 0; n >>= 1, ++bit) {
-    if (bit == squares->size()) squares->push_back(max_plus(squares->back(), squares->back()));
-    if (n & 1) {
-      r = identity ? (*squares)[bit] : max_plus(r, (*squares)[bit]);
-      identity = false;
-    }
-  }
-  if (identity)
+// A period's squarings (a^(2^b) is squares[b], squares[0] = a) and the products of them a power
+// took on its way: a^n is the product of the squarings of n's set bits, lowest first, so powers
+// whose low bits agree (the micro-batch counts of a sweep's batch sizes often do) share the first
+// products.
+struct PeriodPowers {
+  std::vector<LaneMatrix> squares;
+  std::map<int64_t, LaneMatrix> prefixes;  // a^p for each p met: n's lowest bits up to a set one
+  static constexpr size_t kPrefixesKept = 16;
+};
+
+// a to the n-th power from its squarings, adding those missing: the same products, in the same
+// order, as max_plus_power, those of a prefix met before taken as they were computed then.
+LaneMatrix power_from_squares(PeriodPowers* pp, int64_t n) {
+  std::vector<LaneMatrix>& squares = pp->squares;
+  if (n <= 0) {
+    LaneMatrix r(squares.front().k, squares.front().lanes);
     for (size_t i = 0; i < r.k; ++i) std::fill_n(r.at(i, i), r.lanes, 0.0);
+    return r;
+  }
+  const auto bits = static_cast<uint64_t>(n);
+  const int top = std::bit_width(bits) - 1;
+  while (squares.size() <= static_cast<size_t>(top))
+    squares.push_back(max_plus(squares.back(), squares.back()));
+  auto low = [&](int b) { return static_cast<int64_t>(bits & ((uint64_t{2} << b) - 1)); };
+  // The longest prefix of n met before; else n's lowest set bit's squaring.
+  int next = std::countr_zero(bits);
+  LaneMatrix r = squares[static_cast<size_t>(next)];
+  for (int b = top; b > next; --b)
+    if (bits >> b & 1) {
+      const auto it = pp->prefixes.find(low(b));
+      if (it == pp->prefixes.end()) continue;
+      r = it->second;
+      next = b;
+      break;
+    }
+  for (int b = next + 1; b <= top; ++b)
+    if (bits >> b & 1) {
+      r = max_plus(r, squares[static_cast<size_t>(b)]);
+      if (pp->prefixes.size() < PeriodPowers::kPrefixesKept) pp->prefixes.emplace(low(b), r);
+    }
   return r;
 }
 
@@ -208,10 +322,11 @@ LaneMatrix power_from_squares(std::vector<LaneMatrix>* squares, int64_t n) {
 struct FoldPowers::Kept {
   std::vector<uint32_t> edge_begin, edge_src, outputs;
   std::vector<double> edge_lag_us, durations;
-  std::vector<LaneMatrix> squares;
+  PeriodPowers powers;
   bool same_period(const model::MicrobatchFold& f, const std::vector<double>& d) const {
-    return squares.front().k == f.inputs && edge_begin == f.edge_begin && edge_src == f.edge_src &&
-           outputs == f.outputs && edge_lag_us == f.edge_lag_us && durations == d;
+    return powers.squares.front().k == f.inputs && edge_begin == f.edge_begin &&
+           edge_src == f.edge_src && outputs == f.outputs && edge_lag_us == f.edge_lag_us &&
+           durations == d;
   }
 };
 #if defined(__GNUC__) && !defined(__clang__)
@@ -247,7 +362,7 @@ std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes, Fol
     std::vector<double> durations = lanes.durations(period);
     std::vector<FoldPowers::Kept>& kept = powers->kept_;
     auto same = std::find_if(kept.begin(), kept.end(), [&](const FoldPowers::Kept& e) {
-      return e.squares.front().lanes == V && e.same_period(f, durations);
+      return e.powers.squares.front().lanes == V && e.same_period(f, durations);
     });
     if (same == kept.end()) {
       if (kept.size() == FoldPowers::kKept) kept.erase(kept.begin());
@@ -256,10 +371,10 @@ std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes, Fol
                       f.outputs,
                       f.edge_lag_us,
                       std::move(durations),
-                      {one_period()}});
+                      {{one_period()}, {}}});
       same = kept.end() - 1;
     }
-    runs.push_back(power_from_squares(&same->squares, f.periods));
+    runs.push_back(power_from_squares(&same->powers, f.periods));
   }
   return runs;
 }

@@ -9,10 +9,11 @@ namespace lumos::sweep {
 namespace {
 
 // K x K booleans, a row of 64-bit words per entry before the periods: bit j of row i when entry
-// j after them has a path from entry i.
+// j after them has a path from entry i (or rows of other things: see one_period).
 class Reach {
  public:
-  explicit Reach(size_t k) : k_(k), words_((k + 63) / 64), bits_(k * words_, 0) {}
+  explicit Reach(size_t k) : Reach(k, k) {}
+  Reach(size_t rows, size_t k) : k_(k), words_((k + 63) / 64), bits_(rows * words_, 0) {}
   bool get(size_t i, size_t j) const { return bits_[i * words_ + j / 64] >> (j % 64) & 1; }
   void set(size_t i, size_t j) { bits_[i * words_ + j / 64] |= uint64_t{1} << (j % 64); }
   static Reach identity(size_t k) {
@@ -29,6 +30,10 @@ class Reach {
           for (size_t w = 0; w < words_; ++w) c.bits_[i * words_ + w] |= b.bits_[m * words_ + w];
     return c;
   }
+  // Row r gains row s's bits.
+  void add_row(size_t r, size_t s) {
+    for (size_t w = 0; w < words_; ++w) bits_[r * words_ + w] |= bits_[s * words_ + w];
+  }
   bool operator==(const Reach& o) const { return bits_ == o.bits_; }
 
  private:
@@ -36,21 +41,18 @@ class Reach {
   std::vector<uint64_t> bits_;
 };
 
-// Which state entries after one period have a path from which before it.
+// Which state entries after one period have a path from which before it: each node's entries
+// as a row of bits (a Reach of the period's nodes), ORed along the in-edges.
 Reach one_period(const model::MicrobatchFold& f) {
   const size_t k = f.inputs;
+  Reach from(f.nodes.size(), k);
+  for (size_t i = 0; i < k; ++i) from.set(i, i);
+  for (size_t n = k; n < f.nodes.size(); ++n)
+    for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e) from.add_row(n, f.edge_src[e]);
   Reach one(k);
-  std::vector<std::vector<uint32_t>> inputs_of(f.nodes.size());
-  for (size_t i = 0; i < k; ++i) inputs_of[i] = {static_cast<uint32_t>(i)};
-  for (size_t n = k; n < f.nodes.size(); ++n) {
-    std::vector<uint8_t> seen(k, 0);
-    for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e)
-      for (uint32_t i : inputs_of[f.edge_src[e]]) seen[i] = 1;
-    for (uint32_t i = 0; i < k; ++i)
-      if (seen[i]) inputs_of[n].push_back(i);
-  }
   for (size_t j = 0; j < k; ++j)
-    for (uint32_t i : inputs_of[f.outputs[j]]) one.set(i, j);
+    for (size_t i = 0; i < k; ++i)
+      if (from.get(f.outputs[j], i)) one.set(i, j);
   return one;
 }
 
@@ -110,31 +112,31 @@ bool same_but_microbatches(const model::Layout& a, const model::Layout& b) {
 
 }  // namespace
 
-std::optional<model::StepGraph> FoldedGraphs::reuse(
+std::shared_ptr<const model::StepGraph> FoldedGraphs::reuse(
     const model::ParallelConfig& cfg, const model::Layout& layout, const model::StepCosts& costs,
-    std::shared_ptr<const replay::ReplayProgram>* program) const {
-  for (const Kept& k : kept_) {
+    std::shared_ptr<const replay::ReplayProgram>* program) {
+  for (Kept& k : kept_) {
     if (k.cfg.dp != cfg.dp || !same_but_microbatches(k.layout, layout) ||
         !model::same_structure(*k.costs, costs))
       continue;
     const model::detail::MicrobatchPlan plan = model::detail::microbatch_plan(k.cfg, layout);
     if (plan.small != k.small) continue;
-    model::StepGraph g = k.graph;
     // The builder folds all periods but the first two (microbatch_fold.cpp).
-    if (!retarget_folded_periods(&g, plan.periods - 2)) continue;
+    if (!retarget_folded_periods(k.graph.get(), plan.periods - 2)) continue;
     *program = k.program;
-    return g;
+    return k.graph;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 void FoldedGraphs::keep(const model::ParallelConfig& cfg, const model::Layout& layout,
-                        std::shared_ptr<const model::StepCosts> costs, const model::StepGraph& g,
+                        std::shared_ptr<const model::StepCosts> costs,
+                        std::shared_ptr<model::StepGraph> g,
                         std::shared_ptr<const replay::ReplayProgram> program) {
-  if (g.microbatch_folds.size() != 1) return;
+  if (g->microbatch_folds.size() != 1) return;
   const int64_t small = model::detail::microbatch_plan(cfg, layout).small;
   if (kept_.size() == kKept) kept_.erase(kept_.begin());
-  kept_.push_back({layout, cfg, std::move(costs), small, g, std::move(program)});
+  kept_.push_back({layout, cfg, std::move(costs), small, std::move(g), std::move(program)});
 }
 
 }  // namespace lumos::sweep

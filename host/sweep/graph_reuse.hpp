@@ -5,7 +5,6 @@
 #pragma once
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "model/parallel_config.hpp"
@@ -25,17 +24,18 @@ bool retarget_folded_periods(model::StepGraph* g, int64_t periods);
 
 // The graphs built for a family with their micro-batches folded, and their programs: a layout of
 // the family that differs from one only in its micro-batch count, with costs of the same
-// structure, takes a copy with its folded periods changed.
+// structure, takes a kept graph with its folded periods changed. The graph is not copied: a
+// family's layouts run one after another, and each takes the graph only until the next asks.
 class FoldedGraphs {
  public:
-  // A copy of a kept graph for this layout of the family, with `program` set to its program;
+  // A kept graph, retargeted to this layout of the family, with `program` set to its program;
   // none when no kept graph serves it.
-  std::optional<model::StepGraph> reuse(
+  std::shared_ptr<const model::StepGraph> reuse(
       const model::ParallelConfig& cfg, const model::Layout& layout, const model::StepCosts& costs,
-      std::shared_ptr<const replay::ReplayProgram>* program) const;
+      std::shared_ptr<const replay::ReplayProgram>* program);
   // Keeps `g` (built from `costs` for this layout) when its micro-batches are folded.
   void keep(const model::ParallelConfig& cfg, const model::Layout& layout,
-            std::shared_ptr<const model::StepCosts> costs, const model::StepGraph& g,
+            std::shared_ptr<const model::StepCosts> costs, std::shared_ptr<model::StepGraph> g,
             std::shared_ptr<const replay::ReplayProgram> program);
   FoldPowers powers;  // the family's period matrices' squarings
 
@@ -46,7 +46,7 @@ class FoldedGraphs {
     model::ParallelConfig cfg;
     std::shared_ptr<const model::StepCosts> costs;  // what the graph was built from
     int64_t small = 0;                              // the micro-batches it was built with
-    model::StepGraph graph;
+    std::shared_ptr<model::StepGraph> graph;
     std::shared_ptr<const replay::ReplayProgram> program;
   };
   std::vector<Kept> kept_;

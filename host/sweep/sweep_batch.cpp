@@ -15,6 +15,7 @@ SlotBatch slot_batch(const model::StepGraph& sg, const std::vector<const model::
   b.node_slot = sg.node_slots();
   b.slots = static_cast<uint32_t>(sg.slots.size());
   b.slot_us.resize(static_cast<size_t>(b.slots) * b.count);
+  b.busy = false;  // the rows' busy time is `out.busy`, from the model's kernel counts
   // The kernel kinds' durations of each configuration from a graph of the same slots without
   // its folds; the folds' matrices then for all configurations at once (batch_fold.hpp).
   model::StepGraph kinds;

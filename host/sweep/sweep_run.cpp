@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <tuple>
 #ifdef __GLIBC__
 #include <malloc.h>  // malloc_trim
@@ -259,12 +258,13 @@ class GroupRunner {
     // A schedule whose steady state folds has a small graph, whatever its micro-batches: counting
     // it would build it (count_step_graph), so it is built once, here.
     std::shared_ptr<const replay::ReplayProgram> reused_program;
-    std::optional<StepGraph> built =
-        !fold ? std::nullopt : graphs->reuse(cfg, layout, *batch.front()->costs, &reused_program);
-    const bool reused = built.has_value();
-    if (fold && !built) built = build_folded(cfg, layout, base);
+    std::shared_ptr<const StepGraph> reused_graph =
+        !fold ? nullptr : graphs->reuse(cfg, layout, *batch.front()->costs, &reused_program);
+    const bool reused = reused_graph != nullptr;
+    std::shared_ptr<StepGraph> built = fold && !reused ? build_folded(cfg, layout, base) : nullptr;
+    const StepGraph* ready = reused ? reused_graph.get() : built.get();
     const StepGraphCount counted =
-        built ? StepGraphCount{built->graph.num_nodes(), built->graph.num_edges(), 0, 0, nullptr}
+        ready ? StepGraphCount{ready->graph.num_nodes(), ready->graph.num_edges(), 0, 0, nullptr}
               : count_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold);
     const uint64_t nodes = counted.nodes;
     s->build_s += seconds_since(t0);
@@ -288,10 +288,10 @@ class GroupRunner {
     const MemoryBudget::Hold hold(budget_, need);
     s->wait_s += seconds_since(t0);
     t0 = Clock::now();
-    const StepGraph sg =
-        built ? std::move(*built)
-              : build_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold, &counted);
-    built.reset();
+    if (!ready)
+      built = std::make_shared<StepGraph>(
+          build_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold, &counted));
+    const StepGraph& sg = reused ? *reused_graph : *built;
     // Configurations with the same costs and speeds (other regions or PUEs) replay as one
     // variant of the batch: lane[k] is batch[k]'s.
     std::vector<uint32_t> lane(batch.size());
@@ -319,7 +319,7 @@ class GroupRunner {
                               : replay::compile_program(sg.graph));
     if (!reused) {
       ++s->graphs;
-      if (fold) graphs->keep(cfg, layout, batch.front()->costs, sg, program);
+      if (fold) graphs->keep(cfg, layout, batch.front()->costs, built, program);
     }
     s->build_s += seconds_since(t0);
     t0 = Clock::now();
@@ -349,16 +349,17 @@ class GroupRunner {
 
   // The layout's graph with its micro-batches folded, when its steady state is long enough to
   // fold; none otherwise, or when building it fails (the count then gives the reason).
-  std::optional<StepGraph> build_folded(const ParallelConfig& cfg, const Layout& layout,
-                                        const StepCosts& costs) const {
-    if (!folds_microbatches(cfg, layout.microbatches)) return std::nullopt;
+  std::shared_ptr<StepGraph> build_folded(const ParallelConfig& cfg, const Layout& layout,
+                                          const StepCosts& costs) const {
+    if (!folds_microbatches(cfg, layout.microbatches)) return nullptr;
     // Past this many nodes (a schedule whose periods do not repeat, built whole) the build is
     // refused here, and the graph is counted and built under the memory budget as any other.
     constexpr uint64_t kFoldedNodesAtMost = 1'000'000;
     try {
-      return build_step_graph(spec_.model, cfg, layout, costs, kFoldedNodesAtMost, true);
+      return std::make_shared<StepGraph>(
+          build_step_graph(spec_.model, cfg, layout, costs, kFoldedNodesAtMost, true));
     } catch (const InputError&) {
-      return std::nullopt;
+      return nullptr;
     }
   }
 
