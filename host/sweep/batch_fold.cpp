@@ -312,8 +312,8 @@ LaneMatrix power_from_squares(PeriodPowers* pp, int64_t n) {
 }  // namespace
 
 // A period met before: its graph and its nodes' durations in every lane (what its matrix is
-// computed from, compared whole), and its matrix's squarings. Defined in this file only, so its
-// file-local LaneMatrix field is safe; GCC takes a file that a unity batch includes for a header
+// computed from, compared whole), and its matrix's powers. Defined in this file only, so its
+// file-local PeriodPowers field is safe; GCC takes a file that a unity batch includes for a header
 // and would warn (-Wsubobject-linkage) in the quick start's build.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
