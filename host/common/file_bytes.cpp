@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <libdeflate.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include <new>
 
 #include "common/error.hpp"
+#include "common/huge_pages.hpp"
 
 namespace lumos::common {
 namespace {
@@ -69,26 +69,6 @@ struct FdCloser {
   int fd;
   ~FdCloser() { ::close(fd); }
 };
-
-// Blocks this large are backed by transparent huge pages where the kernel gives them on request:
-// a trace's inflated JSON is tens of MB, and faulting it in 4 KiB pages (each zeroed and
-// charged separately) cost more than inflating it (docs/design.md, "Reading traces").
-constexpr size_t kHugePageBytes = size_t{2} << 20;
-constexpr size_t kHugePageMinBlock = 4 * kHugePageBytes;
-
-void ask_for_huge_pages(char* p, size_t n) {
-#ifdef MADV_HUGEPAGE
-  if (n < kHugePageMinBlock) return;
-  const uintptr_t begin =
-      (reinterpret_cast<uintptr_t>(p) + kHugePageBytes - 1) & ~uintptr_t{kHugePageBytes - 1};
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) & ~uintptr_t{kHugePageBytes - 1};
-  // A hint: a kernel without them, or with them off, leaves the block as it is.
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)n;
-#endif
-}
 
 // The size a gzip stream's last trailer claims, when a stream of `size` compressed bytes could
 // inflate to it: deflate encodes at most 258 bytes in two bits or so (1032 to 1), so a larger
@@ -145,7 +125,7 @@ void ByteBuffer::resize(size_t n) {
   if (q == nullptr) throw std::bad_alloc();
   p_ = static_cast<char*>(q);
   n_ = n;
-  ask_for_huge_pages(p_, n_);
+  advise_huge_pages(p_, n_);
   t_peak_buffer_bytes = std::max(t_peak_buffer_bytes, n);
 }
 
