@@ -90,6 +90,7 @@ class Loader {
   void parse_pg_config(value v);
   void parse_device_properties(value v);
   uint32_t intern(std::string_view s);
+  bool is_comm_name(uint32_t id);
   int64_t id_of(value v, std::string_view field);
   int64_t int_of(value v, std::string_view field);
   int32_t rank_field(int64_t v, std::string_view field) const;
@@ -102,6 +103,7 @@ class Loader {
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> name_ids_;
   std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> string_ids_;
   Shapes shapes_;
+  std::vector<int8_t> comm_name_;  // by name id: is_comm_kernel, -1 until asked
   uint64_t event_index_ = 0;
   const char* event_pos_ = nullptr;
   bool have_base_ = false;
@@ -132,6 +134,14 @@ uint32_t Loader::intern(std::string_view s) {
   table_.names.emplace_back(s);
   name_ids_.emplace(std::string(s), id);
   return id;
+}
+
+// Kernels repeat a few hundred names: each is tested against the collective names once.
+bool Loader::is_comm_name(uint32_t id) {
+  if (id >= comm_name_.size()) comm_name_.resize(table_.names.size(), -1);
+  int8_t& c = comm_name_[id];
+  if (c < 0) c = is_comm_kernel(table_.names[id]) ? 1 : 0;
+  return c != 0;
 }
 
 // pid and tid may be integers or strings ("Spans", "stream 7", ""); strings get negative ids so
@@ -472,7 +482,7 @@ void Loader::parse_event(object obj) {
       runtime_role(r.name) == RuntimeRole::kLaunch) {
     e.correlation = -1;
   }
-  if (kind == EventKind::kKernel && is_comm_kernel(r.name)) add_collective(r.name, r.args, &e);
+  if (kind == EventKind::kKernel && is_comm_name(e.name)) add_collective(r.name, r.args, &e);
   table_.events.push_back(e);
 }
 
