@@ -2,9 +2,21 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstdint>
 
 namespace lumos::common {
+namespace {
+std::atomic<bool> g_huge_pages_for_new{false};
+}  // namespace
+
+void set_huge_pages_for_new(bool on) {
+  g_huge_pages_for_new.store(on, std::memory_order_relaxed);
+}
+
+bool huge_pages_for_new() {
+  return g_huge_pages_for_new.load(std::memory_order_relaxed);
+}
 
 void advise_huge_pages(void* p, size_t n) {
 #ifdef MADV_HUGEPAGE

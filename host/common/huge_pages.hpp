@@ -15,4 +15,11 @@ inline constexpr size_t kHugePageMinBlockBytes = size_t{8} << 20;
 // block as it is.
 void advise_huge_pages(void* p, size_t n);
 
+// Whether the lumos binary's operator new asks for huge pages for large blocks
+// (huge_page_new.cpp). Off unless a command turns it on: `lumos replay`, measured to gain by it;
+// commands that allocate and free large graphs by the thousand (sweeps, searches) were not
+// measured with it and keep the standard behaviour.
+void set_huge_pages_for_new(bool on);
+bool huge_pages_for_new();
+
 }  // namespace lumos::common
