@@ -13,6 +13,8 @@
 #include "cli/unexpected_args.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/heap_tuning.hpp"
+#include "common/huge_pages.hpp"
 #include "cost/size_units.hpp"
 #include "estimate/trace_replay.hpp"
 #include "report/build_warnings.hpp"
@@ -74,6 +76,10 @@ int replay_folder(const std::string& dir, const cxxopts::ParseResult& a) {
 }  // namespace
 
 int cmd_replay(int argc, char** argv) {
+  // A replay allocates its large blocks (the parser's index, the graph's arrays) once: huge pages
+  // and freed memory kept for reuse save faulting them in (docs/design.md, "Reading traces").
+  common::set_huge_pages_for_new(true);
+  keep_freed_graph_memory();
   cxxopts::Options opts(
       "lumos replay",
       "Replay a PyTorch profiler (Kineto) trace or a .lgraph file and compare the "

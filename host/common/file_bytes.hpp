@@ -76,8 +76,9 @@ FileBytes read_file_bytes(const std::string& path, size_t padding,
 
 // Inflates an in-memory gzip stream (one or more members). `what` names the source in messages.
 // The size trailer is not trusted: the output buffer starts at 8 times the compressed size (at
-// least 64 KiB) and doubles while the data needs more, so it holds at most twice what the data
-// inflates to, of which only what was written is resident, and never more than `max_bytes`
+// least 64 KiB), or at the last trailer's size when a stream of this size could inflate to it
+// (1032 to 1 at most, deflate's limit), and doubles while the data needs more; of it only what
+// was written is resident, and it never holds more than `max_bytes`
 // (then InputError names the limit and `limit_of`). A buffer the machine cannot give is an
 // InputError saying so ("out of memory while inflating"), not std::bad_alloc.
 FileBytes gunzip_bytes(const char* data, size_t size, size_t padding, const std::string& what,

@@ -20,6 +20,15 @@ using trace::EventTable;
 
 namespace detail {
 
+Builder::Builder(const EventTable& t, const BuildOptions& o) : t_(t), opt_(o) {
+  name_role_.reserve(t.names.size());
+  name_comm_.reserve(t.names.size());
+  for (const std::string& n : t.names) {
+    name_role_.push_back(trace::runtime_role(n));
+    name_comm_.push_back(trace::is_comm_kernel(n) ? 1 : 0);
+  }
+}
+
 // The phases in dependency order: nodes before edges; the measured waits on the GPU before the
 // launch-latency medians (which leave out launches that waited), the medians before the edges
 // that use them as expected lags, every edge before the lags, the lags before flattening.

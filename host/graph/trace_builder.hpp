@@ -20,6 +20,7 @@
 #include "graph/graph.hpp"
 #include "graph/graph_builder.hpp"
 #include "trace/event_table.hpp"
+#include "trace/runtime_names.hpp"
 
 namespace lumos::graph::detail {
 
@@ -71,10 +72,16 @@ inline bool is_step_name(std::string_view n) {
 
 class Builder {
  public:
-  Builder(const trace::EventTable& t, const BuildOptions& o) : t_(t), opt_(o) {}
+  Builder(const trace::EventTable& t, const BuildOptions& o);
   BuildResult run();
 
  private:
+  // A name's runtime role and whether it names a collective kernel, worked out once per name:
+  // the phases ask for every call and kernel, and a trace repeats a few hundred names.
+  trace::RuntimeRole role_of(uint32_t name) const { return name_role_[name]; }
+  trace::RuntimeRole role_of(const trace::Event& e) const { return name_role_[e.name]; }
+  bool is_comm(const trace::Event& e) const { return name_comm_[e.name] != 0; }
+
   // graph_builder.cpp
   void select_window();
   void place_origin();
@@ -121,6 +128,8 @@ class Builder {
 
   const trace::EventTable& t_;
   BuildOptions opt_;
+  std::vector<trace::RuntimeRole> name_role_;  // by name id
+  std::vector<uint8_t> name_comm_;             // by name id
   std::vector<TraceStep> steps_;
   int64_t wb_ = std::numeric_limits<int64_t>::min();  // the step window [wb_, we_)
   int64_t we_ = std::numeric_limits<int64_t>::max();

@@ -22,7 +22,7 @@ void Builder::add_gpu_to_cpu_syncs() {
     DNode& call = nodes_[n];
     if (call.kind != NodeKind::kRuntime || call.event < 0) continue;
     const Event& ce = t_.events[call.event];
-    const RuntimeRole role = trace::runtime_role(t_.name_of(ce));
+    const RuntimeRole role = role_of(ce);
     std::vector<uint32_t> sources;
     auto sit = ce.correlation >= 0 ? sync_event_.find(ce.correlation) : sync_event_.end();
     const Event* se = sit != sync_event_.end() ? &t_.events[sit->second] : nullptr;
@@ -72,7 +72,7 @@ uint32_t Builder::last_record_before(uint32_t thread_res, uint32_t pos) {
     for (uint32_t i = 0; i < seq.size(); ++i) {
       const DNode& c = nodes_[seq[i]];
       const bool rec = c.kind == NodeKind::kRuntime && c.event >= 0 &&
-                       trace::runtime_role(t_.names[c.name]) == RuntimeRole::kEventRecord;
+                       role_of(c.name) == RuntimeRole::kEventRecord;
       v[i + 1] = rec ? seq[i] : v[i];
     }
     it = last_record_.emplace(thread_res, std::move(v)).first;
@@ -95,7 +95,7 @@ void Builder::add_stream_waits() {
     const DNode& call = nodes_[n];
     if (call.kind != NodeKind::kRuntime || call.event < 0) continue;
     const Event& ce = t_.events[call.event];
-    if (trace::runtime_role(t_.name_of(ce)) != RuntimeRole::kStreamWaitEvent) continue;
+    if (role_of(ce) != RuntimeRole::kStreamWaitEvent) continue;
     auto sit = ce.correlation >= 0 ? sync_event_.find(ce.correlation) : sync_event_.end();
     if (sit != sync_event_.end() && t_.events[sit->second].sync == SyncKind::kStreamWaitEvent) {
       const Event& se = t_.events[sit->second];

@@ -151,9 +151,8 @@ void Builder::build_gpu_nodes() {
       n.kind = e.kind == EventKind::kKernel   ? NodeKind::kKernel
                : e.kind == EventKind::kMemcpy ? NodeKind::kMemcpy
                                               : NodeKind::kMemset;
-      n.cls = e.kind == EventKind::kKernel
-                  ? (trace::is_comm_kernel(t_.name_of(e)) ? NodeClass::kComm : NodeClass::kCompute)
-                  : NodeClass::kMemory;
+      n.cls = e.kind == EventKind::kKernel ? (is_comm(e) ? NodeClass::kComm : NodeClass::kCompute)
+                                           : NodeClass::kMemory;
       n.res = res;
       n.name = e.name;
       n.event = idx;
@@ -213,7 +212,7 @@ void Builder::split_blocking_copies() {
     const DNode& op = nodes_[g];
     if (op.launcher == kNone || nodes_[op.launcher].kind != NodeKind::kRuntime) continue;
     const DNode& call = nodes_[op.launcher];
-    if (trace::runtime_role(t_.names[call.name]) == RuntimeRole::kLaunch)
+    if (role_of(call.name) == RuntimeRole::kLaunch)
       enqueue.push_back(static_cast<double>(call.e - call.s));
   }
   const auto enqueue_ns = static_cast<int64_t>(median(enqueue));
@@ -223,7 +222,7 @@ void Builder::split_blocking_copies() {
     if (op.kind != NodeKind::kMemcpy || op.launcher == kNone) continue;
     const DNode& call = nodes_[op.launcher];
     if (call.kind != NodeKind::kRuntime) continue;
-    if (trace::runtime_role(t_.names[call.name]) != RuntimeRole::kBlockingMemcpy) continue;
+    if (role_of(call.name) != RuntimeRole::kBlockingMemcpy) continue;
     const int64_t tol = static_cast<int64_t>(opt_.sync_tolerance_us * 1000);
     if (!(op.e > call.s && op.e <= call.e + tol && op.s >= call.s)) continue;
     const uint32_t call_id = op.launcher;

@@ -35,10 +35,22 @@ struct Args {
   int64_t wait_on_stream = -1, wait_on_record_corr = -1, bytes = -1;
   std::string_view sync_kind;
   std::string_view collective_name, dtype, pg_name, pg_desc;
-  std::vector<std::vector<int64_t>> input_dims;
-  std::vector<std::string_view> input_types;
-  bool has_dims = false;
+  bool has_dims = false;  // the inputs' shapes are in the loader's Shapes
   int64_t in_nelems = -1, out_nelems = -1, group_size = -1, seq = -1;
+};
+
+// One event's "Input Dims" and "Input type", flat: inputs i's dims are dims[ends[i - 1], ends[i]).
+// The loader keeps one and clears it for each event, so that reading shapes allocates nothing
+// once it has grown to the largest event's.
+struct Shapes {
+  std::vector<int64_t> dims;
+  std::vector<uint32_t> ends;
+  std::vector<std::string_view> types;
+  void clear() {
+    dims.clear();
+    ends.clear();
+    types.clear();
+  }
 };
 
 // One event's fields as read, before they are checked; the strings point into the JSON buffer.
@@ -70,7 +82,7 @@ class Loader {
   void read_arg(simdjson::ondemand::raw_json_string k, value av, Args* a);
   void check_required(const RawEvent& r) const;
   void copy_args(const Args& a, Event* e) const;
-  void add_shapes(const Args& a, Event* e);
+  void add_shapes(Event* e);  // from shapes_
   void set_sync(const RawEvent& r, Event* e) const;
   void add_collective(std::string_view name, const Args& a, Event* e);
   void parse_distributed_info(value v);
@@ -78,6 +90,7 @@ class Loader {
   void parse_pg_config(value v);
   void parse_device_properties(value v);
   uint32_t intern(std::string_view s);
+  bool is_comm_name(uint32_t id);
   int64_t id_of(value v, std::string_view field);
   int64_t int_of(value v, std::string_view field);
   int32_t rank_field(int64_t v, std::string_view field) const;
@@ -89,6 +102,8 @@ class Loader {
   EventTable table_;
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> name_ids_;
   std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> string_ids_;
+  Shapes shapes_;
+  std::vector<int8_t> comm_name_;  // by name id: is_comm_kernel, -1 until asked
   uint64_t event_index_ = 0;
   const char* event_pos_ = nullptr;
   bool have_base_ = false;
@@ -119,6 +134,14 @@ uint32_t Loader::intern(std::string_view s) {
   table_.names.emplace_back(s);
   name_ids_.emplace(std::string(s), id);
   return id;
+}
+
+// Kernels repeat a few hundred names: each is tested against the collective names once.
+bool Loader::is_comm_name(uint32_t id) {
+  if (id >= comm_name_.size()) comm_name_.resize(table_.names.size(), -1);
+  int8_t& c = comm_name_[id];
+  if (c < 0) c = is_comm_kernel(table_.names[id]) ? 1 : 0;
+  return c != 0;
 }
 
 // pid and tid may be integers or strings ("Spans", "stream 7", ""); strings get negative ids so
@@ -293,27 +316,28 @@ EventKind kind_of_cat(std::string_view cat, bool* keep) {
 }
 
 // [[d0, d1, ...], [], ...]: kept for shape-aware cost models; odd shapes are ignored.
-void read_input_dims(value av, Args* a) {
+void read_input_dims(value av, Args* a, Shapes* s) {
   simdjson::ondemand::array outer;
   if (av.get_array().get(outer)) return;
   a->has_dims = true;
   for (auto in : outer) {
-    a->input_dims.emplace_back();
     simdjson::ondemand::array inner;
-    if (in.get_array().get(inner)) continue;
-    for (auto d : inner) {
-      int64_t x;
-      if (!d.get_int64().get(x)) a->input_dims.back().push_back(x);
+    if (!in.get_array().get(inner)) {
+      for (auto d : inner) {
+        int64_t x;
+        if (!d.get_int64().get(x)) s->dims.push_back(x);
+      }
     }
+    s->ends.push_back(static_cast<uint32_t>(s->dims.size()));
   }
 }
 
-void read_input_types(value av, Args* a) {
+void read_input_types(value av, Shapes* s) {
   simdjson::ondemand::array types;
   if (av.get_array().get(types)) return;
   for (auto ty : types) {
     std::string_view sv;
-    a->input_types.push_back(ty.get_string().get(sv) ? std::string_view() : sv);
+    s->types.push_back(ty.get_string().get(sv) ? std::string_view() : sv);
   }
 }
 
@@ -351,9 +375,9 @@ inline void Loader::read_arg(simdjson::ondemand::raw_json_string k, value av, Ar
   else if (k == "Seq")
     a->seq = int_of(av, "args.Seq");
   else if (k == "Input Dims")
-    read_input_dims(av, a);
+    read_input_dims(av, a, &shapes_);
   else if (k == "Input type")
-    read_input_types(av, a);
+    read_input_types(av, &shapes_);
 }
 
 // Flow, metadata and instant events need not carry a numeric ts; decided after 'ph'.
@@ -390,6 +414,7 @@ inline void Loader::read_args(value v, RawEvent* r) {
 
 void Loader::parse_event(object obj) {
   RawEvent r;
+  shapes_.clear();
   // Once ph and cat show that the event is not modelled (flows, python_function, ...), the rest
   // of it is skipped unparsed: most of a large trace is such events. On-demand objects are read
   // in one pass, so each field is handled as it comes.
@@ -442,7 +467,7 @@ void Loader::parse_event(object obj) {
   if (r.have_args) copy_args(r.args, &e);
   // User annotations carry dims too: PyTorch's "nccl:all_reduce" names a collective's tensor.
   if ((kind == EventKind::kCpuOp || kind == EventKind::kUserAnnotation) && r.args.has_dims)
-    add_shapes(r.args, &e);
+    add_shapes(&e);
   if (e.is_gpu_op()) {
     // GPU events: pid is the device and tid the stream when args lack them.
     if (e.device < 0) {
@@ -457,7 +482,7 @@ void Loader::parse_event(object obj) {
       runtime_role(r.name) == RuntimeRole::kLaunch) {
     e.correlation = -1;
   }
-  if (kind == EventKind::kKernel && is_comm_kernel(r.name)) add_collective(r.name, r.args, &e);
+  if (kind == EventKind::kKernel && is_comm_name(e.name)) add_collective(r.name, r.args, &e);
   table_.events.push_back(e);
 }
 
@@ -491,13 +516,14 @@ void Loader::copy_args(const Args& a, Event* e) const {
   e->memcpy_bytes = a.bytes;
 }
 
-void Loader::add_shapes(const Args& a, Event* e) {
+void Loader::add_shapes(Event* e) {
   e->shapes = static_cast<int32_t>(table_.shape_offset.size() - 1);
-  for (size_t i = 0; i < a.input_dims.size(); ++i) {
-    table_.dims.insert(table_.dims.end(), a.input_dims[i].begin(), a.input_dims[i].end());
+  const Shapes& s = shapes_;
+  for (size_t i = 0; i < s.ends.size(); ++i) {
+    table_.dims.insert(table_.dims.end(), s.dims.begin() + (i > 0 ? s.ends[i - 1] : 0),
+                       s.dims.begin() + s.ends[i]);
     table_.input_offset.push_back(static_cast<uint32_t>(table_.dims.size()));
-    table_.input_type.push_back(
-        intern(i < a.input_types.size() ? a.input_types[i] : std::string_view()));
+    table_.input_type.push_back(intern(i < s.types.size() ? s.types[i] : std::string_view()));
   }
   table_.shape_offset.push_back(static_cast<uint32_t>(table_.input_offset.size() - 1));
 }
