@@ -404,6 +404,8 @@ def utilization_rows(servers):
                                                                   "utilization": "threads-sci"}),
         ("jobs in submission order by class", {"by_class": True}),
         ("capacity threads x per-thread score (rounded up)", {"capacity": "thread-ceil"}),
+        ("the same, jobs in submission order by class", {"capacity": "thread-ceil",
+                                                         "by_class": True}),
         ("capacity one thread with the job's score", {"capacity": "thread-bounded"}),
         # Two choices together that the paper's text does not support: the axis read on SCI's
         # placement only, and the 2019 Silver-4116 zeroed although the paper counts it among the
