@@ -15,10 +15,16 @@ names what of each figure a variant misses, against the paper's numbers and tole
 prints the default model at base powers from 0 to 240 W instead; `--job-sizes` places seeded
 jobs of several threads that must fit on one server instead (see `job_sizes_curve`).
 `--job-sizes --offered` counts a dropped job towards its level, as offered demand.
-Usage: scripts/case-study-variants.py [--base-sweep | --job-sizes [--offered]] [FLEET.toml]
+`--utilization-defs` places the default model's jobs one by one with one other choice changed:
+what utilization measures (threads, cores, servers powered on or TDP in use, on either metric's
+placement), a base power per server of 3/7 of its TDP, every server of a type on, the job classes
+in submission order, or a capacity in threads (see `jobwise_curve`).
+Usage: scripts/case-study-variants.py [--base-sweep | --job-sizes [--offered] |
+                                       --utilization-defs] [FLEET.toml]
 """
 import math
 import random
+import re
 import sys
 import tomllib
 
@@ -31,6 +37,9 @@ def load(path):
     ref = fleet["fleet"]["reference_year"]
     for s in fleet["server"]:
         s["age"] = ref - s["year"]
+        # Physical cores, from the server's source line ("16 cores / 32 threads"), else threads.
+        cores = re.search(r"(\d+) cores", s.get("source", ""))
+        s["cores"] = int(cores.group(1)) if cores else s["resources"]
     return fleet["server"]
 
 
@@ -272,9 +281,165 @@ def print_job_sizes(servers, offered=False):
           + (" (a dropped job counted as offered demand)" if offered else ""))
 
 
+def one_thread_jobs(seed, by_class=False):
+    """The default model's jobs (one thread each, seeded classes), as scores; `by_class`: in
+    submission order by class (every VC1 job, then VC2, then VC3) instead of seeded order."""
+    jobs = [d for _, d in sized_jobs(seed, 0.0, [1])]
+    return sorted(jobs) if by_class else jobs
+
+
+def jobwise_curve(servers, policy, jobs, base_w, base_tdp_share=0.0, powered="server",
+                  capacity="score", utilization="score", grid=10.0, zero_at=False):
+    """The default model placed job by job, with one of its other choices changed:
+    - utilization: what the x axis measures, as a share of the fleet's total: "score" (demand
+      placed, the default), or the threads, physical cores, servers powered on or TDP of the
+      servers' worth the jobs use, measured on oSCI's placement ("-osci"), SCI's ("-sci") or
+      their mean ("-mean"); "jobs-threads" counts each placed job as one thread of the fleet's.
+      Every curve is computed on demand and read back at whole percents of the new axis, so
+      the peaks keep their heights and only the band edges move.
+    - base_w + base_tdp_share x TDP: a running server's base power (W);
+    - powered: "server" (the servers running jobs, filled one by one within a type) or "type"
+      (every server of a type running jobs);
+    - zero_at: zeroed at an age of 5 years too (the 2019 Silver-4116);
+    - capacity: "score" (the default), "thread-ceil" (a job reserves the threads its score needs
+      on the type, rounded up: a server's capacity is threads x per-thread score, energy by
+      threads reserved), "thread-bounded" (a job takes one thread, only on a type whose threads
+      each have its score)."""
+    n = len(servers)
+    unit = [s["score"] if capacity == "score" else s["resources"] for s in servers]
+    o_srv = [s["max_w"] * HOURS / 1000 * grid for s in servers]  # g per server-year at TDP
+    m_srv = [embodied_g_per_year(s, policy, zero_at) for s in servers]
+    base = [(base_w + base_tdp_share * s["max_w"]) * HOURS / 1000 * grid for s in servers]
+    sunk = sum(s["count"] * m for s, m in zip(servers, m_srv))
+    total = {"score": sum(s["count"] * s["score"] for s in servers),
+             "threads": sum(s["count"] * s["resources"] for s in servers),
+             "cores": sum(s["count"] * s["cores"] for s in servers),
+             "servers": sum(s["count"] for s in servers),
+             "tdp": sum(s["count"] * s["max_w"] for s in servers)}
+
+    def need(k, d):  # what a job of score d reserves on type k (None: it cannot run there)
+        per_thread = servers[k]["score"] / servers[k]["resources"]
+        if capacity == "thread-ceil":
+            return float(math.ceil(d / per_thread - 1e-9))
+        if capacity == "thread-bounded":
+            return 1.0 if d <= per_thread * (1 + 1e-9) else None
+        return d
+
+    steps = 500
+    traces = {}
+    for metric in ("osci", "sci"):
+        used, placed, j, trace = [0.0] * n, 0.0, 0, []
+        for i in range(steps + 1):
+            while j < len(jobs) and placed + jobs[j] <= i / steps * total["score"] * (1 + 1e-9):
+                d, best, best_value = jobs[j], None, math.inf
+                j += 1
+                for k, s in enumerate(servers):
+                    r = need(k, d)
+                    if r is None or used[k] + r > s["count"] * unit[k] * (1 + 1e-9):
+                        continue
+                    value = r / unit[k] * (o_srv[k] + (m_srv[k] if metric == "sci" else 0))
+                    if value < best_value - 1e-12:
+                        best, best_value = k, value
+                if best is not None:  # a job that fits nowhere is dropped
+                    used[best] += need(best, d)
+                    placed += d
+            worth = [used[k] / unit[k] for k in range(n)]  # servers' worth in use
+            on = [math.ceil(w - 1e-9) if powered == "server" else s["count"] * (w > 0)
+                  for w, s in zip(worth, servers)]
+            g = sunk + sum(w * o + c * b for w, o, c, b in zip(worth, o_srv, on, base))
+            x = {"score": placed / total["score"], "servers": sum(on) / total["servers"],
+                 "jobs": j / total["threads"]}
+            for key, field in (("threads", "resources"), ("cores", "cores"), ("tdp", "max_w")):
+                x[key] = sum(w * s[field] for w, s in zip(worth, servers)) / total[key]
+            trace.append((x, g))
+        traces[metric] = trace
+    def axis(xo, xs):  # the level on the chosen axis, from oSCI's and SCI's placements
+        if utilization in ("score", "jobs-threads"):
+            return xo[utilization.split("-")[0]]
+        what, _, by = utilization.partition("-")
+        return {"osci": xo[what], "sci": xs[what], "mean": (xo[what] + xs[what]) / 2}[by]
+
+    points = [(axis(xo, xs), gs / go - 1 if go > 0 else 0.0)
+              for (xo, go), (xs, gs) in zip(traces["osci"], traces["sci"])]
+    return at_whole_percents(points)
+
+
+def at_whole_percents(points):
+    # The curve read at 0, 1, ..., 100% of its axis, linear between the points computed.
+    points = sorted(points)
+    out = []
+    for i in range(101):
+        x = i / 100
+        lo = max((p for p in points if p[0] <= x + 1e-12), default=points[0])
+        hi = min((p for p in points if p[0] >= x - 1e-12), default=points[-1])
+        a = lo[1] if hi[0] <= lo[0] else lo[1] + (hi[1] - lo[1]) * (x - lo[0]) / (hi[0] - lo[0])
+        out.append((x, a))
+    return out
+
+
+def utilization_rows(servers):
+    # The choices the paper's text leaves open besides the base power (docs/guide/carbon.md):
+    # what utilization measures, which servers are powered, a base power per server from "> 30%
+    # of peak at 0% utilization", the order of the job classes, and capacity in threads.
+    b = paper_base_w(servers)
+    n = sum(s["count"] for s in servers)
+    tdp_mean = sum(s["count"] * s["max_w"] for s in servers) / n
+    rows = [("default, placed job by job", {})]
+    for what in ("threads", "cores", "servers", "tdp"):
+        for by in ("osci", "sci", "mean"):
+            on = "the mean of both placements" if by == "mean" else f"{by}'s placement"
+            rows.append((f"utilization = {what} in use, on {on}",
+                         {"utilization": f"{what}-{by}"}))
+    rows += [
+        ("utilization = jobs placed / the fleet's threads", {"utilization": "jobs-threads"}),
+        ("base 3/7 x TDP per server (30% of its peak), no more", {"base_w": 0.0,
+                                                                   "base_tdp_share": 3 / 7}),
+        (f"base 3/7 x TDP + {b - 3 / 7 * tdp_mean:.1f} W (20% rule)",
+         {"base_w": b - 3 / 7 * tdp_mean, "base_tdp_share": 3 / 7}),
+        (f"base 3/7 x TDP + {b - 3 / 7 * tdp_mean:.1f} W, threads on SCI's placement",
+         {"base_w": b - 3 / 7 * tdp_mean, "base_tdp_share": 3 / 7,
+          "utilization": "threads-sci"}),
+        ("every server of a type running jobs on", {"powered": "type"}),
+        ("every server of a type on, threads on SCI's placement", {"powered": "type",
+                                                                  "utilization": "threads-sci"}),
+        ("jobs in submission order by class", {"by_class": True}),
+        ("capacity threads x per-thread score (rounded up)", {"capacity": "thread-ceil"}),
+        ("the same, jobs in submission order by class", {"capacity": "thread-ceil",
+                                                         "by_class": True}),
+        ("capacity one thread with the job's score", {"capacity": "thread-bounded"}),
+        # Two choices together that the paper's text does not support: the axis read on SCI's
+        # placement only, and the 2019 Silver-4116 zeroed although the paper counts it among the
+        # 236 servers under 5 years old.
+        ("the Silver-4116 zeroed too, threads on SCI's placement", {"zero_at": True,
+                                                                    "utilization":
+                                                                        "threads-sci"}),
+    ]
+    return rows
+
+
+def print_utilization_defs(servers):
+    print(f"{'variant (paper model, job by job, seed 1)':60s} {'years in service':34s} "
+          f"{'zeroed after 5 years':34s} misses")
+    for name, kw in utilization_rows(servers):
+        kw = {"base_w": paper_base_w(servers), **kw}
+        jobs = one_thread_jobs(1, kw.pop("by_class", False))
+        yis = jobwise_curve(servers, "years-in-service", jobs, **kw)
+        zero = jobwise_curve(servers, "zero-after-lifetime", jobs, **kw)
+        missed = [f"{label}:{m}" for label, m in (("years", misses(yis, "years-in-service")),
+                                                  ("zeroed", misses(zero,
+                                                                    "zero-after-lifetime")))
+                  if m]
+        print(f"{name:60s} {summary(yis, 0.05)}  {summary(zero, 0.10)}  "
+              f"{' '.join(missed) or 'none'}")
+
+
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a not in ("--base-sweep", "--job-sizes", "--offered")]
+    flags = ("--base-sweep", "--job-sizes", "--offered", "--utilization-defs")
+    args = [a for a in sys.argv[1:] if a not in flags]
     servers = load(args[0] if args else "examples/fleets/mit-740.toml")
+    if "--utilization-defs" in sys.argv:
+        print_utilization_defs(servers)
+        sys.exit(0)
     if "--job-sizes" in sys.argv:
         print_job_sizes(servers, offered="--offered" in sys.argv)
         sys.exit(0)
