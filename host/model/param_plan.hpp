@@ -58,6 +58,8 @@ struct ParamPlan {
   }
 };
 
+// Of `costs` only the data-parallel group and the bucket size count: costs that agree on them
+// have one plan.
 ParamPlan param_plan(const ModelSpec& m, const ParallelConfig& c, const Layout& l,
                      const StepCosts& costs);
 

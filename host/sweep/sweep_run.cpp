@@ -140,6 +140,46 @@ std::vector<Family> resolve_and_group(const std::vector<SweepVariant>& all,
   return families;
 }
 
+// The families of a shard as its threads take them: largest first, so that no thread is left
+// with a large one at the end (a family's work grows with its rows and virtual stages). One with
+// more than half a thread's share of the work is split by tensor degree, whose layouts seldom
+// share a graph (the distributed optimizer gathers other counts of buckets).
+std::vector<Family> schedule(std::vector<Family> families, const std::vector<SweepRow>& rows,
+                             unsigned threads) {
+  auto work_of = [&](const Family& f) {
+    double w = 0;
+    for (const Group& g : f.groups) {
+      const ParallelConfig& c = rows[g.rows.front()].variant.cfg;
+      w += static_cast<double>(g.rows.size()) * c.pp * c.interleave;
+    }
+    return w;
+  };
+  double total = 0;
+  for (const Family& f : families) total += work_of(f);
+  std::vector<Family> out;
+  for (Family& f : families) {
+    if (threads < 2 || work_of(f) <= total / (2.0 * threads)) {
+      out.push_back(std::move(f));
+      continue;
+    }
+    std::map<int, size_t> part;  // tensor degree -> its family in `out`
+    for (Group& g : f.groups) {
+      auto [it, fresh] = part.emplace(rows[g.rows.front()].variant.cfg.tp, out.size());
+      if (fresh) out.emplace_back();
+      out[it->second].groups.push_back(std::move(g));
+    }
+  }
+  std::vector<double> work;
+  for (const Family& f : out) work.push_back(work_of(f));
+  std::vector<size_t> order(out.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return work[a] > work[b]; });
+  std::vector<Family> sorted;
+  for (size_t i : order) sorted.push_back(std::move(out[i]));
+  return sorted;
+}
+
 // Each configuration's network (its topology with its NIC line rate and GPUs per node) and GPU
 // (with its NVLink bandwidth). StepCosts keeps a pointer to the network, so the copies live as
 // long as the sweep.
@@ -254,7 +294,13 @@ class GroupRunner {
         auto c = std::make_shared<StepCosts>(
             price_step(spec_.model, cfg, layout, db_, gpu, topo, spec_.cost_options));
         if (spec_.adjust_costs) spec_.adjust_costs(*c);
-        plan = std::make_shared<const ParamPlan>(param_plan(spec_.model, cfg, layout, *c));
+        // The plan reads of the costs only the bucket size and the data-parallel group.
+        for (const auto& [key, other] : priced)
+          if (other.first && other.first->bucket_params == c->bucket_params &&
+              other.first->dp_group == c->dp_group)
+            plan = other.second;
+        if (!plan)
+          plan = std::make_shared<const ParamPlan>(param_plan(spec_.model, cfg, layout, *c));
         costs = std::move(c);
       }
       todo.push_back({i, &gpu, costs, plan});
@@ -459,17 +505,18 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
   SweepResult out;
   out.stats.variants = all.size();
   std::vector<SweepRow> rows;
-  const std::vector<Family> families = resolve_and_group(all, db, &rows);
-  std::vector<size_t> mine;
+  std::vector<Family> families = resolve_and_group(all, db, &rows);
+  std::vector<Family> shard;
   for (size_t f = 0; f < families.size(); ++f)
-    if (f % opt.shards == opt.shard) mine.push_back(f);
+    if (f % opt.shards == opt.shard) shard.push_back(std::move(families[f]));
+  const unsigned threads = worker_threads(opt.threads);
+  const std::vector<Family> mine = schedule(std::move(shard), rows, threads);
   uint64_t shard_rows = 0;
-  for (size_t f : mine) {
-    out.stats.groups += families[f].groups.size();
-    for (const Group& g : families[f].groups) shard_rows += g.rows.size();
+  for (const Family& f : mine) {
+    out.stats.groups += f.groups.size();
+    for (const Group& g : f.groups) shard_rows += g.rows.size();
   }
   GroupRunner runner(spec, db, opt, rows);
-  const unsigned threads = worker_threads(opt.threads);
   runner.set_threads(threads);
   std::mutex m;  // stats and progress
   std::atomic<size_t> next{0};
@@ -477,7 +524,7 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
   run_workers(threads, [&] {
     for (size_t k; (k = next++) < mine.size();) {
       FoldedGraphs family_graphs;
-      for (const Group& grp : families[mine[k]].groups) {
+      for (const Group& grp : mine[k].groups) {
         GroupStats s;
         runner.run(grp, &family_graphs, &s);
         std::lock_guard<std::mutex> lock(m);
@@ -489,8 +536,8 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
       }
     }
   });
-  for (size_t f : mine)
-    for (const Group& g : families[f].groups)
+  for (const Family& f : mine)
+    for (const Group& g : f.groups)
       for (size_t i : g.rows) out.rows.push_back(std::move(rows[i]));
   std::sort(out.rows.begin(), out.rows.end(),
             [](const SweepRow& a, const SweepRow& b) { return a.variant.index < b.variant.index; });
