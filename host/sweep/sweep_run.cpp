@@ -57,6 +57,10 @@ std::string structure_key(const ParallelConfig& c, bool layout = true) {
 
 struct Group {
   std::vector<size_t> rows;  // indices into the result's rows
+  // Shards take the layouts of one tensor and context degree and micro-batch size (their
+  // `slice`, numbered in the order met) together: families spanning the degrees would leave a
+  // sweep too few to spread over many processes.
+  size_t slice = 0;
 };
 
 // Groups whose layouts differ only in their degrees, micro-batch size and global batch size, run
@@ -94,6 +98,7 @@ std::vector<Family> resolve_and_group(const std::vector<SweepVariant>& all,
                                       const cost::KernelsDb& db, std::vector<SweepRow>* rows) {
   std::map<std::string, std::pair<size_t, size_t>> group_of;  // (family, group in it)
   std::map<std::string, size_t> family_of;
+  std::map<std::string, size_t> slice_of;
   std::vector<Family> families;
   rows->resize(all.size());
   for (size_t i = 0; i < all.size(); ++i) {
@@ -119,7 +124,13 @@ std::vector<Family> resolve_and_group(const std::vector<SweepVariant>& all,
     Family& f = families[fam->second];
     auto [it, fresh] = group_of.emplace(structure_key(r.variant.cfg),
                                         std::make_pair(fam->second, f.groups.size()));
-    if (fresh) f.groups.emplace_back();
+    if (fresh) {
+      f.groups.emplace_back();
+      const std::string slice =
+          structure_key(r.variant.cfg, false) + "/" + std::to_string(r.variant.cfg.tp) + "/" +
+          std::to_string(r.variant.cfg.cp) + "/" + std::to_string(r.variant.cfg.mbs);
+      f.groups.back().slice = slice_of.emplace(slice, slice_of.size()).first->second;
+    }
     families[it->second.first].groups[it->second.second].rows.push_back(i);
   }
   // A family's layouts of one tensor, context and micro-batch size run one after another, as
@@ -507,8 +518,12 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
   std::vector<SweepRow> rows;
   std::vector<Family> families = resolve_and_group(all, db, &rows);
   std::vector<Family> shard;
-  for (size_t f = 0; f < families.size(); ++f)
-    if (f % opt.shards == opt.shard) shard.push_back(std::move(families[f]));
+  for (Family& f : families) {
+    Family part;
+    for (Group& g : f.groups)
+      if (g.slice % opt.shards == opt.shard) part.groups.push_back(std::move(g));
+    if (!part.groups.empty()) shard.push_back(std::move(part));
+  }
   const unsigned threads = worker_threads(opt.threads);
   const std::vector<Family> mine = schedule(std::move(shard), rows, threads);
   uint64_t shard_rows = 0;
