@@ -31,10 +31,12 @@ ModelSlot slot_of(const StepCosts& costs, const KernelOp& op) {
   throw std::logic_error("step graph: a kernel's op is not in StepCosts");
 }
 
-int32_t SlotTable::id(const ModelSlot& slot, NodeClass cls, PowerClass power, StepGraph* out) {
+int32_t SlotTable::id(const ModelSlot& slot, NodeClass cls, PowerClass power, StepGraph* out,
+                      uint32_t site) {
   auto [it, fresh] = index_.emplace(slot, static_cast<int32_t>(out->slots.size()));
   if (fresh) {
     out->slots.push_back(slot);
+    out->slot_site.push_back(site);
     out->slot_class.push_back(static_cast<uint8_t>(cls));
     out->slot_power.push_back(power);
     out->compute_kernels.push_back(0);
@@ -55,10 +57,14 @@ std::vector<uint32_t> StepGraph::node_slots() const {
 }
 
 std::vector<double> model_slot_durations(const StepGraph& g, const StepCosts& costs,
-                                         const ClassSpeeds& speed) {
+                                         const ClassSpeeds& speed,
+                                         const std::vector<double>* params) {
+  LUMOS_EXPECT(!params || params->size() == g.slots.size(),
+               "model slots: one parameter count per slot");
   std::vector<double> out;
   out.reserve(g.slots.size());
   for (const ModelSlot& slot : g.slots) {
+    const double n = params ? (*params)[out.size()] : slot.params;
     const std::vector<KernelOp>* list = nullptr;
     switch (slot.source) {
       case Src::kLayerFwd:
@@ -89,13 +95,13 @@ std::vector<double> model_slot_durations(const StepGraph& g, const StepCosts& co
         out.push_back(costs.embedding_allreduce.dur_us);
         continue;
       case Src::kGradReduce:
-        out.push_back(costs.grad_reduce(slot.params).dur_us);
+        out.push_back(costs.grad_reduce(n).dur_us);
         continue;
       case Src::kParamGather:
-        out.push_back(costs.param_gather(slot.params).dur_us);
+        out.push_back(costs.param_gather(n).dur_us);
         continue;
       case Src::kOptimizer:
-        out.push_back(costs.optimizer(slot.params).dur_us);
+        out.push_back(costs.optimizer(n).dur_us);
         continue;
       case Src::kFolded:
       case Src::kFoldedPeriods:
@@ -155,13 +161,21 @@ bool same_stack(const cost::StackSpec& x, const cost::StackSpec& y) {
 
 }  // namespace
 
+// Sizes, FLOPs and degrees only price kernels (their slots' durations), so configurations of
+// other tensor, context or data parallel degrees and micro-batch sizes compare equal here; what
+// adds or removes nodes is compared: the ops and their flags, whether a group has peers, whether a
+// kernel does matrix arithmetic (its power class), the host's constants, whether gradients are
+// reduced and the optimizer distributed. The parameter counts of buckets, gathers and optimizer
+// steps are the ParamPlan's (same_param_shape).
 bool same_structure(const StepCosts& a, const StepCosts& b) {
+  // A collective's kernel name carries NCCL's algorithm and protocol, which its message size
+  // chooses: a name only, its duration in its slot.
   auto same_op = [](const KernelOp& x, const KernelOp& y) {
-    return x.name == y.name && x.group == y.group && x.collective == y.collective &&
-           x.nelems == y.nelems && x.out_nelems == y.out_nelems && x.group_size == y.group_size &&
+    return (x.name == y.name || (x.comm() && y.comm())) && x.group == y.group &&
+           x.collective == y.collective && (x.group_size > 1) == (y.group_size > 1) &&
            x.side == y.side && x.fork == y.fork && x.join == y.join &&
-           x.first_microbatch_only == y.first_microbatch_only && x.model_flops == y.model_flops &&
-           x.hw_flops == y.hw_flops && x.gemm.has_value() == y.gemm.has_value();
+           x.first_microbatch_only == y.first_microbatch_only &&
+           (x.hw_flops > 0) == (y.hw_flops > 0) && x.gemm.has_value() == y.gemm.has_value();
   };
   auto same_list = [&](const std::vector<KernelOp>& x, const std::vector<KernelOp>& y) {
     if (x.size() != y.size()) return false;
@@ -177,9 +191,7 @@ bool same_structure(const StepCosts& a, const StepCosts& b) {
          a.cpu_launch_us == b.cpu_launch_us && a.launch_latency_us == b.launch_latency_us &&
          a.event_call_us == b.event_call_us &&
          (a.stack == b.stack || (a.stack && b.stack && same_stack(*a.stack, *b.stack))) &&
-         a.grad_reduce_bytes == b.grad_reduce_bytes && a.bucket_params == b.bucket_params &&
-         a.dp_group == b.dp_group && a.dp_ranks_per_node == b.dp_ranks_per_node &&
-         a.distributed_optimizer == b.distributed_optimizer;
+         (a.dp_group > 1) == (b.dp_group > 1) && a.distributed_optimizer == b.distributed_optimizer;
 }
 
 }  // namespace lumos::model

@@ -166,6 +166,9 @@ struct StepGraph {
   // Per slot: the same over every GPU stream, and how its kernels draw power (carbon/energy).
   std::vector<uint64_t> gpu_kernels;
   std::vector<PowerClass> slot_power;
+  // Per slot: the ParamPlan site whose parameter count sizes it (ParamPlan::kNoSite: a kind not
+  // sized by parameters), so that another configuration of the shape prices it (slot_params).
+  std::vector<uint32_t> slot_site;
   std::vector<LayerFold> folds;                  // ModelSlot::kFolded's index
   std::vector<MicrobatchFold> microbatch_folds;  // ModelSlot::kFoldedPeriods's index
   // Per graph node: its slot, or replay::VariantBatch::kNoSlot (CPU calls, arrivals, the
@@ -179,10 +182,12 @@ constexpr ClassSpeeds kUnitSpeeds = {1, 1, 1, 1, 1};
 
 // The duration of every slot of `g` under `costs`: the costs of another configuration with the
 // same structure (same_structure), each kernel kind divided by its class's speed and each fold's
-// matrix computed from them (fold_slot_durations). Throws InputError when a slot is not in
-// `costs`.
+// matrix computed from them (fold_slot_durations). `params` (per slot, from slot_params): that
+// configuration's parameter counts of the slots sized by them; none: the graph's own. Throws
+// InputError when a slot is not in `costs`.
 std::vector<double> model_slot_durations(const StepGraph& g, const StepCosts& costs,
-                                         const ClassSpeeds& speed = kUnitSpeeds);
+                                         const ClassSpeeds& speed = kUnitSpeeds,
+                                         const std::vector<double>* params = nullptr);
 
 // Fills the kFolded slots of `slot_us` from its other slots: each fold's layer is replayed from
 // each frontier entry (nodes without a slot take their duration over their class's speed) and
@@ -201,9 +206,12 @@ struct KernelBusy {
 };
 KernelBusy kernel_busy_us(const StepGraph& g, const std::vector<double>& slot_us);
 
-// Whether a graph built from `a` and one built from `b` (same model and layout) have the same
-// nodes, edges and lags, so that only the slots' durations differ: the same ops in the same
-// order with the same streams and flags, the same host constants, buckets and optimizer.
+// Whether a graph built from `a` and one built from `b` (same model and pipeline layout, plans of
+// the same shape: same_param_shape) have the same nodes, edges and lags, so that only the slots'
+// durations differ: the same ops in the same order with the same streams and flags, the same host
+// constants, whether gradients are reduced and the optimizer distributed. Sizes, FLOPs and
+// degrees may differ: what only a written trace reads (NCCL records, GEMM shapes, FLOPs per
+// node) is then the built configuration's.
 bool same_structure(const StepCosts& a, const StepCosts& b);
 
 // The largest graph an estimate builds (about 10 s and 3 GiB).

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "graph/flatten.hpp"
+#include "model/param_plan.hpp"
 #include "model/pipeline_schedule.hpp"
 #include "model/step_graph.hpp"
 
@@ -51,10 +52,10 @@ struct Event {
 };
 
 // Gradient buckets of one model chunk, filled in backward order (head, layers last to first,
-// embedding), each reduced as soon as it is complete.
+// embedding), each reduced as soon as it is complete (where ParamPlan closes it).
 struct Buckets {
-  double filled = 0;
-  std::vector<double> sizes;  // params of each launched bucket
+  uint32_t terms = 0;   // of the chunk's backward done (head, layers, the final flush)
+  uint32_t closed = 0;  // buckets reduced
 };
 
 // A parameter bucket the distributed optimizer gathers at the start of the iteration.
@@ -173,7 +174,9 @@ ModelSlot slot_of(const StepCosts& costs, const KernelOp& op);
 // each new one adds its entries to the graph's per-slot lists.
 class SlotTable {
  public:
-  int32_t id(const ModelSlot& slot, NodeClass cls, PowerClass power, StepGraph* out);
+  // `site`: the ParamPlan site of a slot sized by parameters (StepGraph::slot_site).
+  int32_t id(const ModelSlot& slot, NodeClass cls, PowerClass power, StepGraph* out,
+             uint32_t site = ParamPlan::kNoSite);
 
  private:
   std::map<ModelSlot, int32_t> index_;
@@ -285,7 +288,7 @@ class Builder {
   int32_t add_comm(int s, const KernelOp& op, const std::string& group, bool recv);
   int32_t gemm_index(const cost::GemmQuery& q);
   uint32_t kernel(int s, int role, const KernelOp& op);
-  uint32_t kernel(int s, int role, const KernelOp& op, Src source, double params);
+  uint32_t kernel(int s, int role, const KernelOp& op, Src source, uint32_t site);
   uint32_t kernel_node(int s, int role, const KernelOp& op, uint32_t name);
   void kernels(int s, const std::vector<KernelOp>& ops, bool first_microbatch = false);
   void stream_wait(int s, int from, int to);
@@ -304,11 +307,12 @@ class Builder {
   uint32_t rendezvous_name();
 
   // ---- slot accounting (model_slots.cpp; a counting pass keeps none)
-  int32_t slot_id(const ModelSlot& slot, NodeClass cls, PowerClass power = PowerClass::kComm) {
+  int32_t slot_id(const ModelSlot& slot, NodeClass cls, PowerClass power = PowerClass::kComm,
+                  uint32_t site = ParamPlan::kNoSite) {
     if constexpr (kCount)
       return -1;
     else
-      return slots_.id(slot, cls, power, &out_);
+      return slots_.id(slot, cls, power, &out_, site);
   }
   ModelSlot slot_of(const KernelOp& op) const { return detail::slot_of(k_, op); }
   // StepGraph::compute_kernels and gpu_kernels.
@@ -336,14 +340,15 @@ class Builder {
   KernelOp grad_reduce(double params) const;
   KernelOp param_gather(double params) const;
   KernelOp optimizer(double params) const;
-  void grads_ready(int s, Buckets* b, double params, bool flush);
+  void grads_ready(int s, Buckets* b, int64_t j);
   int64_t layers_of(int64_t virtual_stage) const {
     return l_.chunk_layers[static_cast<size_t>(virtual_stage)];
   }
-  double stage_params(int s) const;
   void gather_updated_params(int s);
   void wait_gathered(int s, int64_t ch, double upto);
-  double layer_share(int64_t j, int64_t i, int64_t layers) const;
+  uint32_t share_site(int64_t j, int64_t i, int64_t layers) const {
+    return params_.share_site(j == 0 && i == 0, j == last_vs_ && i == layers - 1);
+  }
   void fsdp_gather(int s, int64_t j, int64_t i, int64_t layers);
   void use_gathered(int s, int64_t j, int64_t next, int64_t layers);
   void fsdp_reduce(int s, int64_t j, int64_t i, int64_t layers);
@@ -359,15 +364,9 @@ class Builder {
   const ParamCounts pc_ = parameter_counts(m_, l_.padded_vocab);
   const int64_t virtual_stages_ = int64_t{c_.pp} * c_.interleave;
   const int64_t last_vs_ = virtual_stages_ - 1;
-  // Parameters one GPU holds of a layer, of the embedding (first virtual stage) and of the final
-  // norm and output layer (last virtual stage).
-  const double layer_params_ = static_cast<double>(pc_.per_layer) / c_.tp;
-  const double embed_params_ = static_cast<double>(pc_.embedding - l_.padded_vocab * m_.hidden) +
-                               static_cast<double>(l_.padded_vocab * m_.hidden) / c_.tp;
-  const double head_params_ =
-      static_cast<double>(pc_.final_norm) +
-      (!pc_.tied || c_.pp > 1 ? static_cast<double>(pc_.output) / c_.tp : 0.0);
-  const bool fsdp_ = c_.fsdp && k_.dp_group > 1;
+  // The parameter counts of the buckets, gathers and optimizer steps, by site (param_plan.hpp).
+  const ParamPlan params_ = param_plan(m_, c_, l_, k_);
+  const bool fsdp_ = params_.fsdp;
   const bool fold_;
   const MicrobatchPlan* plan_;
   int period_ = 0;                    // of the task being emitted (plan_ only)

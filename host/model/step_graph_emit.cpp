@@ -156,12 +156,13 @@ uint32_t Builder<P>::kernel(int s, int role, const KernelOp& op) {
   return id;
 }
 
-// A kernel priced for its size, `params` parameters (a gradient reduction, a parameter gather,
-// the optimizer step): `op` is a temporary.
+// A kernel priced for its size, the parameters of ParamPlan site `site` (a gradient reduction, a
+// parameter gather, the optimizer step): `op` is a temporary. Its slot is keyed by the count, so
+// that kernels of one size share it.
 template <Pass P>
-uint32_t Builder<P>::kernel(int s, int role, const KernelOp& op, Src source, double params) {
+uint32_t Builder<P>::kernel(int s, int role, const KernelOp& op, Src source, uint32_t site) {
   const uint32_t id = kernel_node(s, role, op, intern(op.name));
-  meta(id).slot = slot_id({source, 0, params}, class_of(op), power_of(op));
+  meta(id).slot = slot_id({source, 0, params_.value[site]}, class_of(op), power_of(op), site);
   count_kernel(role, meta(id).slot);
   return id;
 }
@@ -320,8 +321,8 @@ template uint32_t Builder<Pass::kBuild>::cpu_call(int, const std::string&, doubl
 template uint32_t Builder<Pass::kCount>::cpu_call(int, const std::string&, double);
 template void Builder<Pass::kBuild>::close_launches(int);
 template void Builder<Pass::kCount>::close_launches(int);
-template uint32_t Builder<Pass::kBuild>::kernel(int, int, const KernelOp&, Src, double);
-template uint32_t Builder<Pass::kCount>::kernel(int, int, const KernelOp&, Src, double);
+template uint32_t Builder<Pass::kBuild>::kernel(int, int, const KernelOp&, Src, uint32_t);
+template uint32_t Builder<Pass::kCount>::kernel(int, int, const KernelOp&, Src, uint32_t);
 template void Builder<Pass::kBuild>::kernels(int, const std::vector<KernelOp>&, bool);
 template void Builder<Pass::kCount>::kernels(int, const std::vector<KernelOp>&, bool);
 template void Builder<Pass::kBuild>::stream_wait(int, int, int);

@@ -57,7 +57,7 @@ void Builder<P>::forward_pass(int s, const PipelineTask& t) {
     p2p(s, kRecvFwd, true, 0, t.microbatch, j);
     stream_wait(s, kRecvFwd, kComputeStream);
   }
-  const double embed_end = j == 0 ? embed_params_ : 0;
+  const double embed_end = params_.embed_end(j);
   if (fsdp_) fsdp_gather(s, j, 0, layers);
   if (j == 0) {
     if (fsdp_) use_gathered(s, j, 1, layers);
@@ -72,7 +72,7 @@ void Builder<P>::forward_pass(int s, const PipelineTask& t) {
   else
     for (int64_t i = 0; i < layers; ++i) {
       if (fsdp_ && !(j == 0 && i == 0)) use_gathered(s, j, i + 1, layers);
-      wait_gathered(s, t.chunk, embed_end + layer_params_ * static_cast<double>(i + 1));
+      wait_gathered(s, t.chunk, params_.layer_end(j, i));
       kernels(s, k_.layer_fwd, t.microbatch == 0);
     }
   // Whatever rounding left over in the chunk's last bucket is needed by now too.
@@ -102,7 +102,7 @@ void Builder<P>::backward_pass(int s, const PipelineTask& t) {
   if (j == last_vs_) {
     if (fsdp_) use_gathered(s, j, layers - 2, layers);
     kernels(s, k_.head_bwd);
-    if (last_mb && !fsdp_) grads_ready(s, &b, head_params_, false);
+    if (last_mb && !fsdp_) grads_ready(s, &b, j);
   }
   // Layers that fill no gradient bucket and wait for no gather run one after another.
   int64_t top = layers - 1;
@@ -120,9 +120,9 @@ void Builder<P>::backward_pass(int s, const PipelineTask& t) {
     if (fsdp_)
       fsdp_reduce(s, j, i, layers);
     else if (last_mb)
-      grads_ready(s, &b, layer_params_ + (j == 0 && i == 0 ? embed_params_ : 0), false);
+      grads_ready(s, &b, j);
   }
-  if (last_mb && !fsdp_) grads_ready(s, &b, 0, true);
+  if (last_mb && !fsdp_) grads_ready(s, &b, j);
   if (j > 0) {
     stream_wait(s, kComputeStream, kSendBwd);
     p2p(s, kSendBwd, false, 1, t.microbatch, j - 1);
@@ -139,16 +139,13 @@ void Builder<P>::gather_updated_params(int s) {
   Stage& st = stages_[static_cast<size_t>(s)];
   st.gathered.resize(static_cast<size_t>(c_.interleave));
   st.gathered_next.assign(static_cast<size_t>(c_.interleave), 0);
-  if (!(c_.distributed_optimizer && !c_.fsdp && k_.dp_group > 1)) return;
+  if (!params_.gathers) return;
   for (int64_t ch = 0; ch < c_.interleave; ++ch) {
-    const int64_t j = ch * c_.pp + s;
-    const double chunk = layer_params_ * static_cast<double>(layers_of(j)) +
-                         (j == 0 ? embed_params_ : 0) + (j == last_vs_ ? head_params_ : 0);
-    for (double at = 0; at < chunk;) {
-      const double b = std::min(chunk - at, k_.bucket_params);
-      kernel(s, kGradStream, param_gather(b), Src::kParamGather, b);
-      at += b;
-      st.gathered[static_cast<size_t>(ch)].push_back({at, record_event(s, kGradStream)});
+    const auto j = static_cast<size_t>(ch * c_.pp + s);
+    for (uint32_t site = params_.gather_first[j]; site < params_.gather_first[j + 1]; ++site) {
+      kernel(s, kGradStream, param_gather(params_.value[site]), Src::kParamGather, site);
+      st.gathered[static_cast<size_t>(ch)].push_back(
+          {params_.gather_end[site - params_.gather_first[0]], record_event(s, kGradStream)});
     }
   }
 }
@@ -167,15 +164,9 @@ void Builder<P>::wait_gathered(int s, int64_t ch, double upto) {
 // FSDP: a layer's weights (with the embedding on the first virtual stage and the head on the
 // last) are gathered before use and its gradients reduce-scattered after its backward.
 template <Pass P>
-double Builder<P>::layer_share(int64_t j, int64_t i, int64_t layers) const {
-  return layer_params_ + (j == 0 && i == 0 ? embed_params_ : 0) +
-         (j == last_vs_ && i == layers - 1 ? head_params_ : 0);
-}
-
-template <Pass P>
 void Builder<P>::fsdp_gather(int s, int64_t j, int64_t i, int64_t layers) {
-  const double share = layer_share(j, i, layers);
-  kernel(s, kGatherStream, param_gather(share), Src::kParamGather, share);
+  const uint32_t site = share_site(j, i, layers);
+  kernel(s, kGatherStream, param_gather(params_.value[site]), Src::kParamGather, site);
 }
 
 // The compute stream waits for the gather just issued, then the next layer's is prefetched.
@@ -188,23 +179,24 @@ void Builder<P>::use_gathered(int s, int64_t j, int64_t next, int64_t layers) {
 template <Pass P>
 void Builder<P>::fsdp_reduce(int s, int64_t j, int64_t i, int64_t layers) {
   stream_wait(s, kComputeStream, kGradStream);
-  const double share = layer_share(j, i, layers);
-  kernel(s, kGradStream, grad_reduce(share), Src::kGradReduce, share);
+  const uint32_t site = share_site(j, i, layers);
+  kernel(s, kGradStream, grad_reduce(params_.value[site]), Src::kGradReduce, site);
 }
 
-// A gradient bucket of one model chunk has `params` more parameters; a full bucket (or, with
-// `flush`, the last one) is reduced on the gradient stream after the compute that filled it.
+// One more term of chunk j's backward has its gradients (the head, a layer, the final flush):
+// the bucket it completes (param_plan.cpp decides which) is reduced on the gradient stream after
+// the compute that filled it.
 template <Pass P>
-void Builder<P>::grads_ready(int s, Buckets* b, double params, bool flush) {
-  b->filled += params;
-  if (b->filled >= k_.bucket_params || (flush && b->filled > 0)) {
-    if (k_.dp_group > 1) {
-      stream_wait(s, kComputeStream, kGradStream);
-      kernel(s, kGradStream, grad_reduce(b->filled), Src::kGradReduce, b->filled);
-    }
-    b->sizes.push_back(b->filled);
-    b->filled = 0;
-  }
+void Builder<P>::grads_ready(int s, Buckets* b, int64_t j) {
+  const uint32_t term = b->terms++;
+  if (!params_.reduces) return;
+  const uint32_t site = params_.grad_first[static_cast<size_t>(j)] + b->closed;
+  if (site == params_.grad_first[static_cast<size_t>(j) + 1] ||
+      params_.grad_close[site - params_.grad_first[0]] != term)
+    return;
+  ++b->closed;
+  stream_wait(s, kComputeStream, kGradStream);
+  kernel(s, kGradStream, grad_reduce(params_.value[site]), Src::kGradReduce, site);
 }
 
 // The collectives and the optimizer kernel, priced for their size; a counting pass needs only
@@ -233,20 +225,6 @@ KernelOp Builder<P>::optimizer(double params) const {
     return k_.optimizer(params);
 }
 
-// Parameters one GPU of stage s holds: its layers, and the embedding and the head where its
-// model chunks are the first and last virtual stages.
-template <Pass P>
-double Builder<P>::stage_params(int s) const {
-  double total = 0;
-  for (int64_t ch = 0; ch < c_.interleave; ++ch) {
-    const int64_t j = ch * c_.pp + s;
-    total += layer_params_ * static_cast<double>(layers_of(j));
-    if (j == 0) total += embed_params_;
-    if (j == last_vs_) total += head_params_;
-  }
-  return total;
-}
-
 // Tied embeddings: the first stage's embedding and the last stage's output layer are one
 // weight, so their gradients are all-reduced between the two before the optimizer step.
 template <Pass P>
@@ -262,9 +240,9 @@ void Builder<P>::optimizer_step(int s) {
     if (stages_[static_cast<size_t>(s)].last_gpu[static_cast<size_t>(r)] != kNone)
       stream_wait(s, r, kComputeStream);
   if (ties_embedding(s)) embedding_allreduce(s);
-  const double params = stage_params(s);
-  const double shard = c_.distributed_optimizer || c_.fsdp ? params / k_.dp_group : params;
-  const uint32_t last = kernel(s, kComputeStream, optimizer(shard), Src::kOptimizer, shard);
+  const uint32_t site = params_.optimizer_site(s);
+  const uint32_t last =
+      kernel(s, kComputeStream, optimizer(params_.value[site]), Src::kOptimizer, site);
   const uint32_t sync = cpu_call(s, kSyncCall, k_.event_call_us);
   edge(last, sync, EdgeKind::kGpuToCpuSync, 0);
   meta(sync).sync = true;

@@ -1,5 +1,6 @@
 #include "sweep/graph_reuse.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -105,38 +106,60 @@ bool retarget_folded_periods(model::StepGraph* g, int64_t periods) {
 
 namespace {
 
-bool same_but_microbatches(const model::Layout& a, const model::Layout& b) {
-  return a.chunk_layers == b.chunk_layers && a.chunk_first_layer == b.chunk_first_layer &&
-         a.padded_vocab == b.padded_vocab && a.tokens_per_microbatch == b.tokens_per_microbatch;
+// The same pipeline: stages, chunks and the layers of each (the family's key holds the rest of
+// what shapes the schedule).
+bool same_pipeline(const model::ParallelConfig& ca, const model::Layout& a,
+                   const model::ParallelConfig& cb, const model::Layout& b) {
+  return ca.pp == cb.pp && ca.interleave == cb.interleave && a.chunk_layers == b.chunk_layers &&
+         a.chunk_first_layer == b.chunk_first_layer;
 }
 
 }  // namespace
 
 std::shared_ptr<const model::StepGraph> FoldedGraphs::reuse(
     const model::ParallelConfig& cfg, const model::Layout& layout, const model::StepCosts& costs,
-    std::shared_ptr<const replay::ReplayProgram>* program) {
-  for (Kept& k : kept_) {
-    if (k.cfg.dp != cfg.dp || !same_but_microbatches(k.layout, layout) ||
-        !model::same_structure(*k.costs, costs))
+    const model::ParamPlan& plan, std::shared_ptr<const replay::ReplayProgram>* program) {
+  for (size_t i = kept_.size(); i-- > 0;) {
+    Kept& k = kept_[i];
+    if (!same_pipeline(k.cfg, k.layout, cfg, layout) || !model::same_structure(*k.costs, costs) ||
+        !model::same_param_shape(*k.plan, plan))
       continue;
-    const model::detail::MicrobatchPlan plan = model::detail::microbatch_plan(k.cfg, layout);
-    if (plan.small != k.small) continue;
-    // The builder folds all periods but the first two (microbatch_fold.cpp).
-    if (!retarget_folded_periods(k.graph.get(), plan.periods - 2)) continue;
+    if (k.small == 0) {  // built whole: the same micro-batches, none of them folded
+      if (k.layout.microbatches != layout.microbatches ||
+          model::detail::microbatch_plan(cfg, layout).small != 0)
+        continue;
+    } else {
+      const model::detail::MicrobatchPlan mb = model::detail::microbatch_plan(cfg, layout);
+      if (mb.small != k.small) continue;
+      // The builder folds all periods but the first two (microbatch_fold.cpp).
+      if (!retarget_folded_periods(k.graph.get(), mb.periods - 2)) continue;
+    }
     *program = k.program;
-    return k.graph;
+    std::shared_ptr<const model::StepGraph> g = k.graph;
+    std::rotate(kept_.begin() + static_cast<std::ptrdiff_t>(i),
+                kept_.begin() + static_cast<std::ptrdiff_t>(i) + 1, kept_.end());
+    return g;
   }
   return nullptr;
 }
 
 void FoldedGraphs::keep(const model::ParallelConfig& cfg, const model::Layout& layout,
                         std::shared_ptr<const model::StepCosts> costs,
+                        std::shared_ptr<const model::ParamPlan> plan,
                         std::shared_ptr<model::StepGraph> g,
                         std::shared_ptr<const replay::ReplayProgram> program) {
-  if (g->microbatch_folds.size() != 1) return;
   const int64_t small = model::detail::microbatch_plan(cfg, layout).small;
-  if (kept_.size() == kKept) kept_.erase(kept_.begin());
-  kept_.push_back({layout, cfg, std::move(costs), small, std::move(g), std::move(program)});
+  if (g->microbatch_folds.size() > 1) return;
+  if (g->microbatch_folds.empty() && (small != 0 || g->graph.num_nodes() > kKeptUnfoldedNodes))
+    return;
+  uint64_t nodes = g->graph.num_nodes();
+  for (const Kept& k : kept_) nodes += k.graph->graph.num_nodes();
+  while (!kept_.empty() && (kept_.size() == kKept || nodes > kKeptNodes)) {
+    nodes -= kept_.front().graph->graph.num_nodes();
+    kept_.erase(kept_.begin());
+  }
+  kept_.push_back({layout, cfg, std::move(costs), std::move(plan),
+                   g->microbatch_folds.empty() ? 0 : small, std::move(g), std::move(program)});
 }
 
 }  // namespace lumos::sweep

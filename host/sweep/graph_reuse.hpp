@@ -1,13 +1,17 @@
-// One folded step graph for layouts that differ only in their micro-batch count (docs/design.md,
-// "Sweeps"): with the steady state folded (model::MicrobatchFold) the graph holds the warm-up, two
-// periods and the cool-down, and the number of periods only in its fold's power and in its kernel
-// counts, so a sweep over global batch sizes builds the graph once and changes those.
+// One step graph for the layouts of one shape (docs/design.md, "Sweeps"): layouts that differ in
+// tensor, context or data parallel degree, micro-batch size or count give graphs of the same
+// nodes and edges when their costs have the same structure (model::same_structure) and their
+// parameter counts the same shape (model::same_param_shape); only slot durations differ. With the
+// steady state folded (model::MicrobatchFold) the graph holds the warm-up, two periods and the
+// cool-down, and the number of periods only in its fold's power and in its kernel counts, so a
+// sweep over global batch sizes builds the graph once and changes those.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "model/parallel_config.hpp"
+#include "model/param_plan.hpp"
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
 #include "replay/replay_program.hpp"
@@ -22,9 +26,11 @@ namespace lumos::sweep {
 // is.
 bool retarget_folded_periods(model::StepGraph* g, int64_t periods);
 
-// The graphs built for a family with their micro-batches folded, and their programs: a layout of
-// the family that differs from one only in its micro-batch count, with costs of the same
-// structure, takes a kept graph with its folded periods changed. The graph is not copied: a
+// The graphs built for a family (layouts of the same pipeline shape) with their layers folded,
+// and their programs: a layout of the family whose costs have the same structure and whose
+// parameter counts the same shape as a kept graph's, with the same micro-batches or with
+// micro-batches that fold alike, takes that graph (its folded periods changed), priced with its
+// own slot durations and parameter counts (model::slot_params). The graph is not copied: a
 // family's layouts run one after another, and each takes the graph only until the next asks.
 class FoldedGraphs {
  public:
@@ -32,20 +38,30 @@ class FoldedGraphs {
   // none when no kept graph serves it.
   std::shared_ptr<const model::StepGraph> reuse(
       const model::ParallelConfig& cfg, const model::Layout& layout, const model::StepCosts& costs,
-      std::shared_ptr<const replay::ReplayProgram>* program);
-  // Keeps `g` (built from `costs` for this layout) when its micro-batches are folded.
+      const model::ParamPlan& plan, std::shared_ptr<const replay::ReplayProgram>* program);
+  // Keeps `g` (built from `costs` under `plan` for this layout) when its micro-batches are
+  // folded, or when it is small.
   void keep(const model::ParallelConfig& cfg, const model::Layout& layout,
-            std::shared_ptr<const model::StepCosts> costs, std::shared_ptr<model::StepGraph> g,
+            std::shared_ptr<const model::StepCosts> costs,
+            std::shared_ptr<const model::ParamPlan> plan, std::shared_ptr<model::StepGraph> g,
             std::shared_ptr<const replay::ReplayProgram> program);
   FoldPowers powers;  // the family's period matrices' squarings
 
  private:
-  static constexpr size_t kKept = 4;  // a family's layouts come one after another
+  // A family's layouts come one after another, a few shapes among them (with and without
+  // gradient buckets, the micro-batch plans); the least recently used graph goes first.
+  // Kept graphs hold at most kKeptNodes nodes together (256 bytes a node, outside the memory
+  // budget), but the last one kept; one whose micro-batches are not folded is kept up to
+  // kKeptUnfoldedNodes.
+  static constexpr size_t kKept = 8;
+  static constexpr uint64_t kKeptNodes = 400'000;
+  static constexpr uint64_t kKeptUnfoldedNodes = 250'000;
   struct Kept {
     model::Layout layout;
     model::ParallelConfig cfg;
     std::shared_ptr<const model::StepCosts> costs;  // what the graph was built from
-    int64_t small = 0;                              // the micro-batches it was built with
+    std::shared_ptr<const model::ParamPlan> plan;
+    int64_t small = 0;  // the micro-batches it was built with (folded; else 0)
     std::shared_ptr<model::StepGraph> graph;
     std::shared_ptr<const replay::ReplayProgram> program;
   };

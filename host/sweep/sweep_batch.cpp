@@ -6,8 +6,10 @@
 namespace lumos::sweep {
 
 SlotBatch slot_batch(const model::StepGraph& sg, const std::vector<const model::StepCosts*>& costs,
-                     const std::vector<model::ClassSpeeds>& speeds, FoldPowers* powers) {
-  LUMOS_EXPECT(costs.size() == speeds.size() && !costs.empty(),
+                     const std::vector<model::ClassSpeeds>& speeds, FoldPowers* powers,
+                     const std::vector<std::vector<double>>* params) {
+  LUMOS_EXPECT(costs.size() == speeds.size() && !costs.empty() &&
+                   (!params || params->size() == costs.size()),
                "sweep batch: one speed per configuration, at least one configuration");
   SlotBatch out;
   replay::VariantBatch& b = out.batch;
@@ -23,7 +25,8 @@ SlotBatch slot_batch(const model::StepGraph& sg, const std::vector<const model::
   kinds.slot_class = sg.slot_class;
   for (uint32_t v = 0; v < b.count; ++v) {
     for (int c = 0; c < replay::kNumNodeClasses; ++c) b.speed[c][v] = speeds[v][c];
-    const std::vector<double> d = model::model_slot_durations(kinds, *costs[v], speeds[v]);
+    const std::vector<double> d =
+        model::model_slot_durations(kinds, *costs[v], speeds[v], params ? &(*params)[v] : nullptr);
     for (uint32_t k = 0; k < b.slots; ++k) b.slot_us[static_cast<size_t>(k) * b.count + v] = d[k];
   }
   batch_fold_slot_durations(sg, speeds, &b.slot_us, powers);

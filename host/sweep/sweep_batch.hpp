@@ -22,7 +22,10 @@ struct SlotBatch {
 // is divided by its class's speed; the nodes without a kind (CPU calls) take their class's
 // factor in the batch. Throws InputError when a slot of `sg` is not in some costs.
 // `powers` (if any) keeps fold matrices' squarings for later batches (batch_fold.hpp).
+// `params` (if any): per configuration, its slots' parameter counts (model::slot_params), for
+// configurations of other degrees than the graph's; none: the graph's own.
 SlotBatch slot_batch(const model::StepGraph& sg, const std::vector<const model::StepCosts*>& costs,
-                     const std::vector<model::ClassSpeeds>& speeds, FoldPowers* powers = nullptr);
+                     const std::vector<model::ClassSpeeds>& speeds, FoldPowers* powers = nullptr,
+                     const std::vector<std::vector<double>>* params = nullptr);
 
 }  // namespace lumos::sweep

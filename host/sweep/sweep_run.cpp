@@ -20,6 +20,7 @@
 #include "model/flops.hpp"
 #include "model/graph_budget.hpp"
 #include "model/memory_footprint.hpp"
+#include "model/param_plan.hpp"
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
 #include "replay/replay_program.hpp"
@@ -40,12 +41,13 @@ double seconds_since(Clock::time_point t0) {
 // Everything of a configuration that may shape its graph, but for the software stack: stacks
 // that differ only in constants (kernel efficiencies, launch costs) give graphs of the same
 // structure, which the batches below find by comparing the priced costs (same_structure).
-// Without `gbs`: the key of a family, whose layouts differ at most in their data-parallel degree
-// and global batch size.
-std::string structure_key(const ParallelConfig& c, bool gbs = true) {
-  return std::to_string(c.tp) + "/" + std::to_string(c.cp) + "/" + std::to_string(c.pp) + "/" +
-         (gbs ? std::to_string(c.dp) : "-") + "/" + std::to_string(c.interleave) + "/" +
-         std::to_string(c.mbs) + "/" + (gbs ? std::to_string(c.gbs) : "-") + "/" +
+// Without `layout`: the key of a family, whose layouts differ at most in their tensor, context
+// and data parallel degrees, micro-batch size and global batch size, which may shape the graph
+// alike (same_structure and same_param_shape tell).
+std::string structure_key(const ParallelConfig& c, bool layout = true) {
+  auto degree = [&](int64_t d) { return layout ? std::to_string(d) : std::string("-"); };
+  return degree(c.tp) + "/" + degree(c.cp) + "/" + std::to_string(c.pp) + "/" + degree(c.dp) + "/" +
+         std::to_string(c.interleave) + "/" + degree(c.mbs) + "/" + degree(c.gbs) + "/" +
          to_string(c.recompute) + "/" + std::to_string(c.sequence_parallel) +
          std::to_string(c.distributed_optimizer) + std::to_string(c.fsdp) +
          std::to_string(c.split_counts_embedding) + "/" + cost::to_string(c.dtype) + "/" +
@@ -55,12 +57,15 @@ std::string structure_key(const ParallelConfig& c, bool gbs = true) {
 
 struct Group {
   std::vector<size_t> rows;  // indices into the result's rows
+  // Shards take the layouts of one tensor and context degree and micro-batch size (their
+  // `slice`, numbered in the order met) together: families spanning the degrees would leave a
+  // sweep too few to spread over many processes.
+  size_t slice = 0;
 };
 
-// Groups whose layouts differ only in their data-parallel degree and global batch size, run one
-// after another on one thread: a graph with its micro-batches folded serves those of one degree
-// (graph_reuse.hpp; other degrees reduce gradients over other groups: model::same_structure
-// tells them apart), and the powers of a period's matrix all whose period is the same.
+// Groups whose layouts differ only in their degrees, micro-batch size and global batch size, run
+// one after another on one thread: a kept graph serves those of its shape (graph_reuse.hpp), and
+// the powers of a period's matrix all whose period is the same.
 struct Family {
   std::vector<Group> groups;
 };
@@ -73,7 +78,12 @@ struct Priced {
   size_t row;
   const cost::GpuSpec* gpu;
   std::shared_ptr<const StepCosts> costs;
+  std::shared_ptr<const ParamPlan> plan;  // its buckets', gathers' and optimizer's sizes
 };
+
+bool same_shape(const Priced& a, const Priced& b) {
+  return same_structure(*a.costs, *b.costs) && same_param_shape(*a.plan, *b.plan);
+}
 
 // Seconds and counts of one group, added to the sweep's under its lock.
 struct GroupStats {
@@ -88,6 +98,7 @@ std::vector<Family> resolve_and_group(const std::vector<SweepVariant>& all,
                                       const cost::KernelsDb& db, std::vector<SweepRow>* rows) {
   std::map<std::string, std::pair<size_t, size_t>> group_of;  // (family, group in it)
   std::map<std::string, size_t> family_of;
+  std::map<std::string, size_t> slice_of;
   std::vector<Family> families;
   rows->resize(all.size());
   for (size_t i = 0; i < all.size(); ++i) {
@@ -113,10 +124,71 @@ std::vector<Family> resolve_and_group(const std::vector<SweepVariant>& all,
     Family& f = families[fam->second];
     auto [it, fresh] = group_of.emplace(structure_key(r.variant.cfg),
                                         std::make_pair(fam->second, f.groups.size()));
-    if (fresh) f.groups.emplace_back();
+    if (fresh) {
+      f.groups.emplace_back();
+      const std::string slice =
+          structure_key(r.variant.cfg, false) + "/" + std::to_string(r.variant.cfg.tp) + "/" +
+          std::to_string(r.variant.cfg.cp) + "/" + std::to_string(r.variant.cfg.mbs);
+      f.groups.back().slice = slice_of.emplace(slice, slice_of.size()).first->second;
+    }
     families[it->second.first].groups[it->second.second].rows.push_back(i);
   }
+  // A family's layouts of one tensor, context and micro-batch size run one after another, as
+  // they did in families of their own: their periods' durations repeat (batch_fold.hpp keeps a
+  // few period matrices' powers).
+  for (Family& f : families) {
+    std::map<std::string, size_t> first;
+    auto key = [&](const Group& g) {
+      const ParallelConfig& c = (*rows)[g.rows.front()].variant.cfg;
+      const std::string k =
+          std::to_string(c.tp) + "/" + std::to_string(c.cp) + "/" + std::to_string(c.mbs);
+      return first.emplace(k, first.size()).first->second;
+    };
+    for (const Group& g : f.groups) key(g);
+    std::stable_sort(f.groups.begin(), f.groups.end(),
+                     [&](const Group& a, const Group& b) { return key(a) < key(b); });
+  }
   return families;
+}
+
+// The families of a shard as its threads take them: largest first, so that no thread is left
+// with a large one at the end (a family's work grows with its rows and virtual stages). One with
+// more than half a thread's share of the work is split by tensor degree, whose layouts seldom
+// share a graph (the distributed optimizer gathers other counts of buckets).
+std::vector<Family> schedule(std::vector<Family> families, const std::vector<SweepRow>& rows,
+                             unsigned threads) {
+  auto work_of = [&](const Family& f) {
+    double w = 0;
+    for (const Group& g : f.groups) {
+      const ParallelConfig& c = rows[g.rows.front()].variant.cfg;
+      w += static_cast<double>(g.rows.size()) * c.pp * c.interleave;
+    }
+    return w;
+  };
+  double total = 0;
+  for (const Family& f : families) total += work_of(f);
+  std::vector<Family> out;
+  for (Family& f : families) {
+    if (threads < 2 || work_of(f) <= total / (2.0 * threads)) {
+      out.push_back(std::move(f));
+      continue;
+    }
+    std::map<int, size_t> part;  // tensor degree -> its family in `out`
+    for (Group& g : f.groups) {
+      auto [it, fresh] = part.emplace(rows[g.rows.front()].variant.cfg.tp, out.size());
+      if (fresh) out.emplace_back();
+      out[it->second].groups.push_back(std::move(g));
+    }
+  }
+  std::vector<double> work;
+  for (const Family& f : out) work.push_back(work_of(f));
+  std::vector<size_t> order(out.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return work[a] > work[b]; });
+  std::vector<Family> sorted;
+  for (size_t i : order) sorted.push_back(std::move(out[i]));
+  return sorted;
 }
 
 // Each configuration's network (its topology with its NIC line rate and GPUs per node) and GPU
@@ -184,7 +256,7 @@ class GroupRunner {
       if (placed[first]) continue;
       std::vector<const Priced*> batch;
       for (size_t j = first; j < todo.size(); ++j)
-        if (!placed[j] && same_structure(*todo[first].costs, *todo[j].costs))
+        if (!placed[j] && same_shape(todo[first], todo[j]))
           batch.push_back(&todo[j]), placed[j] = 1;
       replay_batch(layout, batch, graphs, s);
     }
@@ -204,7 +276,9 @@ class GroupRunner {
     const auto t0 = Clock::now();
     std::vector<Priced> todo;
     using PriceKey = std::tuple<const cost::GpuSpec*, const cost::Topology*, std::string>;
-    std::map<PriceKey, std::shared_ptr<const StepCosts>> priced;
+    std::map<PriceKey,
+             std::pair<std::shared_ptr<const StepCosts>, std::shared_ptr<const ParamPlan>>>
+        priced;
     for (size_t i : grp.rows) {
       SweepRow& r = rows_[i];
       const ParallelConfig& cfg = r.variant.cfg;
@@ -226,14 +300,21 @@ class GroupRunner {
         continue;
       }
       const cost::Topology& topo = hardware_.topology(r.variant);
-      std::shared_ptr<const StepCosts>& costs = priced[PriceKey(&gpu, &topo, cfg.stack)];
+      auto& [costs, plan] = priced[PriceKey(&gpu, &topo, cfg.stack)];
       if (!costs) {
         auto c = std::make_shared<StepCosts>(
             price_step(spec_.model, cfg, layout, db_, gpu, topo, spec_.cost_options));
         if (spec_.adjust_costs) spec_.adjust_costs(*c);
+        // The plan reads of the costs only the bucket size and the data-parallel group.
+        for (const auto& [key, other] : priced)
+          if (other.first && other.first->bucket_params == c->bucket_params &&
+              other.first->dp_group == c->dp_group)
+            plan = other.second;
+        if (!plan)
+          plan = std::make_shared<const ParamPlan>(param_plan(spec_.model, cfg, layout, *c));
         costs = std::move(c);
       }
-      todo.push_back({i, &gpu, costs});
+      todo.push_back({i, &gpu, costs, plan});
     }
     s->price_s += seconds_since(t0);
     return todo;
@@ -259,7 +340,7 @@ class GroupRunner {
     // it would build it (count_step_graph), so it is built once, here.
     std::shared_ptr<const replay::ReplayProgram> reused_program;
     std::shared_ptr<const StepGraph> reused_graph =
-        !fold ? nullptr : graphs->reuse(cfg, layout, *batch.front()->costs, &reused_program);
+        !fold ? nullptr : graphs->reuse(cfg, layout, base, *batch.front()->plan, &reused_program);
     const bool reused = reused_graph != nullptr;
     std::shared_ptr<StepGraph> built = fold && !reused ? build_folded(cfg, layout, base) : nullptr;
     const StepGraph* ready = reused ? reused_graph.get() : built.get();
@@ -293,17 +374,22 @@ class GroupRunner {
           build_step_graph(model, cfg, layout, base, kMaxStepGraphNodes, fold, &counted));
     const StepGraph& sg = reused ? *reused_graph : *built;
     // Configurations with the same costs and speeds (other regions or PUEs) replay as one
-    // variant of the batch: lane[k] is batch[k]'s.
+    // variant of the batch: lane[k] is batch[k]'s. Each prices the graph (perhaps built for
+    // another layout of its shape) with its own parameter counts.
     std::vector<uint32_t> lane(batch.size());
     std::vector<const StepCosts*> costs;
     std::vector<ClassSpeeds> speeds;
+    std::vector<std::vector<double>> params;
     {
       std::map<std::pair<const StepCosts*, ClassSpeeds>, uint32_t> lane_of;
       for (size_t k = 0; k < batch.size(); ++k) {
         const ClassSpeeds& speed = rows_[batch[k]->row].variant.speed;
         auto [it, fresh] = lane_of.emplace(std::make_pair(batch[k]->costs.get(), speed),
                                            static_cast<uint32_t>(costs.size()));
-        if (fresh) costs.push_back(batch[k]->costs.get()), speeds.push_back(speed);
+        if (fresh) {
+          costs.push_back(batch[k]->costs.get()), speeds.push_back(speed);
+          params.push_back(slot_params(sg, *batch[k]->plan));
+        }
         lane[k] = it->second;
       }
     }
@@ -319,11 +405,12 @@ class GroupRunner {
                               : replay::compile_program(sg.graph));
     if (!reused) {
       ++s->graphs;
-      if (fold) graphs->keep(cfg, layout, batch.front()->costs, built, program);
+      if (fold)
+        graphs->keep(cfg, layout, batch.front()->costs, batch.front()->plan, built, program);
     }
     s->build_s += seconds_since(t0);
     t0 = Clock::now();
-    const SlotBatch sb = slot_batch(sg, costs, speeds, &graphs->powers);
+    const SlotBatch sb = slot_batch(sg, costs, speeds, &graphs->powers, &params);
     const replay::VariantBatch& b = sb.batch;
     const std::vector<model::KernelBusy>& busy = sb.busy;
     s->price_s += seconds_since(t0);
@@ -429,17 +516,22 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
   SweepResult out;
   out.stats.variants = all.size();
   std::vector<SweepRow> rows;
-  const std::vector<Family> families = resolve_and_group(all, db, &rows);
-  std::vector<size_t> mine;
-  for (size_t f = 0; f < families.size(); ++f)
-    if (f % opt.shards == opt.shard) mine.push_back(f);
+  std::vector<Family> families = resolve_and_group(all, db, &rows);
+  std::vector<Family> shard;
+  for (Family& f : families) {
+    Family part;
+    for (Group& g : f.groups)
+      if (g.slice % opt.shards == opt.shard) part.groups.push_back(std::move(g));
+    if (!part.groups.empty()) shard.push_back(std::move(part));
+  }
+  const unsigned threads = worker_threads(opt.threads);
+  const std::vector<Family> mine = schedule(std::move(shard), rows, threads);
   uint64_t shard_rows = 0;
-  for (size_t f : mine) {
-    out.stats.groups += families[f].groups.size();
-    for (const Group& g : families[f].groups) shard_rows += g.rows.size();
+  for (const Family& f : mine) {
+    out.stats.groups += f.groups.size();
+    for (const Group& g : f.groups) shard_rows += g.rows.size();
   }
   GroupRunner runner(spec, db, opt, rows);
-  const unsigned threads = worker_threads(opt.threads);
   runner.set_threads(threads);
   std::mutex m;  // stats and progress
   std::atomic<size_t> next{0};
@@ -447,7 +539,7 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
   run_workers(threads, [&] {
     for (size_t k; (k = next++) < mine.size();) {
       FoldedGraphs family_graphs;
-      for (const Group& grp : families[mine[k]].groups) {
+      for (const Group& grp : mine[k].groups) {
         GroupStats s;
         runner.run(grp, &family_graphs, &s);
         std::lock_guard<std::mutex> lock(m);
@@ -459,8 +551,8 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
       }
     }
   });
-  for (size_t f : mine)
-    for (const Group& g : families[f].groups)
+  for (const Family& f : mine)
+    for (const Group& g : f.groups)
       for (size_t i : g.rows) out.rows.push_back(std::move(rows[i]));
   std::sort(out.rows.begin(), out.rows.end(),
             [](const SweepRow& a, const SweepRow& b) { return a.variant.index < b.variant.index; });
