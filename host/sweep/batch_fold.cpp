@@ -38,7 +38,11 @@ struct FoldGraph {
 class Lanes {
  public:
   Lanes(const std::vector<model::ClassSpeeds>& speeds, const std::vector<double>& slot_us)
-      : count_(speeds.size()), slot_us_(slot_us), inv_speed_(kClasses * count_), start_(count_) {
+      : count_(speeds.size()),
+        slot_us_(slot_us),
+        inv_speed_(kClasses * count_),
+        start_(count_),
+        none_(count_, kNoPath) {
     // As the replay of one configuration: a node without a slot takes its duration times the
     // inverse of its class's speed.
     for (size_t c = 0; c < kClasses; ++c)
@@ -61,17 +65,38 @@ class Lanes {
     return out;
   }
 
-  // Every node's finish in every lane (finish_[n * count + v]), the graph replayed from input
-  // `from` alone at 0, the other inputs never finishing: each node starts at its latest
-  // predecessor's finish plus the edge's lag. A node no lane reaches is left at kNoPath.
-  const std::vector<double>& replay_from(const FoldGraph& f, size_t from) {
+  // What the replays of graph `f` from each of its inputs share, found once: its nodes'
+  // durations (`durations`, as durations(f) gives them: the same products), the nodes some
+  // output depends on (the others are not replayed: nothing read depends on them) and each
+  // input's first reader (no node before it is reached from that input).
+  void prepare(const FoldGraph& f, std::vector<double> durations,
+               const std::vector<uint32_t>& outputs) {
+    const size_t n_nodes = f.nodes.size();
+    durations_ = std::move(durations);
+    useful_.assign(n_nodes, 0);
+    for (const uint32_t o : outputs) useful_[o] = 1;
+    for (size_t n = n_nodes; n-- > f.inputs;)
+      if (useful_[n])
+        for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e) useful_[f.edge_src[e]] = 1;
+    first_reader_.assign(f.inputs, static_cast<uint32_t>(n_nodes));
+    for (size_t n = f.inputs; n < n_nodes; ++n)
+      for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e)
+        if (f.edge_src[e] < f.inputs)
+          first_reader_[f.edge_src[e]] = std::min(first_reader_[f.edge_src[e]], uint32_t(n));
+    finish_.resize(n_nodes * count_);
+  }
+
+  // The graph prepared last replayed from input `from` alone at 0, the other inputs never
+  // finishing: each node starts at its latest predecessor's finish plus the edge's lag. Then
+  // finish(n) is node n's finish in every lane, kNoPath in all where no path reaches it.
+  void replay_from(const FoldGraph& f, size_t from) {
     const size_t n_nodes = f.nodes.size(), V = count_;
-    finish_.assign(n_nodes * V, kNoPath);
     reached_.assign(n_nodes, 0);
     std::fill_n(finish_.data() + from * V, V, 0.0);
     reached_[from] = 1;
     double* start = start_.data();
-    for (size_t n = f.inputs; n < n_nodes; ++n) {
+    for (size_t n = first_reader_[from]; n < n_nodes; ++n) {
+      if (!useful_[n]) continue;
       bool any = false;
       std::fill_n(start, V, kNoPath);
       for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e) {
@@ -84,17 +109,13 @@ class Lanes {
       }
       if (!any) continue;
       reached_[n] = 1;
-      const LayerFold::Node& node = f.nodes[n];
       double* fn = finish_.data() + n * V;
-      if (node.slot >= 0) {
-        const double* d = slot_us_.data() + static_cast<size_t>(node.slot) * V;
-        for (size_t v = 0; v < V; ++v) fn[v] = start[v] + d[v];
-      } else {
-        const double* inv = inv_speed_.data() + static_cast<size_t>(node.cls) * V;
-        for (size_t v = 0; v < V; ++v) fn[v] = start[v] + node.dur_us * inv[v];
-      }
+      const double* d = durations_.data() + (n - f.inputs) * V;
+      for (size_t v = 0; v < V; ++v) fn[v] = start[v] + d[v];
     }
-    return finish_;
+  }
+  const double* finish(size_t n) const {
+    return reached_[n] ? finish_.data() + n * count_ : none_.data();
   }
 
  private:
@@ -102,8 +123,11 @@ class Lanes {
   size_t count_;
   const std::vector<double>& slot_us_;
   std::vector<double> inv_speed_;  // [class * count + v]
-  std::vector<double> start_, finish_;
-  std::vector<uint8_t> reached_;
+  std::vector<double> start_, none_, finish_;
+  // Of the graph prepared last.
+  std::vector<double> durations_;  // [(n - inputs) * count + v]
+  std::vector<uint8_t> useful_, reached_;
+  std::vector<uint32_t> first_reader_;
 };
 
 // k x k max-plus matrices of every lane: m[(i * k + j) * lanes + v].
@@ -183,12 +207,12 @@ template <size_t L, size_t B>
   std::fill_n(none_lanes, L, kNoPath);
   Vec none;
   std::memcpy(&none, none_lanes, sizeof none);
-  for (size_t i = 0; i < k; ++i) {
-    const uint32_t* const ms = paths[i].data();
-    const size_t mn = paths[i].size();
-    const double* const ai = pa + i * k * V;
-    for (size_t j0 = 0; j0 < k; j0 += kJ) {
-      const size_t jn = std::min(kJ, k - j0);
+  for (size_t j0 = 0; j0 < k; j0 += kJ) {
+    const size_t jn = std::min(kJ, k - j0);
+    for (size_t i = 0; i < k; ++i) {
+      const uint32_t* const ms = paths[i].data();
+      const size_t mn = paths[i].size();
+      const double* const ai = pa + i * k * V;
       Vec acc[kJ * B];
       for (size_t x = 0; x < kJ * B; ++x) acc[x] = none;
       const double* const bj0 = pb + j0 * V;
@@ -251,14 +275,20 @@ std::vector<LaneMatrix> layer_runs(const model::StepGraph& g, Lanes& lanes) {
   const size_t V = lanes.count();
   std::vector<LaneMatrix> runs;
   for (const LayerFold& f : g.folds) {
+    const FoldGraph layer{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, kK};
+    std::vector<uint32_t> outputs;
+    for (const std::vector<uint32_t>& o : f.outputs)
+      outputs.insert(outputs.end(), o.begin(), o.end());
+    lanes.prepare(layer, lanes.durations(layer), outputs);
     LaneMatrix one(kK, V);
     for (size_t i = 0; i < kK; ++i) {
-      const std::vector<double>& finish =
-          lanes.replay_from({f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, kK}, i);
+      lanes.replay_from(layer, i);
       for (size_t j = 0; j < kK; ++j) {
         double* e = one.at(i, j);
-        for (uint32_t o : f.outputs[j])
-          for (size_t v = 0; v < V; ++v) e[v] = std::max(e[v], finish[o * V + v]);
+        for (uint32_t o : f.outputs[j]) {
+          const double* fo = lanes.finish(o);
+          for (size_t v = 0; v < V; ++v) e[v] = std::max(e[v], fo[v]);
+        }
       }
     }
     runs.push_back(max_plus_power(std::move(one), f.layers));
@@ -347,11 +377,13 @@ std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes, Fol
   for (const model::MicrobatchFold& f : g.microbatch_folds) {
     const size_t k = f.inputs;
     const FoldGraph period{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, k};
+    std::vector<double> durations = lanes.durations(period);
     auto one_period = [&] {
+      lanes.prepare(period, durations, f.outputs);
       LaneMatrix one(k, V);
       for (size_t i = 0; i < k; ++i) {
-        const std::vector<double>& finish = lanes.replay_from(period, i);
-        for (size_t j = 0; j < k; ++j) std::copy_n(&finish[f.outputs[j] * V], V, one.at(i, j));
+        lanes.replay_from(period, i);
+        for (size_t j = 0; j < k; ++j) std::copy_n(lanes.finish(f.outputs[j]), V, one.at(i, j));
       }
       return one;
     };
@@ -359,19 +391,19 @@ std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes, Fol
       runs.push_back(max_plus_power(one_period(), f.periods));
       continue;
     }
-    std::vector<double> durations = lanes.durations(period);
     std::vector<FoldPowers::Kept>& kept = powers->kept_;
     auto same = std::find_if(kept.begin(), kept.end(), [&](const FoldPowers::Kept& e) {
       return e.powers.squares.front().lanes == V && e.same_period(f, durations);
     });
     if (same == kept.end()) {
+      LaneMatrix one = one_period();  // before `durations` moves into the kept period
       if (kept.size() == FoldPowers::kKept) kept.erase(kept.begin());
       kept.push_back({f.edge_begin,
                       f.edge_src,
                       f.outputs,
                       f.edge_lag_us,
                       std::move(durations),
-                      {{one_period()}, {}}});
+                      {{std::move(one)}, {}}});
       same = kept.end() - 1;
     }
     runs.push_back(power_from_squares(&same->powers, f.periods));
