@@ -83,39 +83,56 @@ class Lanes {
       for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e)
         if (f.edge_src[e] < f.inputs)
           first_reader_[f.edge_src[e]] = std::min(first_reader_[f.edge_src[e]], uint32_t(n));
-    finish_.resize(n_nodes * count_);
   }
 
-  // The graph prepared last replayed from input `from` alone at 0, the other inputs never
-  // finishing: each node starts at its latest predecessor's finish plus the edge's lag. Then
-  // finish(n) is node n's finish in every lane, kNoPath in all where no path reaches it.
-  void replay_from(const FoldGraph& f, size_t from) {
-    const size_t n_nodes = f.nodes.size(), V = count_;
+  // How many inputs one replay starts from: lanes of one input are few when configurations are
+  // (one in a layout search), and the walk over the graph's nodes and edges is shared.
+  size_t group() const { return std::clamp<size_t>(16 / count_, 1, 8); }
+
+  // The graph prepared last replayed from each of inputs [first, first + inputs) alone at 0, the
+  // other inputs never finishing, in lanes of its own (input first + g: lanes [g * count,
+  // (g + 1) * count)): each node starts at its latest predecessor's finish plus the edge's lag.
+  // Then finish(n, g) is node n's finish in input first + g's lanes, kNoPath where no path
+  // reaches it. A lane computes what a replay from its input alone computes: a predecessor its
+  // input does not reach holds kNoPath there and changes no start, and a node it does not reach
+  // ends at kNoPath (its start kNoPath plus its duration).
+  void replay_from(const FoldGraph& f, size_t first, size_t inputs) {
+    const size_t n_nodes = f.nodes.size(), V = count_, W = inputs * V;
+    width_ = W;
+    finish_.resize(n_nodes * W);
+    start_.resize(W);
     reached_.assign(n_nodes, 0);
-    std::fill_n(finish_.data() + from * V, V, 0.0);
-    reached_[from] = 1;
+    size_t begin = n_nodes;
+    for (size_t g = 0; g < inputs; ++g) {
+      double* fi = finish_.data() + (first + g) * W;
+      std::fill_n(fi, W, kNoPath);
+      std::fill_n(fi + g * V, V, 0.0);
+      reached_[first + g] = uint8_t{1};
+      begin = std::min<size_t>(begin, first_reader_[first + g]);
+    }
     double* start = start_.data();
-    for (size_t n = first_reader_[from]; n < n_nodes; ++n) {
+    for (size_t n = begin; n < n_nodes; ++n) {
       if (!useful_[n]) continue;
       bool any = false;
-      std::fill_n(start, V, kNoPath);
+      std::fill_n(start, W, kNoPath);
       for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e) {
         const uint32_t src = f.edge_src[e];
         if (!reached_[src]) continue;  // kNoPath in every lane: it changes no start
         any = true;
         const double lag = f.edge_lag_us[e];
-        const double* fs = finish_.data() + static_cast<size_t>(src) * V;
-        for (size_t v = 0; v < V; ++v) start[v] = std::max(start[v], fs[v] + lag);
+        const double* fs = finish_.data() + static_cast<size_t>(src) * W;
+        for (size_t x = 0; x < W; ++x) start[x] = std::max(start[x], fs[x] + lag);
       }
       if (!any) continue;
       reached_[n] = 1;
-      double* fn = finish_.data() + n * V;
+      double* fn = finish_.data() + n * W;
       const double* d = durations_.data() + (n - f.inputs) * V;
-      for (size_t v = 0; v < V; ++v) fn[v] = start[v] + d[v];
+      for (size_t g = 0; g < inputs; ++g)
+        for (size_t v = 0; v < V; ++v) fn[g * V + v] = start[g * V + v] + d[v];
     }
   }
-  const double* finish(size_t n) const {
-    return reached_[n] ? finish_.data() + n * count_ : none_.data();
+  const double* finish(size_t n, size_t g) const {
+    return reached_[n] ? finish_.data() + n * width_ + g * count_ : none_.data();
   }
 
  private:
@@ -128,6 +145,7 @@ class Lanes {
   std::vector<double> durations_;  // [(n - inputs) * count + v]
   std::vector<uint8_t> useful_, reached_;
   std::vector<uint32_t> first_reader_;
+  size_t width_ = 0;  // lanes of one node in finish_
 };
 
 // k x k max-plus matrices of every lane: m[(i * k + j) * lanes + v].
@@ -139,10 +157,6 @@ struct LaneMatrix {
   const double* at(size_t i, size_t j) const { return m.data() + (i * k + j) * lanes; }
 };
 
-// Lanes [v0, v0 + L) of c = a b, (a b)[i][j] = max over m of a[i][m] + b[m][j]: a few entries of
-// a row of c at a time stay in registers while m runs over the row's entries of `a` with a path
-// (`paths[i]`; the others add nothing to any maximum). Each entry of c is the maximum of the same
-// sums as any order gives, so the result is the same to the bit.
 // L lanes of doubles as one value (GCC's vector extension; written out for each L, since GCC
 // drops the attribute from a type that depends on a template parameter).
 typedef double Lanes8 __attribute__((vector_size(8 * sizeof(double))));
@@ -186,20 +200,41 @@ template <size_t L, size_t B>
   }
 }
 
+// Which entries of a product's factors have a path in some lane, as bit rows over the inner
+// index m: a_rows[i] holds m where a[i][m] has one, b_cols[j] m where b[m][j] has one. A sum
+// with an entry without a path is kNoPath in every lane and changes no maximum.
+struct PathBits {
+  size_t words = 0;
+  std::vector<uint64_t> a_rows, b_cols;  // [i * words + w], [j * words + w]
+  PathBits(const LaneMatrix& a, const LaneMatrix& b) : words((a.k + 63) / 64) {
+    const size_t k = a.k, V = a.lanes;
+    a_rows.assign(k * words, 0);
+    b_cols.assign(k * words, 0);
+    auto has_path = [V](const double* e) {
+      return std::any_of(e, e + V, [](double x) { return x != kNoPath; });
+    };
+    for (size_t i = 0; i < k; ++i)
+      for (size_t m = 0; m < k; ++m) {
+        if (has_path(a.at(i, m))) a_rows[i * words + m / 64] |= uint64_t{1} << (m % 64);
+        if (has_path(b.at(i, m))) b_cols[m * words + i / 64] |= uint64_t{1} << (i % 64);
+      }
+  }
+};
+
 // Lanes [v0, v0 + L * B) of c = a b, (a b)[i][j] = max over m of a[i][m] + b[m][j]: a few
-// entries of a row of c (64 doubles) stay in registers while m runs over the row's entries of `a`
-// with a path (`paths[i]`; the others add nothing to any maximum), where adding into c in memory
-// for every m read and wrote each entry k times. Each entry of c is the maximum of the same sums
-// in any order: the result is the same to the bit. The functions called here are always inlined:
-// one built for the default instruction set would pass vectors otherwise than the clones expect.
+// entries of a row of c (64 doubles) stay in registers while m runs over the entries with a
+// path in both a's row i and some column of the block in b (`bits`; the others add nothing to
+// any maximum), where adding into c in memory for every m read and wrote each entry k times. A
+// block of columns of b is read for every row of a while it is in cache. Each entry of c is the
+// maximum of the same sums in any order: the result is the same to the bit. The functions called
+// here are always inlined: one built for the default instruction set would pass vectors
+// otherwise than the clones expect.
 template <size_t L, size_t B>
 [[gnu::always_inline]] inline void max_plus_lanes(const LaneMatrix& a, const LaneMatrix& b,
-                                                  LaneMatrix& c,
-                                                  const std::vector<std::vector<uint32_t>>& paths,
-                                                  size_t v0) {
+                                                  LaneMatrix& c, const PathBits& bits, size_t v0) {
   using Vec = typename LaneVec<L>::type;
   constexpr size_t kJ = L * B >= 64 ? 1 : 64 / (L * B);
-  const size_t k = a.k, V = a.lanes;
+  const size_t k = a.k, V = a.lanes, W = bits.words;
   const double* const pa = a.m.data() + v0;
   const double* const pb = b.m.data() + v0;
   double* const pc = c.m.data() + v0;
@@ -207,20 +242,27 @@ template <size_t L, size_t B>
   std::fill_n(none_lanes, L, kNoPath);
   Vec none;
   std::memcpy(&none, none_lanes, sizeof none);
+  std::vector<uint64_t> block(W);
+  std::vector<uint32_t> ms(k);
   for (size_t j0 = 0; j0 < k; j0 += kJ) {
     const size_t jn = std::min(kJ, k - j0);
+    std::fill(block.begin(), block.end(), 0);
+    for (size_t jj = 0; jj < jn; ++jj)
+      for (size_t w = 0; w < W; ++w) block[w] |= bits.b_cols[(j0 + jj) * W + w];
+    const double* const bj0 = pb + j0 * V;
     for (size_t i = 0; i < k; ++i) {
-      const uint32_t* const ms = paths[i].data();
-      const size_t mn = paths[i].size();
+      size_t mn = 0;
+      for (size_t w = 0; w < W; ++w)
+        for (uint64_t x = bits.a_rows[i * W + w] & block[w]; x != 0; x &= x - 1)
+          ms[mn++] = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(x)));
       const double* const ai = pa + i * k * V;
       Vec acc[kJ * B];
       for (size_t x = 0; x < kJ * B; ++x) acc[x] = none;
-      const double* const bj0 = pb + j0 * V;
       // The full blocks with their width known to the compiler, which keeps acc in registers.
       if (jn == kJ)
-        max_plus_sums<L, B>(acc, ai, bj0, ms, mn, k, V, kJ);
+        max_plus_sums<L, B>(acc, ai, bj0, ms.data(), mn, k, V, kJ);
       else
-        max_plus_sums<L, B>(acc, ai, bj0, ms, mn, k, V, jn);
+        max_plus_sums<L, B>(acc, ai, bj0, ms.data(), mn, k, V, jn);
       for (size_t jj = 0; jj < jn; ++jj)
         std::memcpy(pc + (i * k + j0 + jj) * V, &acc[jj * B], B * sizeof(Vec));
     }
@@ -230,19 +272,13 @@ template <size_t L, size_t B>
 // c = a b in every lane, lanes taken 16, 8, 4 and then 1 at a time (a vector of 16 lanes as one
 // value is slower than two of 8).
 LUMOS_LANE_CLONES void max_plus_into(const LaneMatrix& a, const LaneMatrix& b, LaneMatrix& c) {
-  const size_t k = a.k, V = a.lanes;
-  std::vector<std::vector<uint32_t>> paths(k);
-  for (size_t i = 0; i < k; ++i)
-    for (size_t m = 0; m < k; ++m) {
-      const double* am = a.at(i, m);
-      if (std::any_of(am, am + V, [](double x) { return x != kNoPath; }))
-        paths[i].push_back(static_cast<uint32_t>(m));
-    }
+  const size_t V = a.lanes;
+  const PathBits bits(a, b);
   size_t v0 = 0;
-  for (; v0 + 16 <= V; v0 += 16) max_plus_lanes<8, 2>(a, b, c, paths, v0);
-  if (v0 + 8 <= V) max_plus_lanes<8, 1>(a, b, c, paths, v0), v0 += 8;
-  if (v0 + 4 <= V) max_plus_lanes<4, 1>(a, b, c, paths, v0), v0 += 4;
-  for (; v0 < V; ++v0) max_plus_lanes<1, 1>(a, b, c, paths, v0);
+  for (; v0 + 16 <= V; v0 += 16) max_plus_lanes<8, 2>(a, b, c, bits, v0);
+  if (v0 + 8 <= V) max_plus_lanes<8, 1>(a, b, c, bits, v0), v0 += 8;
+  if (v0 + 4 <= V) max_plus_lanes<4, 1>(a, b, c, bits, v0), v0 += 4;
+  for (; v0 < V; ++v0) max_plus_lanes<1, 1>(a, b, c, bits, v0);
 }
 
 LaneMatrix max_plus(const LaneMatrix& a, const LaneMatrix& b) {
@@ -281,15 +317,17 @@ std::vector<LaneMatrix> layer_runs(const model::StepGraph& g, Lanes& lanes) {
       outputs.insert(outputs.end(), o.begin(), o.end());
     lanes.prepare(layer, lanes.durations(layer), outputs);
     LaneMatrix one(kK, V);
-    for (size_t i = 0; i < kK; ++i) {
-      lanes.replay_from(layer, i);
-      for (size_t j = 0; j < kK; ++j) {
-        double* e = one.at(i, j);
-        for (uint32_t o : f.outputs[j]) {
-          const double* fo = lanes.finish(o);
-          for (size_t v = 0; v < V; ++v) e[v] = std::max(e[v], fo[v]);
+    for (size_t i0 = 0; i0 < kK; i0 += lanes.group()) {
+      const size_t inputs = std::min(lanes.group(), kK - i0);
+      lanes.replay_from(layer, i0, inputs);
+      for (size_t g = 0; g < inputs; ++g)
+        for (size_t j = 0; j < kK; ++j) {
+          double* e = one.at(i0 + g, j);
+          for (uint32_t o : f.outputs[j]) {
+            const double* fo = lanes.finish(o, g);
+            for (size_t v = 0; v < V; ++v) e[v] = std::max(e[v], fo[v]);
+          }
         }
-      }
     }
     runs.push_back(max_plus_power(std::move(one), f.layers));
   }
@@ -381,9 +419,12 @@ std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes, Fol
     auto one_period = [&] {
       lanes.prepare(period, durations, f.outputs);
       LaneMatrix one(k, V);
-      for (size_t i = 0; i < k; ++i) {
-        lanes.replay_from(period, i);
-        for (size_t j = 0; j < k; ++j) std::copy_n(lanes.finish(f.outputs[j]), V, one.at(i, j));
+      for (size_t i0 = 0; i0 < k; i0 += lanes.group()) {
+        const size_t inputs = std::min(lanes.group(), k - i0);
+        lanes.replay_from(period, i0, inputs);
+        for (size_t g = 0; g < inputs; ++g)
+          for (size_t j = 0; j < k; ++j)
+            std::copy_n(lanes.finish(f.outputs[j], g), V, one.at(i0 + g, j));
       }
       return one;
     };
