@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 
@@ -346,35 +347,42 @@ struct PeriodPowers {
 
 // a to the n-th power from its squarings, adding those missing: the same products, in the same
 // order, as max_plus_power, those of a prefix met before taken as they were computed then.
-LaneMatrix power_from_squares(PeriodPowers* pp, int64_t n) {
+const LaneMatrix& power_from_squares(PeriodPowers* pp, int64_t n, LaneMatrix* scratch) {
   std::vector<LaneMatrix>& squares = pp->squares;
   if (n <= 0) {
-    LaneMatrix r(squares.front().k, squares.front().lanes);
-    for (size_t i = 0; i < r.k; ++i) std::fill_n(r.at(i, i), r.lanes, 0.0);
-    return r;
+    *scratch = LaneMatrix(squares.front().k, squares.front().lanes);
+    for (size_t i = 0; i < scratch->k; ++i) std::fill_n(scratch->at(i, i), scratch->lanes, 0.0);
+    return *scratch;
   }
   const auto bits = static_cast<uint64_t>(n);
   const int top = std::bit_width(bits) - 1;
   while (squares.size() <= static_cast<size_t>(top))
     squares.push_back(max_plus(squares.back(), squares.back()));
   auto low = [&](int b) { return static_cast<int64_t>(bits & ((uint64_t{2} << b) - 1)); };
-  // The longest prefix of n met before; else n's lowest set bit's squaring.
+  // The longest prefix of n met before; else n's lowest set bit's squaring. The products are
+  // made in place (a kept prefix, or `scratch`), none copied.
   int next = std::countr_zero(bits);
-  LaneMatrix r = squares[static_cast<size_t>(next)];
+  const LaneMatrix* r = &squares[static_cast<size_t>(next)];
   for (int b = top; b > next; --b)
     if (bits >> b & 1) {
       const auto it = pp->prefixes.find(low(b));
       if (it == pp->prefixes.end()) continue;
-      r = it->second;
+      r = &it->second;
       next = b;
       break;
     }
   for (int b = next + 1; b <= top; ++b)
     if (bits >> b & 1) {
-      r = max_plus(r, squares[static_cast<size_t>(b)]);
-      if (pp->prefixes.size() < PeriodPowers::kPrefixesKept) pp->prefixes.emplace(low(b), r);
+      LaneMatrix c(r->k, r->lanes);
+      max_plus_into(*r, squares[static_cast<size_t>(b)], c);
+      if (pp->prefixes.size() < PeriodPowers::kPrefixesKept) {
+        r = &pp->prefixes.emplace(low(b), std::move(c)).first->second;
+      } else {
+        *scratch = std::move(c);
+        r = scratch;
+      }
     }
-  return r;
+  return *r;
 }
 
 }  // namespace
@@ -408,11 +416,14 @@ namespace {
 
 // Each micro-batch fold's periods: the period's matrix (from each state entry, each entry's
 // output) to the power of its folded periods; `powers` (if any) keeps its squarings for a later
-// batch with the same matrix.
-std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes, FoldPowers* powers) {
+// batch with the same matrix. take(fold, power) is called with each fold's power, which may be
+// kept in `powers`, where a later fold's may replace it.
+void period_runs(const model::StepGraph& g, Lanes& lanes, FoldPowers* powers,
+                 const std::function<void(size_t, const LaneMatrix&)>& take) {
   const size_t V = lanes.count();
-  std::vector<LaneMatrix> runs;
-  for (const model::MicrobatchFold& f : g.microbatch_folds) {
+  LaneMatrix scratch(0, 0);
+  for (size_t fi = 0; fi < g.microbatch_folds.size(); ++fi) {
+    const model::MicrobatchFold& f = g.microbatch_folds[fi];
     const size_t k = f.inputs;
     const FoldGraph period{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, k};
     std::vector<double> durations = lanes.durations(period);
@@ -429,7 +440,7 @@ std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes, Fol
       return one;
     };
     if (!powers) {
-      runs.push_back(max_plus_power(one_period(), f.periods));
+      take(fi, max_plus_power(one_period(), f.periods));
       continue;
     }
     std::vector<FoldPowers::Kept>& kept = powers->kept_;
@@ -447,9 +458,8 @@ std::vector<LaneMatrix> period_runs(const model::StepGraph& g, Lanes& lanes, Fol
                       {{std::move(one)}, {}}});
       same = kept.end() - 1;
     }
-    runs.push_back(power_from_squares(&same->powers, f.periods));
+    take(fi, power_from_squares(&same->powers, f.periods, &scratch));
   }
-  return runs;
 }
 
 }  // namespace
@@ -469,12 +479,21 @@ void batch_fold_slot_durations(const model::StepGraph& g,
       std::copy_n(run.at(entry / LayerFold::kFrontier, entry % LayerFold::kFrontier), V,
                   slot_us->data() + s * V);
     }
-  const std::vector<LaneMatrix> periods = period_runs(g, lanes, powers);
+  // Each fold's slots, written once every fold's matrix is computed (from the slots as they were).
+  std::vector<std::vector<size_t>> fold_slots(g.microbatch_folds.size());
   for (size_t s = 0; s < g.slots.size(); ++s)
-    if (g.slots[s].source == ModelSlot::Source::kFoldedPeriods) {
-      const auto entry = static_cast<size_t>(g.slots[s].params);
-      std::copy_n(periods[g.slots[s].index].m.data() + entry * V, V, slot_us->data() + s * V);
+    if (g.slots[s].source == ModelSlot::Source::kFoldedPeriods)
+      fold_slots[g.slots[s].index].push_back(s);
+  std::vector<std::vector<double>> taken(g.microbatch_folds.size());
+  period_runs(g, lanes, powers, [&](size_t fold, const LaneMatrix& run) {
+    for (const size_t s : fold_slots[fold]) {
+      const double* e = run.m.data() + static_cast<size_t>(g.slots[s].params) * V;
+      taken[fold].insert(taken[fold].end(), e, e + V);
     }
+  });
+  for (size_t fold = 0; fold < fold_slots.size(); ++fold)
+    for (size_t x = 0; x < fold_slots[fold].size(); ++x)
+      std::copy_n(taken[fold].data() + x * V, V, slot_us->data() + fold_slots[fold][x] * V);
 }
 
 }  // namespace lumos::sweep
