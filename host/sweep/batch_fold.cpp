@@ -177,9 +177,10 @@ struct LaneVec<1> {
   using type = double;
 };
 
-// acc[jj * B + q] (lanes q * L on) gains a[i][m] + b[m][j0 + jj] for each m of `ms`, with
-// ai = a's row i and bj0 = b's column j0 at the block's first lane.
-template <size_t L, size_t B>
+// acc[(r * jn + jj) * B + q] (lanes q * L on) gains a[i + r][m] + b[m][j0 + jj] for each m of
+// `ms` and r < R, with ai = a's row i and bj0 = b's column j0 at the block's first lane. Rows
+// taken R at a time read each entry of b once for R rows.
+template <size_t L, size_t B, size_t R>
 [[gnu::always_inline]] inline void max_plus_sums(typename LaneVec<L>::type* acc, const double* ai,
                                                  const double* bj0, const uint32_t* ms, size_t mn,
                                                  size_t k, size_t V, size_t jn) {
@@ -192,11 +193,16 @@ template <size_t L, size_t B>
     for (size_t jj = 0; jj < jn; ++jj)
 #pragma GCC unroll 8
       for (size_t q = 0; q < B; ++q) {
-        Vec x, y;
-        std::memcpy(&x, am + q * L, sizeof x);
+        Vec y;
         std::memcpy(&y, bm + jj * V + q * L, sizeof y);
-        const Vec sum = x + y;
-        acc[jj * B + q] = acc[jj * B + q] > sum ? acc[jj * B + q] : sum;
+#pragma GCC unroll 4
+        for (size_t r = 0; r < R; ++r) {
+          Vec x;
+          std::memcpy(&x, am + r * k * V + q * L, sizeof x);
+          const Vec sum = x + y;
+          Vec& c = acc[(r * jn + jj) * B + q];
+          c = c > sum ? c : sum;
+        }
       }
   }
 }
@@ -230,7 +236,7 @@ struct PathBits {
 // maximum of the same sums in any order: the result is the same to the bit. The functions called
 // here are always inlined: one built for the default instruction set would pass vectors
 // otherwise than the clones expect.
-template <size_t L, size_t B>
+template <size_t L, size_t B, size_t R>
 [[gnu::always_inline]] inline void max_plus_lanes(const LaneMatrix& a, const LaneMatrix& b,
                                                   LaneMatrix& c, const PathBits& bits, size_t v0) {
   using Vec = typename LaneVec<L>::type;
@@ -251,22 +257,31 @@ template <size_t L, size_t B>
     for (size_t jj = 0; jj < jn; ++jj)
       for (size_t w = 0; w < W; ++w) block[w] |= bits.b_cols[(j0 + jj) * W + w];
     const double* const bj0 = pb + j0 * V;
-    for (size_t i = 0; i < k; ++i) {
+    // R rows at a time (then the last few one by one), over the inner indices with a path in
+    // any of them: a row without one at m adds kNoPath, which changes no maximum.
+    auto rows = [&]<size_t Rows>(size_t i) {
       size_t mn = 0;
-      for (size_t w = 0; w < W; ++w)
-        for (uint64_t x = bits.a_rows[i * W + w] & block[w]; x != 0; x &= x - 1)
+      for (size_t w = 0; w < W; ++w) {
+        uint64_t any = 0;
+        for (size_t r = 0; r < Rows; ++r) any |= bits.a_rows[(i + r) * W + w];
+        for (uint64_t x = any & block[w]; x != 0; x &= x - 1)
           ms[mn++] = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(x)));
+      }
       const double* const ai = pa + i * k * V;
-      Vec acc[kJ * B];
-      for (size_t x = 0; x < kJ * B; ++x) acc[x] = none;
+      Vec acc[Rows * kJ * B];
+      for (size_t x = 0; x < Rows * kJ * B; ++x) acc[x] = none;
       // The full blocks with their width known to the compiler, which keeps acc in registers.
       if (jn == kJ)
-        max_plus_sums<L, B>(acc, ai, bj0, ms.data(), mn, k, V, kJ);
+        max_plus_sums<L, B, Rows>(acc, ai, bj0, ms.data(), mn, k, V, kJ);
       else
-        max_plus_sums<L, B>(acc, ai, bj0, ms.data(), mn, k, V, jn);
-      for (size_t jj = 0; jj < jn; ++jj)
-        std::memcpy(pc + (i * k + j0 + jj) * V, &acc[jj * B], B * sizeof(Vec));
-    }
+        max_plus_sums<L, B, Rows>(acc, ai, bj0, ms.data(), mn, k, V, jn);
+      for (size_t r = 0; r < Rows; ++r)
+        for (size_t jj = 0; jj < jn; ++jj)
+          std::memcpy(pc + ((i + r) * k + j0 + jj) * V, &acc[(r * jn + jj) * B], B * sizeof(Vec));
+    };
+    size_t i = 0;
+    for (; i + R <= k; i += R) rows.template operator()<R>(i);
+    for (; i < k; ++i) rows.template operator()<1>(i);
   }
 }
 
@@ -276,10 +291,10 @@ LUMOS_LANE_CLONES void max_plus_into(const LaneMatrix& a, const LaneMatrix& b, L
   const size_t V = a.lanes;
   const PathBits bits(a, b);
   size_t v0 = 0;
-  for (; v0 + 16 <= V; v0 += 16) max_plus_lanes<8, 2>(a, b, c, bits, v0);
-  if (v0 + 8 <= V) max_plus_lanes<8, 1>(a, b, c, bits, v0), v0 += 8;
-  if (v0 + 4 <= V) max_plus_lanes<4, 1>(a, b, c, bits, v0), v0 += 4;
-  for (; v0 < V; ++v0) max_plus_lanes<1, 1>(a, b, c, bits, v0);
+  for (; v0 + 16 <= V; v0 += 16) max_plus_lanes<8, 2, 2>(a, b, c, bits, v0);
+  if (v0 + 8 <= V) max_plus_lanes<8, 1, 2>(a, b, c, bits, v0), v0 += 8;
+  if (v0 + 4 <= V) max_plus_lanes<4, 1, 1>(a, b, c, bits, v0), v0 += 4;
+  for (; v0 < V; ++v0) max_plus_lanes<1, 1, 1>(a, b, c, bits, v0);
 }
 
 LaneMatrix max_plus(const LaneMatrix& a, const LaneMatrix& b) {
