@@ -35,6 +35,46 @@ struct FoldGraph {
   size_t inputs;
 };
 
+// One replay of a fold graph over lanes (Lanes::replay_from): its state and shape.
+struct NodeReplay {
+  const FoldGraph& f;
+  const double* durations;  // [(n - inputs) * lanes + v]
+  double* finish;           // [n * width + x], width = lanes * inputs
+  double* start;            // [width]
+  uint8_t* reached;         // [n]
+  size_t lanes, inputs;
+};
+
+// Nodes [first, last) of the replay in order: each node starts at its latest reached
+// predecessor's finish plus the edge's lag, and finishes its duration later. Built per
+// instruction set, as the lane loops below.
+LUMOS_LANE_CLONES void replay_nodes(const NodeReplay& r,
+                                    std::vector<uint32_t>::const_iterator first,
+                                    std::vector<uint32_t>::const_iterator last) {
+  const FoldGraph& f = r.f;
+  const size_t V = r.lanes, W = V * r.inputs;
+  double* const start = r.start;
+  for (; first != last; ++first) {
+    const size_t n = *first;
+    bool any = false;
+    std::fill_n(start, W, kNoPath);
+    for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e) {
+      const uint32_t src = f.edge_src[e];
+      if (!r.reached[src]) continue;  // kNoPath in every lane: it changes no start
+      any = true;
+      const double lag = f.edge_lag_us[e];
+      const double* fs = r.finish + static_cast<size_t>(src) * W;
+      for (size_t x = 0; x < W; ++x) start[x] = std::max(start[x], fs[x] + lag);
+    }
+    if (!any) continue;
+    r.reached[n] = 1;
+    double* fn = r.finish + n * W;
+    const double* d = r.durations + (n - f.inputs) * V;
+    for (size_t g = 0; g < r.inputs; ++g)
+      for (size_t v = 0; v < V; ++v) fn[g * V + v] = start[g * V + v] + d[v];
+  }
+}
+
 // The batch's configurations, one lane each: what the fold graphs' nodes take in each lane.
 class Lanes {
  public:
@@ -74,11 +114,14 @@ class Lanes {
                const std::vector<uint32_t>& outputs) {
     const size_t n_nodes = f.nodes.size();
     durations_ = std::move(durations);
-    useful_.assign(n_nodes, 0);
-    for (const uint32_t o : outputs) useful_[o] = 1;
+    std::vector<uint8_t> useful(n_nodes, 0);
+    for (const uint32_t o : outputs) useful[o] = 1;
     for (size_t n = n_nodes; n-- > f.inputs;)
-      if (useful_[n])
-        for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e) useful_[f.edge_src[e]] = 1;
+      if (useful[n])
+        for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e) useful[f.edge_src[e]] = 1;
+    useful_.clear();
+    for (size_t n = f.inputs; n < n_nodes; ++n)
+      if (useful[n]) useful_.push_back(static_cast<uint32_t>(n));
     first_reader_.assign(f.inputs, static_cast<uint32_t>(n_nodes));
     for (size_t n = f.inputs; n < n_nodes; ++n)
       for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e)
@@ -111,26 +154,8 @@ class Lanes {
       reached_[first + g] = uint8_t{1};
       begin = std::min<size_t>(begin, first_reader_[first + g]);
     }
-    double* start = start_.data();
-    for (size_t n = begin; n < n_nodes; ++n) {
-      if (!useful_[n]) continue;
-      bool any = false;
-      std::fill_n(start, W, kNoPath);
-      for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e) {
-        const uint32_t src = f.edge_src[e];
-        if (!reached_[src]) continue;  // kNoPath in every lane: it changes no start
-        any = true;
-        const double lag = f.edge_lag_us[e];
-        const double* fs = finish_.data() + static_cast<size_t>(src) * W;
-        for (size_t x = 0; x < W; ++x) start[x] = std::max(start[x], fs[x] + lag);
-      }
-      if (!any) continue;
-      reached_[n] = 1;
-      double* fn = finish_.data() + n * W;
-      const double* d = durations_.data() + (n - f.inputs) * V;
-      for (size_t g = 0; g < inputs; ++g)
-        for (size_t v = 0; v < V; ++v) fn[g * V + v] = start[g * V + v] + d[v];
-    }
+    replay_nodes({f, durations_.data(), finish_.data(), start_.data(), reached_.data(), V, inputs},
+                 std::lower_bound(useful_.begin(), useful_.end(), begin), useful_.end());
   }
   const double* finish(size_t n, size_t g) const {
     return reached_[n] ? finish_.data() + n * width_ + g * count_ : none_.data();
@@ -144,7 +169,8 @@ class Lanes {
   std::vector<double> start_, none_, finish_;
   // Of the graph prepared last.
   std::vector<double> durations_;  // [(n - inputs) * count + v]
-  std::vector<uint8_t> useful_, reached_;
+  std::vector<uint32_t> useful_;   // past the inputs, in order
+  std::vector<uint8_t> reached_;
   std::vector<uint32_t> first_reader_;
   size_t width_ = 0;  // lanes of one node in finish_
 };
