@@ -107,13 +107,14 @@ class Lanes {
   }
 
   // What the replays of graph `f` from each of its inputs share, found once: its nodes'
-  // durations (`durations`, as durations(f) gives them: the same products), the nodes some
-  // output depends on (the others are not replayed: nothing read depends on them) and each
-  // input's first reader (no node before it is reached from that input).
-  void prepare(const FoldGraph& f, std::vector<double> durations,
+  // durations (`durations`, as durations(f) gives them: the same products; read, not copied, so
+  // the caller keeps them until its replays are done), the nodes some output depends on (the
+  // others are not replayed: nothing read depends on them) and each input's first reader (no
+  // node before it is reached from that input).
+  void prepare(const FoldGraph& f, const std::vector<double>& durations,
                const std::vector<uint32_t>& outputs) {
     const size_t n_nodes = f.nodes.size();
-    durations_ = std::move(durations);
+    durations_ = durations.data();
     std::vector<uint8_t> useful(n_nodes, 0);
     for (const uint32_t o : outputs) useful[o] = 1;
     for (size_t n = n_nodes; n-- > f.inputs;)
@@ -154,7 +155,7 @@ class Lanes {
       reached_[first + g] = uint8_t{1};
       begin = std::min<size_t>(begin, first_reader_[first + g]);
     }
-    replay_nodes({f, durations_.data(), finish_.data(), start_.data(), reached_.data(), V, inputs},
+    replay_nodes({f, durations_, finish_.data(), start_.data(), reached_.data(), V, inputs},
                  std::lower_bound(useful_.begin(), useful_.end(), begin), useful_.end());
   }
   const double* finish(size_t n, size_t g) const {
@@ -168,8 +169,8 @@ class Lanes {
   std::vector<double> inv_speed_;  // [class * count + v]
   std::vector<double> start_, none_, finish_;
   // Of the graph prepared last.
-  std::vector<double> durations_;  // [(n - inputs) * count + v]
-  std::vector<uint32_t> useful_;   // past the inputs, in order
+  const double* durations_ = nullptr;  // [(n - inputs) * count + v], the caller's
+  std::vector<uint32_t> useful_;       // past the inputs, in order
   std::vector<uint8_t> reached_;
   std::vector<uint32_t> first_reader_;
   size_t width_ = 0;  // lanes of one node in finish_
@@ -357,7 +358,8 @@ std::vector<LaneMatrix> layer_runs(const model::StepGraph& g, Lanes& lanes) {
     std::vector<uint32_t> outputs;
     for (const std::vector<uint32_t>& o : f.outputs)
       outputs.insert(outputs.end(), o.begin(), o.end());
-    lanes.prepare(layer, lanes.durations(layer), outputs);
+    const std::vector<double> durations = lanes.durations(layer);
+    lanes.prepare(layer, durations, outputs);
     LaneMatrix one(kK, V);
     for (size_t i0 = 0; i0 < kK; i0 += lanes.group()) {
       const size_t inputs = std::min(lanes.group(), kK - i0);
