@@ -91,6 +91,11 @@ class Lanes {
         inv_speed_[c * count_ + v] = 1.0 / static_cast<double>(speeds[v][c]);
   }
   size_t count() const { return count_; }
+  // Lanes of the fold matrices: the configurations', then lanes without a path up to a multiple
+  // of 4 (from 2 configurations on). The products take lanes 16, 8, 4 and then 1 at a time, and
+  // a lane alone costs about what 4 or 8 together do; a padded lane adds kNoPath to kNoPath and
+  // changes no configuration's lanes.
+  size_t matrix_lanes() const { return count_ < 2 ? count_ : (count_ + 3) / 4 * 4; }
 
   // Each node's duration past the inputs in every lane (n * count + v), as the replay takes it.
   std::vector<double> durations(const FoldGraph& f) const {
@@ -360,7 +365,7 @@ std::vector<LaneMatrix> layer_runs(const model::StepGraph& g, Lanes& lanes) {
       outputs.insert(outputs.end(), o.begin(), o.end());
     const std::vector<double> durations = lanes.durations(layer);
     lanes.prepare(layer, durations, outputs);
-    LaneMatrix one(kK, V);
+    LaneMatrix one(kK, lanes.matrix_lanes());
     for (size_t i0 = 0; i0 < kK; i0 += lanes.group()) {
       const size_t inputs = std::min(lanes.group(), kK - i0);
       lanes.replay_from(layer, i0, inputs);
@@ -472,7 +477,7 @@ void period_runs(const model::StepGraph& g, Lanes& lanes, FoldPowers* powers,
     std::vector<double> durations = lanes.durations(period);
     auto one_period = [&] {
       lanes.prepare(period, durations, f.outputs);
-      LaneMatrix one(k, V);
+      LaneMatrix one(k, lanes.matrix_lanes());
       for (size_t i0 = 0; i0 < k; i0 += lanes.group()) {
         const size_t inputs = std::min(lanes.group(), k - i0);
         lanes.replay_from(period, i0, inputs);
@@ -488,7 +493,7 @@ void period_runs(const model::StepGraph& g, Lanes& lanes, FoldPowers* powers,
     }
     std::vector<FoldPowers::Kept>& kept = powers->kept_;
     auto same = std::find_if(kept.begin(), kept.end(), [&](const FoldPowers::Kept& e) {
-      return e.powers.squares.front().lanes == V && e.same_period(f, durations);
+      return e.powers.squares.front().lanes == lanes.matrix_lanes() && e.same_period(f, durations);
     });
     if (same == kept.end()) {
       LaneMatrix one = one_period();  // before `durations` moves into the kept period
@@ -530,7 +535,7 @@ void batch_fold_slot_durations(const model::StepGraph& g,
   std::vector<std::vector<double>> taken(g.microbatch_folds.size());
   period_runs(g, lanes, powers, [&](size_t fold, const LaneMatrix& run) {
     for (const size_t s : fold_slots[fold]) {
-      const double* e = run.m.data() + static_cast<size_t>(g.slots[s].params) * V;
+      const double* e = run.m.data() + static_cast<size_t>(g.slots[s].params) * run.lanes;
       taken[fold].insert(taken[fold].end(), e, e + V);
     }
   });
