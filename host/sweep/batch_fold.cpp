@@ -245,8 +245,10 @@ template <size_t L, size_t B, size_t R>
 struct PathBits {
   size_t words = 0;
   std::vector<uint64_t> a_rows, b_cols;  // [i * words + w], [j * words + w]
+  // A square reads its factor once.
   PathBits(const LaneMatrix& a, const LaneMatrix& b) : words((a.k + 63) / 64) {
     const size_t k = a.k, V = a.lanes;
+    const bool square = &a == &b;
     a_rows.assign(k * words, 0);
     b_cols.assign(k * words, 0);
     auto has_path = [V](const double* e) {
@@ -254,8 +256,10 @@ struct PathBits {
     };
     for (size_t i = 0; i < k; ++i)
       for (size_t m = 0; m < k; ++m) {
-        if (has_path(a.at(i, m))) a_rows[i * words + m / 64] |= uint64_t{1} << (m % 64);
-        if (has_path(b.at(i, m))) b_cols[m * words + i / 64] |= uint64_t{1} << (i % 64);
+        const bool in_a = has_path(a.at(i, m));
+        if (in_a) a_rows[i * words + m / 64] |= uint64_t{1} << (m % 64);
+        if (square ? in_a : has_path(b.at(i, m)))
+          b_cols[m * words + i / 64] |= uint64_t{1} << (i % 64);
       }
   }
 };
