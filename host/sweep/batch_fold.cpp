@@ -9,6 +9,8 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
+#include <utility>
 
 // As the batch replay's tile loop: the lane loops built once per instruction set, one picked at
 // load time.
@@ -182,10 +184,34 @@ class Lanes {
 };
 
 // k x k max-plus matrices of every lane: m[(i * k + j) * lanes + v].
+// An allocator whose elements start unwritten (a product's result is written whole): a vector's
+// own zeroing was a pass over every new product.
+template <typename T>
+struct UnwrittenAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UnwrittenAllocator<U>;
+  };
+  UnwrittenAllocator() = default;
+  template <typename U>
+  UnwrittenAllocator(const UnwrittenAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 struct LaneMatrix {
   size_t k = 0, lanes = 0;
-  std::vector<double> m;
+  std::vector<double, UnwrittenAllocator<double>> m;
   LaneMatrix(size_t k_, size_t lanes_) : k(k_), lanes(lanes_), m(k_ * k_ * lanes_, kNoPath) {}
+  // A matrix to be written whole (a product's result).
+  struct Unwritten {};
+  LaneMatrix(size_t k_, size_t lanes_, Unwritten) : k(k_), lanes(lanes_), m(k_ * k_ * lanes_) {}
   double* at(size_t i, size_t j) { return m.data() + (i * k + j) * lanes; }
   const double* at(size_t i, size_t j) const { return m.data() + (i * k + j) * lanes; }
 };
@@ -334,7 +360,7 @@ LUMOS_LANE_CLONES void max_plus_into(const LaneMatrix& a, const LaneMatrix& b, L
 }
 
 LaneMatrix max_plus(const LaneMatrix& a, const LaneMatrix& b) {
-  LaneMatrix c(a.k, a.lanes);
+  LaneMatrix c(a.k, a.lanes, LaneMatrix::Unwritten{});
   max_plus_into(a, b, c);
   return c;
 }
@@ -425,7 +451,7 @@ const LaneMatrix& power_from_squares(PeriodPowers* pp, int64_t n, LaneMatrix* sc
     }
   for (int b = next + 1; b <= top; ++b)
     if (bits >> b & 1) {
-      LaneMatrix c(r->k, r->lanes);
+      LaneMatrix c(r->k, r->lanes, LaneMatrix::Unwritten{});
       max_plus_into(*r, squares[static_cast<size_t>(b)], c);
       if (pp->prefixes.size() < PeriodPowers::kPrefixesKept) {
         r = &pp->prefixes.emplace(low(b), std::move(c)).first->second;
