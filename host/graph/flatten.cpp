@@ -79,7 +79,10 @@ Graph flatten(const Draft& d, std::vector<NodeId>* new_id,
   g.event.resize(n);
   g.dur_us.resize(n);
   g.measured_start_us.resize(n);
+  // The draft's nodes are read in the new order, scattered: each fetched a few nodes ahead.
+  constexpr uint32_t kAhead = 16;
   for (uint32_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) __builtin_prefetch(&d.nodes[order[i + kAhead]]);
     const DraftNode& dn = d.nodes[order[i]];
     g.kind[i] = dn.kind;
     g.cls[i] = dn.cls;
@@ -90,9 +93,10 @@ Graph flatten(const Draft& d, std::vector<NodeId>* new_id,
     g.dur_us[i] = dn.dur_us;
     g.measured_start_us[i] = dn.start_us;
   }
-  g.pred_offset.assign(n + 1, 0);
-  for (const DraftEdge& e : d.edges) ++g.pred_offset[(*new_id)[e.dst] + 1];
-  for (uint32_t i = 0; i < n; ++i) g.pred_offset[i + 1] += g.pred_offset[i];
+  // A node's predecessors are its draft node's in-edges, counted before.
+  g.pred_offset.resize(n + 1);
+  g.pred_offset[0] = 0;
+  for (uint32_t i = 0; i < n; ++i) g.pred_offset[i + 1] = g.pred_offset[i] + indeg[order[i]];
   g.pred_index.resize(d.edges.size());
   g.pred_lag_us.resize(d.edges.size());
   g.pred_kind.resize(d.edges.size());

@@ -3,7 +3,9 @@
 #include "common/error.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <queue>
@@ -35,6 +37,31 @@ void add_ends_and_marks(const graph::Graph& g, ReplayProgram* prog) {
   std::vector<uint32_t> fill(p.marks_offset.begin(), p.marks_offset.end() - 1);
   for (uint32_t k = 0; k < g.steps.size(); ++k) p.marks_step[fill[g.steps[k].marker]++] = k;
 }
+
+// Free registers of one pool, the lowest taken first: a bitmap scanned from the lowest word that
+// may hold one (a min-heap gave the same registers at a log-time sift per free and take).
+class LowestFree {
+ public:
+  bool empty() {
+    while (low_ < words_.size() && words_[low_] == 0) ++low_;
+    return low_ == words_.size();
+  }
+  uint32_t take() {  // after !empty()
+    const uint64_t w = words_[low_];
+    words_[low_] = w & (w - 1);
+    return static_cast<uint32_t>(low_ * 64 + static_cast<size_t>(std::countr_zero(w)));
+  }
+  void give(uint32_t reg) {
+    const size_t w = reg / 64;
+    if (w >= words_.size()) words_.resize(w + 1, 0);
+    words_[w] |= uint64_t{1} << (reg % 64);
+    low_ = std::min(low_, w);
+  }
+
+ private:
+  std::vector<uint64_t> words_;
+  size_t low_ = 0;
+};
 
 }  // namespace
 
@@ -95,52 +122,33 @@ ReplayProgram compile_program(const graph::Graph& g) {
   LUMOS_EXPECT(p.order.size() == n, "replay program: the graph has a cycle (" +
                                         std::to_string(n - p.order.size()) +
                                         " nodes never become ready)");
-  // Position of each node in the order, and the last instruction that reads it.
-  std::vector<uint32_t> at(n);
-  for (uint32_t i = 0; i < n; ++i) at[p.order[i]] = i;
+  // The last instruction that reads each node: instructions run in order, so the last one met.
   constexpr uint32_t kUnread = UINT32_MAX;
   std::vector<uint32_t> last_read(n, kUnread);
-  for (graph::NodeId v = 0; v < n; ++v)
-    for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e) {
-      uint32_t& l = last_read[g.pred_index[e]];
-      l = l == kUnread ? at[v] : std::max(l, at[v]);
-    }
-  // Frees per instruction: the nodes whose last reader it is.
-  std::vector<uint32_t> free_offset(n + 1, 0);
-  for (graph::NodeId u = 0; u < n; ++u)
-    if (last_read[u] != kUnread) ++free_offset[last_read[u] + 1];
-  for (uint32_t i = 0; i < n; ++i) free_offset[i + 1] += free_offset[i];
-  std::vector<uint32_t> free_node(free_offset[n]);
-  {
-    std::vector<uint32_t> fill(free_offset.begin(), free_offset.end() - 1);
-    for (graph::NodeId u = 0; u < n; ++u)
-      if (last_read[u] != kUnread) free_node[fill[last_read[u]]++] = u;
+  for (uint32_t i = 0; i < n; ++i) {
+    const graph::NodeId v = p.order[i];
+    for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e)
+      last_read[g.pred_index[e]] = i;
   }
   p.dst.resize(n);
   p.op_reg.resize(g.pred_index.size());
   // Two pools, each given lowest-free-first: values read within kShortLifetime instructions of
   // being computed, and the others (numbered after the first pool once its size is known).
   std::vector<uint8_t> long_lived(n, 0);
-  for (uint32_t i = 0; i < n; ++i) {
-    const graph::NodeId v = p.order[i];
-    long_lived[v] = last_read[v] != kUnread && last_read[v] - i > kShortLifetime;
-  }
-  using FreeRegs = std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<uint32_t>>;
-  FreeRegs free_regs[2];
+  LowestFree free_regs[2];
   uint32_t next_reg[2] = {0, 0};
   for (uint32_t i = 0; i < n; ++i) {
     const graph::NodeId v = p.order[i];
-    // The destination never aliases an operand: operands are released after the instruction.
-    const uint8_t pool = long_lived[v];
-    if (free_regs[pool].empty()) {
-      p.dst[v] = next_reg[pool]++;
-    } else {
-      p.dst[v] = free_regs[pool].top();
-      free_regs[pool].pop();
+    const uint8_t pool = last_read[v] != kUnread && last_read[v] - i > kShortLifetime;
+    long_lived[v] = pool;
+    // The destination never aliases an operand: operands are released after the instruction,
+    // those whose last reader it is (an operand read twice is freed twice: a set, no matter).
+    p.dst[v] = free_regs[pool].empty() ? next_reg[pool]++ : free_regs[pool].take();
+    for (uint32_t e = g.pred_offset[v]; e < g.pred_offset[v + 1]; ++e) {
+      const graph::NodeId u = g.pred_index[e];
+      if (last_read[u] == i) free_regs[long_lived[u]].give(p.dst[u]);
     }
-    for (uint32_t k = free_offset[i]; k < free_offset[i + 1]; ++k)
-      free_regs[long_lived[free_node[k]]].push(p.dst[free_node[k]]);
-    if (last_read[v] == kUnread) free_regs[pool].push(p.dst[v]);  // a sink: read at once, then free
+    if (last_read[v] == kUnread) free_regs[pool].give(p.dst[v]);  // a sink: read at once, then free
   }
   p.short_regs = next_reg[0];
   p.max_live = next_reg[0] + next_reg[1];
