@@ -7,6 +7,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -88,7 +90,8 @@ class Loader {
 
   // Parses one JSON document of [text, text + n) (an object with traceEvents or an array of
   // events), adding to the table; byte positions in messages count from the loader's `json`.
-  void parse_document(const char* text, size_t n);
+  // With no `parser`, the calling thread's own.
+  void parse_document(const char* text, size_t n, simdjson::ondemand::parser* parser = nullptr);
   // The rest of a head's top-level object: `text` is `{` and the keys after traceEvents. Another
   // traceEvents there is an InputError, as a part cannot say where its events go.
   void parse_tail(const char* text, size_t n);
@@ -623,7 +626,7 @@ EventTable Loader::run() {
   return finish();
 }
 
-void Loader::parse_document(const char* text, size_t n) {
+void Loader::parse_document(const char* text, size_t n, simdjson::ondemand::parser* parser) {
   if (table_.path.empty()) {
     table_.path = label_;
     table_.json_bytes = whole_size_;
@@ -631,9 +634,10 @@ void Loader::parse_document(const char* text, size_t n) {
   }
   // One parser per thread, reused: its index buffers are as large as the biggest trace seen, and
   // allocating them afresh for every file costs more than parsing (page faults).
-  thread_local simdjson::ondemand::parser parser;
+  thread_local simdjson::ondemand::parser own_parser;
+  if (parser == nullptr) parser = &own_parser;
   simdjson::ondemand::document doc;
-  if (auto err = parser.iterate(text, n, n + simdjson::SIMDJSON_PADDING).get(doc)) fail_json(err);
+  if (auto err = parser->iterate(text, n, n + simdjson::SIMDJSON_PADDING).get(doc)) fail_json(err);
   json_type t;
   if (auto err = doc.type().get(t)) fail_json(err);
   auto parse_events = [&](simdjson::ondemand::array arr) {
@@ -775,6 +779,33 @@ void Loader::absorb(Loader&& later) {
   event_index_ += later.event_index_;
 }
 
+// Parsers for the later parts of split parses, kept for the process's life as each thread's own
+// is: a thread's own parser would be freed when the thread ends, unmapping its index while the
+// caller waits on the join, and the next large trace would fault a new one in.
+class PartParsers {
+ public:
+  std::unique_ptr<simdjson::ondemand::parser> take() {
+    std::lock_guard<std::mutex> lock(m_);
+    if (free_.empty()) return std::make_unique<simdjson::ondemand::parser>();
+    auto p = std::move(free_.back());
+    free_.pop_back();
+    return p;
+  }
+  void give_back(std::unique_ptr<simdjson::ondemand::parser> p) {
+    std::lock_guard<std::mutex> lock(m_);
+    free_.push_back(std::move(p));
+  }
+
+ private:
+  std::mutex m_;
+  std::vector<std::unique_ptr<simdjson::ondemand::parser>> free_;
+};
+
+PartParsers& part_parsers() {
+  static PartParsers* parsers = new PartParsers;  // never freed, as said above
+  return *parsers;
+}
+
 }  // namespace
 
 namespace detail {
@@ -790,8 +821,10 @@ std::optional<EventTable> parse_trace_parts(const char* json, size_t size, size_
   auto parse_rest = [&] {
     if (rest_taken.exchange(true)) return;
     try {
-      rest.parse_document(json + cut.open, rest_bytes);
+      std::unique_ptr<simdjson::ondemand::parser> parser = part_parsers().take();
+      rest.parse_document(json + cut.open, rest_bytes, parser.get());
       rest_ok = true;
+      part_parsers().give_back(std::move(parser));
     } catch (...) {
     }
   };

@@ -25,13 +25,16 @@ bool is_json_space(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-// The first `},` + spaces holding a line break + `{` from the middle on: a line break is never
-// inside a JSON string, and the parts' parses check that the comma is one of traceEvents'.
-// Returns the comma and the byte before the `{`.
+// The first `},` + spaces holding a line break + `{` from 9/16 of the text on: a line break is
+// never inside a JSON string, and the parts' parses check that the comma is one of traceEvents'.
+// The head is the larger part as the later part's thread starts later and its memory is fresh
+// (12 against 15 ms for halves of the largest shared trace). Returns the comma and the byte
+// before the `{`.
 std::optional<std::pair<size_t, size_t>> find_comma(const char* json, size_t begin, size_t size) {
   constexpr size_t kSearchBytes = size_t{1} << 20;
-  const size_t end = std::min(size, begin + (size - begin) / 2 + kSearchBytes);
-  for (size_t c = begin + (size - begin) / 2; c < end; ++c) {
+  const size_t from = begin + (size - begin) / 16 * 9;
+  const size_t end = std::min(size, from + kSearchBytes);
+  for (size_t c = from; c < end; ++c) {
     const void* hit = std::memchr(json + c, ',', end - c);
     if (hit == nullptr) break;
     c = static_cast<size_t>(static_cast<const char*>(hit) - json);

@@ -83,11 +83,11 @@ void expect_same_tables(const EventTable& a, const EventTable& b) {
 
 // Event k of a trace written as profilers write it (one field per line, `},\n  {` between
 // events): CPU ops with shapes, launches, kernels (some NCCL), syncs, string pids and tids that
-// first appear on either side of the middle, and skipped events.
+// first appear on either side of the cut, and skipped events.
 std::string event(int k, int n) {
   const std::string ts = std::to_string(1000 + 10 * k);
   // Strings first seen late in the file, so that the later part numbers them on its own.
-  const std::string late = k > n / 2 ? "late " : "";
+  const std::string late = k > n * 2 / 3 ? "late " : "";
   switch (k % 7) {
     case 0:
       return R"({"ph": "X", "cat": "cpu_op", "name": ")" + late + "op" + std::to_string(k % 5) +
@@ -193,27 +193,34 @@ TEST(SplitParse, SmallOrCompactTextsStayOnOneThread) {
   EXPECT_EQ(how, SplitParse::kOneThread);
 }
 
-// A cut inside an event (the middle falls in the nested list of a flow event's args) or in the
+// A cut inside an event (9/16 of the text falls in a flow event, before its nested list) or in the
 // device list is found by the parts' parses and the text read again on one thread.
 TEST(SplitParse, ACutNotBetweenTwoEventsIsReadAgainOnOneThread) {
-  // The middle of the text falls in the flow event's padding: the first `},` + line break + `{`
+  // 9/16 of the text falls in the flow event's padding: the first `},` + line break + `{`
   // after it is inside the event's list.
   const std::string flow = R"({"ph": "f", "id": 3, "pid": 1, "tid": 1, "ts": 5, "pad": ")" +
                            std::string(600, 'p') + R"(", "args": {"list": [{"a": 1},
       {"b": 2}]}})";
-  const std::string s = R"({"traceEvents": [)" + event(0, 2) + ",\n  " + flow + "\n]}";
-  SplitParse how;
-  const EventTable split = parse_split(s, &how);
-  const EventTable whole = lumos::trace::parse_trace_json(padded(s).data(), s.size(), "t.json");
-  expect_same_tables(split, whole);
-  EXPECT_EQ(how, SplitParse::kOneThreadAfterParts);
+  const std::string in_event = R"({"traceEvents": [)" + event(0, 2) + ",\n  " + flow + "\n]}";
+  // A long device list before a short traceEvents.
+  std::string in_devices = R"({"deviceProperties": [
+    )";
+  for (int k = 0; k < 100; ++k) in_devices += (k ? ",\n    " : "") + std::string(R"({"id": 0})");
+  in_devices += "\n  ],\n  \"traceEvents\": [" + event(0, 2) + ",\n  " + event(1, 2) + "]}";
+  for (const std::string& s : {in_event, in_devices}) {
+    SplitParse how;
+    const EventTable split = parse_split(s, &how);
+    const EventTable whole = lumos::trace::parse_trace_json(padded(s).data(), s.size(), "t.json");
+    expect_same_tables(split, whole);
+    EXPECT_EQ(how, SplitParse::kOneThreadAfterParts);
+  }
 }
 
 // Bad JSON or a bad field anywhere, near the cut included, gives the one-thread message.
 TEST(SplitParse, ErrorsAreTheOneThreadErrors) {
   const std::string good = trace(60);
-  // The cut is at the first event boundary after the middle.
-  const size_t cut = good.find("},\n  {", good.size() / 2);
+  // The cut is at the first event boundary after 9/16 of the text.
+  const size_t cut = good.find("},\n  {", good.size() / 16 * 9);
   ASSERT_NE(cut, std::string::npos);
   std::vector<size_t> at = {10,
                             good.find("traceEvents") + 20,
