@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -811,7 +812,8 @@ PartParsers& part_parsers() {
 namespace detail {
 
 std::optional<EventTable> parse_trace_parts(const char* json, size_t size, size_t bom,
-                                            const std::string& label, const TraceCut& cut) {
+                                            const std::string& label, const TraceCut& cut,
+                                            PartThread* thread) {
   const size_t rest_bytes = cut.close + 1 - cut.open;
   Loader rest(json + cut.open, rest_bytes, label, Loader::Part::kEvents);
   bool rest_ok = false;
@@ -828,12 +830,15 @@ std::optional<EventTable> parse_trace_parts(const char* json, size_t size, size_
     } catch (...) {
     }
   };
-  std::thread worker;
-  try {
-    worker = std::thread(parse_rest);
-  } catch (...) {
-    // No second thread: this one parses both parts.
+  std::optional<PartThread> own_thread;
+  if (thread == nullptr) {
+    try {
+      thread = &own_thread.emplace();
+    } catch (...) {
+      // No second thread: this one parses both parts.
+    }
   }
+  if (thread) thread->post(parse_rest);
   Loader head(json, cut.comma + 2, label, Loader::Part::kHead, size);
   bool head_ok = false;
   try {
@@ -848,7 +853,7 @@ std::optional<EventTable> parse_trace_parts(const char* json, size_t size, size_
     parse_rest();
   else
     rest_taken.store(true);  // nobody needs the later part now
-  if (worker.joinable()) worker.join();
+  if (thread) thread->wait();
   if (!head_ok || !rest_ok) return std::nullopt;
   head.absorb(std::move(rest));
   return head.finish();
@@ -949,8 +954,21 @@ EventTable parse_trace_bytes(const char* data, size_t size, const std::string& l
 }
 
 EventTable load_trace(const std::string& path, uint64_t max_bytes) {
+  // A file that may hold (or inflate to) a text worth splitting gets the split parse's second
+  // thread before it is read; a smaller text ends the thread unused.
+  constexpr uintmax_t kPartThreadMinFileBytes = uintmax_t{256} << 10;
+  std::optional<detail::PartThread> part_thread;
+  std::error_code ec;
+  if (path != "-" && std::filesystem::file_size(path, ec) >= kPartThreadMinFileBytes && !ec) {
+    try {
+      part_thread.emplace();
+    } catch (...) {
+      // No second thread: the text is parsed on this one.
+    }
+  }
   common::FileBytes fb = common::read_file_bytes(path, simdjson::SIMDJSON_PADDING, max_bytes);
-  return parse_trace_json_split(fb.data.data(), fb.size, path == "-" ? "<stdin>" : path);
+  return detail::parse_split(fb.data.data(), fb.size, path == "-" ? "<stdin>" : path,
+                             kSplitParseMinBytes, nullptr, part_thread ? &*part_thread : nullptr);
 }
 
 }  // namespace lumos::trace

@@ -1,9 +1,9 @@
 // Where a large trace is cut for its parse on two threads (docs/design.md, "Reading traces"):
 // between two events of traceEvents near the middle of the text, with the brackets that make its
 // parts documents of their own written in for the parse and put back after it. The parts are
-// parsed in kineto_loader.cpp (detail::parse_trace_parts). Any failure, or a cut that is not
-// between two events of traceEvents, parses the whole text again on one thread, so that the table
-// and every message are those of parse_trace_json.
+// parsed in kineto_loader.cpp (detail::parse_trace_parts), the later one on a PartThread. Any
+// failure, or a cut that is not between two events of traceEvents, parses the whole text again on
+// one thread, so that the table and every message are those of parse_trace_json.
 #include <algorithm>
 #include <cstring>
 #include <exception>
@@ -103,8 +103,46 @@ class CutBrackets {
 
 }  // namespace
 
-EventTable parse_trace_json_split(char* json, size_t size, const std::string& label,
-                                  size_t split_min_bytes, SplitParse* how) {
+namespace detail {
+
+PartThread::PartThread() {
+  thread_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [this] { return posted_ || quit_; });
+    if (!posted_) return;
+    lock.unlock();
+    job_();
+    lock.lock();
+    done_ = true;
+    cv_.notify_all();
+  });
+}
+
+PartThread::~PartThread() {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    quit_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void PartThread::post(std::function<void()> job) {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    job_ = std::move(job);
+    posted_ = true;
+  }
+  cv_.notify_all();
+}
+
+void PartThread::wait() {
+  std::unique_lock<std::mutex> lock(m_);
+  cv_.wait(lock, [this] { return done_; });
+}
+
+EventTable parse_split(char* json, size_t size, const std::string& label, size_t split_min_bytes,
+                       SplitParse* how, PartThread* thread) {
   SplitParse ignored;
   SplitParse& went = how ? *how : ignored;
   went = SplitParse::kOneThread;
@@ -115,7 +153,7 @@ EventTable parse_trace_json_split(char* json, size_t size, const std::string& la
   std::optional<EventTable> table;
   try {
     const CutBrackets brackets(json, size, *cut);
-    table = detail::parse_trace_parts(json, size, bom, label, *cut);
+    table = parse_trace_parts(json, size, bom, label, *cut, thread);
   } catch (...) {
     table.reset();  // the message, if any, comes from the parse on one thread
   }
@@ -125,6 +163,13 @@ EventTable parse_trace_json_split(char* json, size_t size, const std::string& la
   }
   went = SplitParse::kOneThreadAfterParts;
   return parse_trace_json(json, size, label);
+}
+
+}  // namespace detail
+
+EventTable parse_trace_json_split(char* json, size_t size, const std::string& label,
+                                  size_t split_min_bytes, SplitParse* how) {
+  return detail::parse_split(json, size, label, split_min_bytes, how, nullptr);
 }
 
 }  // namespace lumos::trace
