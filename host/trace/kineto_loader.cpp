@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -953,22 +954,44 @@ EventTable parse_trace_bytes(const char* data, size_t size, const std::string& l
   return parse_trace_json_split(padded.data(), size, label);
 }
 
+namespace {
+
+// Whether more threads are running than there are cores (the running count in /proc/loadavg,
+// this thread included): a second thread would then wait for a core, and on such a machine a
+// parse in two parts measured slower than one. False where it cannot tell.
+bool cores_busy() {
+  std::FILE* f = std::fopen("/proc/loadavg", "r");
+  if (f == nullptr) return false;
+  double avg[3];
+  long running = 0, total = 0;
+  const int read =
+      std::fscanf(f, "%lf %lf %lf %ld/%ld", &avg[0], &avg[1], &avg[2], &running, &total);
+  std::fclose(f);
+  return read == 5 && running > static_cast<long>(std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
 EventTable load_trace(const std::string& path, uint64_t max_bytes) {
   // A file that may hold (or inflate to) a text worth splitting gets the split parse's second
-  // thread before it is read; a smaller text ends the thread unused.
+  // thread before it is read; a smaller text ends the thread unused. With every core busy, the
+  // text is parsed on this thread alone.
   constexpr uintmax_t kPartThreadMinFileBytes = uintmax_t{256} << 10;
   std::optional<detail::PartThread> part_thread;
   std::error_code ec;
+  bool split = true;
   if (path != "-" && std::filesystem::file_size(path, ec) >= kPartThreadMinFileBytes && !ec) {
+    split = !cores_busy();
     try {
-      part_thread.emplace();
+      if (split) part_thread.emplace();
     } catch (...) {
       // No second thread: the text is parsed on this one.
     }
   }
   common::FileBytes fb = common::read_file_bytes(path, simdjson::SIMDJSON_PADDING, max_bytes);
   return detail::parse_split(fb.data.data(), fb.size, path == "-" ? "<stdin>" : path,
-                             kSplitParseMinBytes, nullptr, part_thread ? &*part_thread : nullptr);
+                             split ? kSplitParseMinBytes : SIZE_MAX, nullptr,
+                             part_thread ? &*part_thread : nullptr);
 }
 
 }  // namespace lumos::trace
