@@ -979,11 +979,11 @@ EventTable load_trace(const std::string& path, uint64_t max_bytes) {
   constexpr uintmax_t kPartThreadMinFileBytes = uintmax_t{256} << 10;
   std::optional<detail::PartThread> part_thread;
   std::error_code ec;
-  bool split = true;
-  if (path != "-" && std::filesystem::file_size(path, ec) >= kPartThreadMinFileBytes && !ec) {
-    split = !cores_busy();
+  const bool split = !cores_busy();
+  if (split && path != "-" && std::filesystem::file_size(path, ec) >= kPartThreadMinFileBytes &&
+      !ec) {
     try {
-      if (split) part_thread.emplace();
+      part_thread.emplace();
     } catch (...) {
       // No second thread: the text is parsed on this one.
     }
