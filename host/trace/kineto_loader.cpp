@@ -18,6 +18,7 @@
 
 #include "common/error.hpp"
 #include "common/file_bytes.hpp"
+#include "common/huge_pages.hpp"
 #include "trace/runtime_names.hpp"
 #include "trace/trace_cut.hpp"
 
@@ -988,7 +989,15 @@ EventTable load_trace(const std::string& path, uint64_t max_bytes) {
       // No second thread: the text is parsed on this one.
     }
   }
-  common::FileBytes fb = common::read_file_bytes(path, simdjson::SIMDJSON_PADDING, max_bytes);
+  // While this thread inflates, the other faults the buffer in (common/huge_pages.hpp).
+  std::function<void(char*, size_t)> fault_in;
+  if (part_thread) {
+    fault_in = [&part_thread](char* p, size_t n) {
+      part_thread->post([p, n] { common::populate_for_write(p, n); });
+    };
+  }
+  common::FileBytes fb = common::read_file_bytes(path, simdjson::SIMDJSON_PADDING, max_bytes,
+                                                 common::kTraceLimit, fault_in);
   return detail::parse_split(fb.data.data(), fb.size, path == "-" ? "<stdin>" : path,
                              split ? kSplitParseMinBytes : SIZE_MAX, nullptr,
                              part_thread ? &*part_thread : nullptr);

@@ -108,13 +108,16 @@ namespace detail {
 PartThread::PartThread() {
   thread_ = std::thread([this] {
     std::unique_lock<std::mutex> lock(m_);
-    cv_.wait(lock, [this] { return posted_ || quit_; });
-    if (!posted_) return;
-    lock.unlock();
-    job_();
-    lock.lock();
-    done_ = true;
-    cv_.notify_all();
+    for (;;) {
+      cv_.wait(lock, [this] { return done_ < posted_ || quit_; });
+      if (done_ == posted_) return;  // quit, nothing left
+      std::function<void()> job = std::move(jobs_[done_]);
+      lock.unlock();
+      job();
+      lock.lock();
+      ++done_;
+      cv_.notify_all();
+    }
   });
 }
 
@@ -130,15 +133,15 @@ PartThread::~PartThread() {
 void PartThread::post(std::function<void()> job) {
   {
     std::lock_guard<std::mutex> lock(m_);
-    job_ = std::move(job);
-    posted_ = true;
+    jobs_.push_back(std::move(job));
+    ++posted_;
   }
   cv_.notify_all();
 }
 
 void PartThread::wait() {
   std::unique_lock<std::mutex> lock(m_);
-  cv_.wait(lock, [this] { return done_; });
+  cv_.wait(lock, [this] { return done_ == posted_; });
 }
 
 EventTable parse_split(char* json, size_t size, const std::string& label, size_t split_min_bytes,

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "trace/event_table.hpp"
 #include "trace/kineto_loader.hpp"
@@ -24,8 +25,8 @@ struct TraceCut {
 };
 
 // The second thread of a split parse, which load_trace starts before it reads the file: its start
-// (up to a few ms when the other core sleeps) then overlaps the reading and the inflating. It runs
-// one job.
+// (up to a few ms when the other core sleeps) then overlaps the reading and the inflating, and it
+// faults the inflated text's buffer in meanwhile. It runs the jobs posted, in order.
 class PartThread {
  public:
   PartThread();  // throws std::system_error when no thread can be started
@@ -33,13 +34,14 @@ class PartThread {
   PartThread(const PartThread&) = delete;
   PartThread& operator=(const PartThread&) = delete;
   void post(std::function<void()> job);
-  void wait();  // until the job posted has run
+  void wait();  // until every job posted has run
 
  private:
   std::mutex m_;
   std::condition_variable cv_;
-  std::function<void()> job_;
-  bool posted_ = false, done_ = false, quit_ = false;
+  std::vector<std::function<void()>> jobs_;
+  size_t posted_ = 0, done_ = 0;
+  bool quit_ = false;
   std::thread thread_;
 };
 
