@@ -10,6 +10,7 @@
 #include "common/file_bytes.hpp"
 #include "support/test_util.hpp"
 #include "trace/kineto_loader.hpp"
+#include "trace/trace_cut.hpp"
 
 namespace {
 
@@ -285,4 +286,21 @@ TEST(SplitParse, SharedTracesGiveTheOneThreadTable) {
     expect_same_tables(lumos::trace::load_trace(path), whole);
   }
   EXPECT_GE(in_parts, 4);  // the shared traces of a few MB and more
+}
+
+// The thread load_trace starts before reading runs what it is given in order (the buffer's faulting
+// in, then the later part), and the table is the one-thread parse's.
+TEST(SplitParse, APartThreadStartedBeforeRunsItsJobsInOrder) {
+  const std::string s = trace(300);
+  std::vector<int> ran;
+  lumos::trace::detail::PartThread thread;
+  thread.post([&] { ran.push_back(1); });
+  thread.post([&] { ran.push_back(2); });
+  std::vector<char> buf = padded(s);
+  SplitParse how;
+  const EventTable split =
+      lumos::trace::detail::parse_split(buf.data(), s.size(), "t.json", 0, &how, &thread);
+  EXPECT_EQ(how, SplitParse::kTwoParts);
+  EXPECT_EQ(ran, (std::vector<int>{1, 2}));
+  expect_same_tables(split, lumos::trace::parse_trace_json(padded(s).data(), s.size(), "t.json"));
 }
