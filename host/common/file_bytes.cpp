@@ -156,7 +156,8 @@ bool looks_gzip(const char* data, size_t size) {
 }
 
 FileBytes gunzip_bytes(const char* data, size_t size, size_t padding, const std::string& what,
-                       uint64_t max_bytes, const std::string& limit_of) {
+                       uint64_t max_bytes, const std::string& limit_of,
+                       const std::function<void(char*, size_t)>& on_buffer) {
   std::unique_ptr<libdeflate_decompressor, decltype(&libdeflate_free_decompressor)> d(
       libdeflate_alloc_decompressor(), &libdeflate_free_decompressor);
   LUMOS_EXPECT(d != nullptr, what + ": out of memory creating the gzip decompressor");
@@ -188,6 +189,7 @@ FileBytes gunzip_bytes(const char* data, size_t size, size_t padding, const std:
                            " (limit " + describe_bytes(max_bytes) +
                            (limit_of == kTraceLimit ? " of --max-trace-bytes" : "") + ")");
         }
+        if (on_buffer && out.size == 0 && in_pos == 0) on_buffer(out.data.data(), cap);
       }
       size_t in_used = 0, out_used = 0;
       const libdeflate_result r = libdeflate_gzip_decompress_ex(
@@ -268,11 +270,12 @@ std::optional<std::string> regular_file_prefix(const std::string& path, size_t n
 }
 
 FileBytes read_file_bytes(const std::string& path, size_t padding, uint64_t max_bytes,
-                          const std::string& limit_of) {
+                          const std::string& limit_of,
+                          const std::function<void(char*, size_t)>& on_buffer) {
   FileBytes raw = read_regular_file(path, padding, max_bytes, "a trace file", limit_of);
   if (!looks_gzip(raw.data.data(), raw.size)) return raw;
   const std::string what = path == "-" ? "<stdin>" : path;
-  return gunzip_bytes(raw.data.data(), raw.size, padding, what, max_bytes, limit_of);
+  return gunzip_bytes(raw.data.data(), raw.size, padding, what, max_bytes, limit_of, on_buffer);
 }
 
 }  // namespace lumos::common

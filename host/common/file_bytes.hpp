@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -70,9 +71,11 @@ std::optional<std::string> regular_file_prefix(const std::string& path, size_t n
 
 // read_regular_file, then inflated when it is gzip; the limit applies to the inflated size too.
 // Throws InputError naming the file on a truncated or corrupt gzip stream.
+// `on_buffer`, when given, is called as gunzip_bytes calls it.
 FileBytes read_file_bytes(const std::string& path, size_t padding,
                           uint64_t max_bytes = max_trace_bytes(),
-                          const std::string& limit_of = kTraceLimit);
+                          const std::string& limit_of = kTraceLimit,
+                          const std::function<void(char*, size_t)>& on_buffer = {});
 
 // Inflates an in-memory gzip stream (one or more members). `what` names the source in messages.
 // The size trailer is not trusted: the output buffer starts at 8 times the compressed size (at
@@ -81,9 +84,13 @@ FileBytes read_file_bytes(const std::string& path, size_t padding,
 // was written is resident, and it never holds more than `max_bytes`
 // (then InputError names the limit and `limit_of`). A buffer the machine cannot give is an
 // InputError saying so ("out of memory while inflating"), not std::bad_alloc.
+// `on_buffer`, when given, is called with the output buffer's start and size (without the
+// padding) when it is allocated before anything was inflated into it (once, unless the first
+// member does not fit).
 FileBytes gunzip_bytes(const char* data, size_t size, size_t padding, const std::string& what,
                        uint64_t max_bytes = max_trace_bytes(),
-                       const std::string& limit_of = kTraceLimit);
+                       const std::string& limit_of = kTraceLimit,
+                       const std::function<void(char*, size_t)>& on_buffer = {});
 
 bool looks_gzip(const char* data, size_t size);
 

@@ -22,4 +22,10 @@ void advise_huge_pages(void* p, size_t n);
 void set_huge_pages_for_new(bool on);
 bool huge_pages_for_new();
 
+// Faults [p, p + n) in for writing without changing its bytes (MADV_POPULATE_WRITE), so that
+// another thread may do it while one writes the block: the split parse's second thread faults the
+// inflated trace's buffer in while this one inflates into it. False where the kernel lacks it
+// (before Linux 5.14) or the range is not mapped.
+bool populate_for_write(void* p, size_t n);
+
 }  // namespace lumos::common

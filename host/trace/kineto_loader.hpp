@@ -28,6 +28,17 @@ EventTable load_trace(const std::string& path, uint64_t max_bytes = common::max_
 // (simdjson padding). `label` names the source in messages.
 EventTable parse_trace_json(const char* json, size_t size, const std::string& label);
 
+// parse_trace_json on a text it may write to: one of `split_min_bytes` or more is parsed in two
+// parts on two threads (docs/design.md, "Reading traces"), with a few bytes between two events
+// changed while it runs and put back before it returns. The table, or the error, is
+// parse_trace_json's.
+// `how`, when given, says which way it went.
+inline constexpr size_t kSplitParseMinBytes = size_t{4} << 20;
+enum class SplitParse { kOneThread, kTwoParts, kOneThreadAfterParts };
+EventTable parse_trace_json_split(char* json, size_t size, const std::string& label,
+                                  size_t split_min_bytes = kSplitParseMinBytes,
+                                  SplitParse* how = nullptr);
+
 // Loads from memory bytes that may be gzip; used by the fuzzer and tests.
 EventTable parse_trace_bytes(const char* data, size_t size, const std::string& label,
                              uint64_t max_bytes = common::max_trace_bytes());
