@@ -6,11 +6,9 @@
 #include <exception>
 #include <mutex>
 #include <thread>
-#ifdef __GLIBC__
-#include <malloc.h>  // malloc_trim
-#endif
 
 #include "common/error.hpp"
+#include "common/heap_tuning.hpp"
 #include "common/memory_budget.hpp"
 #include "common/thread_pool.hpp"
 #include "model/graph_budget.hpp"
@@ -169,11 +167,9 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
         const MemoryBudget::Hold hold(budget, static_cast<double>(nodes) * kEstimateBytesPerNode);
         row.breakdown = run_estimate(r, db).estimate.breakdown;
         row.detailed = true;
-#ifdef __GLIBC__
-        // glibc keeps a freed graph's pages in the thread's arena; give them back, so that the
-        // budget bounds the process and not only the graphs alive at once.
-        malloc_trim(0);
-#endif
+        // glibc keeps a freed graph's pages in the thread's arena: given back once the process
+        // grows past the budget, so that it bounds the process and not only the graphs alive.
+        trim_heap_above(req.memory_budget_bytes);
       } catch (...) {
         failure[i] = std::current_exception();
       }

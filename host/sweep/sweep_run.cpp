@@ -7,13 +7,11 @@
 #include <memory>
 #include <mutex>
 #include <tuple>
-#ifdef __GLIBC__
-#include <malloc.h>  // malloc_trim
-#endif
 
 #include "carbon/energy.hpp"
 #include "common/error.hpp"
 #include "common/format.hpp"
+#include "common/heap_tuning.hpp"
 #include "common/memory_budget.hpp"
 #include "common/thread_pool.hpp"
 #include "engine/engine.hpp"
@@ -262,11 +260,6 @@ class GroupRunner {
     }
   }
 
-  // A thread keeps a freed graph's memory for the next graph (its pages already faulted in)
-  // unless the graph was large: what all threads keep beyond the graphs the budget counts is at
-  // most a quarter of it.
-  void set_threads(unsigned threads) { trim_above_ = opt_.memory_budget_bytes / (4.0 * threads); }
-
  private:
   // The group's configurations that fit in their GPU's memory, priced; the others get their
   // reason. Memory is checked before any graph is built: what does not fit is not replayed.
@@ -424,14 +417,11 @@ class GroupRunner {
       finish_row(cfg, layout, *batch[k], br.makespan_us[lane[k]], busy[lane[k]]);
       ++s->estimated;
     }
-#ifdef __GLIBC__
-    // Give a large freed graph's pages back (see layout_search.cpp and trim_above_).
-    if (need > trim_above_) {
-      t0 = Clock::now();
-      malloc_trim(0);
-      s->build_s += seconds_since(t0);
-    }
-#endif
+    // A thread keeps a freed graph's pages for the next graph (already faulted in) unless the
+    // process has grown past the budget.
+    t0 = Clock::now();
+    trim_heap_above(opt_.memory_budget_bytes);
+    s->build_s += seconds_since(t0);
   }
 
   // The layout's graph with its micro-batches folded, when its steady state is long enough to
@@ -489,7 +479,6 @@ class GroupRunner {
   const Hardware hardware_;
   MemoryBudget budget_;
   const engine::Backend backend_;  // resolved once: auto asks the CUDA runtime
-  double trim_above_ = 0;
 };
 
 }  // namespace
@@ -532,7 +521,6 @@ SweepResult run_sweep(const SweepSpec& spec, const std::vector<SweepVariant>& al
     for (const Group& g : f.groups) shard_rows += g.rows.size();
   }
   GroupRunner runner(spec, db, opt, rows);
-  runner.set_threads(threads);
   std::mutex m;  // stats and progress
   std::atomic<size_t> next{0};
   uint64_t done = 0;
