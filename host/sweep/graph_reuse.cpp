@@ -154,11 +154,6 @@ void FoldedGraphs::keep(const model::ParallelConfig& cfg, const model::Layout& l
     return;
   uint64_t nodes = g->graph.num_nodes();
   for (const Kept& k : kept_) nodes += k.graph->graph.num_nodes();
-  // A graph whose micro-batches are not folded serves only layouts with its micro-batch count:
-  // it does not push out a folded graph, which serves every count that folds alike.
-  if (g->microbatch_folds.empty() && nodes > kKeptNodes)
-    for (const Kept& k : kept_)
-      if (k.small != 0) return;
   while (!kept_.empty() && (kept_.size() == kKept || nodes > kKeptNodes)) {
     nodes -= kept_.front().graph->graph.num_nodes();
     kept_.erase(kept_.begin());

@@ -1,7 +1,6 @@
-// Which graphs a family keeps for its later layouts (sweep/graph_reuse.hpp): a graph whose
-// micro-batches are not folded serves only layouts with its micro-batch count, so it does not
-// push out a folded graph that layouts of any count folding alike take, and a kept graph serves
-// only layouts of its shape.
+// Which graphs a family keeps for its later layouts (sweep/graph_reuse.hpp, sweep_run.cpp): a
+// family runs the layouts that may share a graph one after another, since it keeps only a few
+// graphs, and a kept graph serves only layouts of its shape.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -12,6 +11,8 @@
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
 #include "sweep/graph_reuse.hpp"
+#include "sweep/sweep_run.hpp"
+#include "sweep/sweep_spec.hpp"
 
 namespace {
 
@@ -58,18 +59,39 @@ void keep(const ModelSpec& m, sweep::FoldedGraphs& kept, const Case& l) {
 
 }  // namespace
 
-TEST(KeptGraphs, AnUnfoldedGraphDoesNotPushOutAFoldedOne) {
-  const ModelSpec m = preset("llama3-70b");
-  sweep::FoldedGraphs kept;
-  const Case folded = layout_of(m, 2, 2, 8, 1);    // 128 micro-batches: folded
-  const Case unfolded = layout_of(m, 2, 2, 8, 4);  // 32: too few to fold
-  keep(m, kept, folded);
-  ASSERT_EQ(reuse(kept, folded)->microbatch_folds.size(), 1u);
-  keep(m, kept, unfolded);  // the two together are past what a family keeps
-  // Another context degree of the same shape, 256 micro-batches: the folded graph, retargeted.
-  const std::shared_ptr<const StepGraph> g = reuse(kept, layout_of(m, 2, 4, 4, 1));
-  ASSERT_NE(g, nullptr) << "the folded graph was pushed out by the unfolded one";
-  EXPECT_EQ(g->microbatch_folds.size(), 1u);
+TEST(KeptGraphs, LayoutsThatMayShareAGraphRunOneAfterAnother) {
+  // Context degrees 2 and 4, micro-batch sizes 1, 2 and 4: two layouts fold from 112
+  // micro-batches (128 and 256 of them), one more with 512; two have 64, unfolded; one 32. Run by
+  // tensor, context degree and micro-batch size, a graph of 64 or 32 micro-batches between them
+  // pushed the folded graph out and a later one was built again (five graphs).
+  sweep::SweepSpec spec;
+  spec.model = preset("llama3-70b");
+  spec.total_gpus = {512};
+  spec.tp = {2};
+  spec.cp = {2, 4};
+  spec.pp = {16};
+  spec.interleave = {5};
+  spec.mbs = {1, 2, 4};
+  spec.gbs = {1024};
+  spec.recompute = {Recompute::kFull};
+  sweep::SweepOptions opt;
+  opt.backend = engine::Backend::kCpu;
+  opt.threads = 1;
+  const sweep::SweepResult all = sweep::run_sweep(spec, cost::embedded_db(), opt);
+  ASSERT_EQ(all.rows.size(), 6u);
+  EXPECT_EQ(all.stats.graphs, 3u);
+  // Each row as the layout's own graph gives it.
+  for (const sweep::SweepRow& row : all.rows) {
+    ASSERT_TRUE(row.feasible) << row.reason;
+    sweep::SweepSpec one = spec;
+    one.cp = {row.variant.cfg.cp};
+    one.mbs = {row.variant.cfg.mbs};
+    const sweep::SweepResult alone = sweep::run_sweep(one, cost::embedded_db(), opt);
+    ASSERT_EQ(alone.rows.size(), 1u);
+    EXPECT_EQ(alone.stats.graphs, 1u);
+    EXPECT_EQ(row.step_time_us, alone.rows[0].step_time_us)
+        << "cp " << row.variant.cfg.cp << " mbs " << row.variant.cfg.mbs;
+  }
 }
 
 TEST(KeptGraphs, AGraphOfAnotherShapeIsNotTaken) {
