@@ -165,17 +165,21 @@ std::optional<Periods> find_periods(const graph::Draft& d,
     waiting[v] = in_begin[v + 1] - in_begin[v];
     if (waiting[v] == 0) order.push_back(v);
   }
-  for (size_t k = 0; k < order.size(); ++k)
-    for (uint32_t x = out_begin[order[k]]; x < out_begin[order[k] + 1]; ++x)
-      if (--waiting[out_dst[x]] == 0) order.push_back(out_dst[x]);
-  if (order.size() != n) return std::nullopt;
   // A node belongs to the latest period among its task's and its predecessors', so that every
-  // edge goes forward (a message's transfer waits for both sides).
+  // edge goes forward (a message's transfer waits for both sides): handed on to the successors
+  // as the order reaches each node, when its own is final.
   c.period = tags;
   auto& period = c.period;
-  for (uint32_t v : order)
-    for (uint32_t x = in_begin[v]; x < in_begin[v + 1]; ++x)
-      period[v] = std::max(period[v], period[d.edges[in_edge[x]].src]);
+  for (size_t k = 0; k < order.size(); ++k) {
+    const uint32_t v = order[k];
+    const uint8_t pv = period[v];
+    for (uint32_t x = out_begin[v]; x < out_begin[v + 1]; ++x) {
+      const uint32_t w = out_dst[x];
+      if (period[w] < pv) period[w] = pv;
+      if (--waiting[w] == 0) order.push_back(w);
+    }
+  }
+  if (order.size() != n) return std::nullopt;
   auto& of = c.of;
   for (uint32_t v = 0; v < n; ++v) of[std::min<int>(period[v], kSuffix)].push_back(v);
   const auto &p1 = of[1], &p2 = of[2], &p3 = of[3];

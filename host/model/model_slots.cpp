@@ -50,6 +50,7 @@ int32_t SlotTable::id(const ModelSlot& slot, NodeClass cls, PowerClass power, St
 using Src = ModelSlot::Source;
 
 std::vector<uint32_t> StepGraph::node_slots() const {
+  if (node_slot.size() == graph.num_nodes()) return node_slot;
   std::vector<uint32_t> out(graph.num_nodes(), UINT32_MAX);
   for (graph::NodeId n = 0; n < graph.num_nodes(); ++n)
     if (meta_of(n).slot >= 0) out[n] = static_cast<uint32_t>(meta_of(n).slot);
