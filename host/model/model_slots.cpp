@@ -33,8 +33,10 @@ ModelSlot slot_of(const StepCosts& costs, const KernelOp& op) {
 
 int32_t SlotTable::id(const ModelSlot& slot, NodeClass cls, PowerClass power, StepGraph* out,
                       uint32_t site) {
-  auto [it, fresh] = index_.emplace(slot, static_cast<int32_t>(out->slots.size()));
-  if (fresh) {
+  // Looked up before inserting: emplace would allocate a map node for every kernel built.
+  auto it = index_.lower_bound(slot);
+  if (it == index_.end() || index_.key_comp()(slot, it->first)) {
+    it = index_.emplace_hint(it, slot, static_cast<int32_t>(out->slots.size()));
     out->slots.push_back(slot);
     out->slot_site.push_back(site);
     out->slot_class.push_back(static_cast<uint8_t>(cls));
