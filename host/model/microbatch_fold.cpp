@@ -109,6 +109,11 @@ struct Periods {
   std::vector<uint32_t> in_begin, in_edge, order, pos;
   std::vector<uint8_t> period;
   std::array<std::vector<uint32_t>, kSuffix + 1> of;
+  // The state a period leaves: what the next period reads of it (and of the warm-up, which
+  // stays as it is) and what the cool-down reads of the last one. Entry: (node before the
+  // period, node after it), in the order the edges first read them; and each node's entry.
+  std::vector<std::pair<uint32_t, uint32_t>> entries;
+  std::vector<uint32_t> entry_of;
 };
 
 // A node of the third period's source, one period back: in the second period for one in the
@@ -198,11 +203,20 @@ std::optional<Periods> find_periods(const graph::Draft& d,
       return std::nullopt;
   }
   // The third period's in-edges, taken one period back, must be the second's; the cool-down
-  // reads the last period and the warm-up only.
+  // reads the last period and the warm-up only. The same walk over the edges finds the entries.
+  c.entry_of.assign(n, kUnset);
+  auto add = [&](uint32_t in, uint32_t out) {
+    if (c.entry_of[in] != kUnset) return;
+    c.entry_of[in] = static_cast<uint32_t>(c.entries.size());
+    c.entries.emplace_back(in, out);
+  };
   for (const DraftEdge& e : d.edges) {
     const int pd = std::min<int>(period[e.dst], kSuffix), ps = period[e.src];
     if (pd == 3 && ps != 0 && ps != 2 && ps != 3) return std::nullopt;
     if (pd == kSuffix && (ps == 1 || ps == 2)) return std::nullopt;
+    if (pd == 3 && ps == 2) add(e.src, p3[pos[e.src]]);
+    if (pd == 3 && ps == 0) add(e.src, e.src);
+    if (pd == kSuffix && ps == 3) add(p2[pos[e.src]], e.src);
   }
   if (same_in_edges(d, c)) return c;
   // The builder emits a period's edges in the order of the one before, so the lists above
@@ -245,24 +259,8 @@ bool Builder<P>::fold_microbatches() {
     const std::optional<Periods> found = find_periods(d_, meta_, node_period_);
     if (!found) return false;
     const auto n = static_cast<uint32_t>(d_.nodes.size());
-    const auto& [in_begin, in_edge, order, pos, period, of] = *found;
-    const auto &p2 = of[2], &p3 = of[3];
-    // The state a period leaves: what the next period reads of it (and of the warm-up, which
-    // stays as it is) and what the cool-down reads of the last one. Entry: (node before the
-    // period, node after it).
-    std::vector<std::pair<uint32_t, uint32_t>> entries;
-    std::vector<uint32_t> entry_of(n, kUnset);
-    auto add = [&](uint32_t in, uint32_t out) {
-      if (entry_of[in] != kUnset) return;
-      entry_of[in] = static_cast<uint32_t>(entries.size());
-      entries.emplace_back(in, out);
-    };
-    for (const DraftEdge& e : d_.edges) {
-      const int pd = std::min<int>(period[e.dst], kSuffix), ps = period[e.src];
-      if (pd == 3 && ps == 2) add(e.src, p3[pos[e.src]]);
-      if (pd == 3 && ps == 0) add(e.src, e.src);
-      if (pd == kSuffix && ps == 3) add(p2[pos[e.src]], e.src);
-    }
+    const auto& [in_begin, in_edge, order, pos, period, of, entries, entry_of] = *found;
+    const auto& p2 = of[2];
     const auto K = static_cast<uint32_t>(entries.size());
     MicrobatchFold f;
     f.inputs = K;
