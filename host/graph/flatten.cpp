@@ -101,7 +101,11 @@ Graph flatten(const Draft& d, std::vector<NodeId>* new_id,
   g.pred_lag_us.resize(d.edges.size());
   g.pred_kind.resize(d.edges.size());
   std::vector<uint32_t> at(g.pred_offset.begin(), g.pred_offset.end() - 1);
-  for (const DraftEdge& e : d.edges) {
+  const auto edges = static_cast<uint32_t>(d.edges.size());
+  for (uint32_t k = 0; k < edges; ++k) {
+    // Each edge's destination counter, read a few edges ahead: scattered, it missed the cache.
+    if (k + kAhead < edges) __builtin_prefetch(&at[(*new_id)[d.edges[k + kAhead].dst]], 1);
+    const DraftEdge& e = d.edges[k];
     const uint32_t pos = at[(*new_id)[e.dst]]++;
     g.pred_index[pos] = (*new_id)[e.src];
     g.pred_lag_us[pos] = e.lag_us;

@@ -109,6 +109,11 @@ struct Periods {
   std::vector<uint32_t> in_begin, in_edge, order, pos;
   std::vector<uint8_t> period;
   std::array<std::vector<uint32_t>, kSuffix + 1> of;
+  // The state a period leaves: what the next period reads of it (and of the warm-up, which
+  // stays as it is) and what the cool-down reads of the last one. Entry: (node before the
+  // period, node after it), in the order the edges first read them; and each node's entry.
+  std::vector<std::pair<uint32_t, uint32_t>> entries;
+  std::vector<uint32_t> entry_of;
 };
 
 // A node of the third period's source, one period back: in the second period for one in the
@@ -165,17 +170,21 @@ std::optional<Periods> find_periods(const graph::Draft& d,
     waiting[v] = in_begin[v + 1] - in_begin[v];
     if (waiting[v] == 0) order.push_back(v);
   }
-  for (size_t k = 0; k < order.size(); ++k)
-    for (uint32_t x = out_begin[order[k]]; x < out_begin[order[k] + 1]; ++x)
-      if (--waiting[out_dst[x]] == 0) order.push_back(out_dst[x]);
-  if (order.size() != n) return std::nullopt;
   // A node belongs to the latest period among its task's and its predecessors', so that every
-  // edge goes forward (a message's transfer waits for both sides).
+  // edge goes forward (a message's transfer waits for both sides): handed on to the successors
+  // as the order reaches each node, when its own is final.
   c.period = tags;
   auto& period = c.period;
-  for (uint32_t v : order)
-    for (uint32_t x = in_begin[v]; x < in_begin[v + 1]; ++x)
-      period[v] = std::max(period[v], period[d.edges[in_edge[x]].src]);
+  for (size_t k = 0; k < order.size(); ++k) {
+    const uint32_t v = order[k];
+    const uint8_t pv = period[v];
+    for (uint32_t x = out_begin[v]; x < out_begin[v + 1]; ++x) {
+      const uint32_t w = out_dst[x];
+      if (period[w] < pv) period[w] = pv;
+      if (--waiting[w] == 0) order.push_back(w);
+    }
+  }
+  if (order.size() != n) return std::nullopt;
   auto& of = c.of;
   for (uint32_t v = 0; v < n; ++v) of[std::min<int>(period[v], kSuffix)].push_back(v);
   const auto &p1 = of[1], &p2 = of[2], &p3 = of[3];
@@ -194,11 +203,20 @@ std::optional<Periods> find_periods(const graph::Draft& d,
       return std::nullopt;
   }
   // The third period's in-edges, taken one period back, must be the second's; the cool-down
-  // reads the last period and the warm-up only.
+  // reads the last period and the warm-up only. The same walk over the edges finds the entries.
+  c.entry_of.assign(n, kUnset);
+  auto add = [&](uint32_t in, uint32_t out) {
+    if (c.entry_of[in] != kUnset) return;
+    c.entry_of[in] = static_cast<uint32_t>(c.entries.size());
+    c.entries.emplace_back(in, out);
+  };
   for (const DraftEdge& e : d.edges) {
     const int pd = std::min<int>(period[e.dst], kSuffix), ps = period[e.src];
     if (pd == 3 && ps != 0 && ps != 2 && ps != 3) return std::nullopt;
     if (pd == kSuffix && (ps == 1 || ps == 2)) return std::nullopt;
+    if (pd == 3 && ps == 2) add(e.src, p3[pos[e.src]]);
+    if (pd == 3 && ps == 0) add(e.src, e.src);
+    if (pd == kSuffix && ps == 3) add(p2[pos[e.src]], e.src);
   }
   if (same_in_edges(d, c)) return c;
   // The builder emits a period's edges in the order of the one before, so the lists above
@@ -241,24 +259,8 @@ bool Builder<P>::fold_microbatches() {
     const std::optional<Periods> found = find_periods(d_, meta_, node_period_);
     if (!found) return false;
     const auto n = static_cast<uint32_t>(d_.nodes.size());
-    const auto& [in_begin, in_edge, order, pos, period, of] = *found;
-    const auto &p2 = of[2], &p3 = of[3];
-    // The state a period leaves: what the next period reads of it (and of the warm-up, which
-    // stays as it is) and what the cool-down reads of the last one. Entry: (node before the
-    // period, node after it).
-    std::vector<std::pair<uint32_t, uint32_t>> entries;
-    std::vector<uint32_t> entry_of(n, kUnset);
-    auto add = [&](uint32_t in, uint32_t out) {
-      if (entry_of[in] != kUnset) return;
-      entry_of[in] = static_cast<uint32_t>(entries.size());
-      entries.emplace_back(in, out);
-    };
-    for (const DraftEdge& e : d_.edges) {
-      const int pd = std::min<int>(period[e.dst], kSuffix), ps = period[e.src];
-      if (pd == 3 && ps == 2) add(e.src, p3[pos[e.src]]);
-      if (pd == 3 && ps == 0) add(e.src, e.src);
-      if (pd == kSuffix && ps == 3) add(p2[pos[e.src]], e.src);
-    }
+    const auto& [in_begin, in_edge, order, pos, period, of, entries, entry_of] = *found;
+    const auto& p2 = of[2];
     const auto K = static_cast<uint32_t>(entries.size());
     MicrobatchFold f;
     f.inputs = K;
@@ -315,14 +317,18 @@ bool Builder<P>::fold_microbatches() {
     std::vector<uint32_t> id(n, kUnset);
     uint32_t kept = 0;
     for (uint32_t v = 0; v < n; ++v)
-      if (period[v] != 3) {
-        id[v] = kept;
-        if (kept != v) {
-          d_.nodes[kept] = d_.nodes[v];
-          meta_[kept] = meta_[v];
-        }
-        ++kept;
+      if (period[v] != 3) id[v] = kept++;
+    // Each wait's record call renumbered as its meta moves (one walk over the meta, not two).
+    for (uint32_t v = 0; v < n; ++v) {
+      const uint32_t to = id[v];
+      if (to == kUnset) continue;
+      if (to != v) {
+        d_.nodes[to] = d_.nodes[v];
+        meta_[to] = meta_[v];
       }
+      uint32_t& record = meta_[to].record;
+      if (record != kNone) record = id[record] == kUnset ? kNone : id[record];
+    }
     d_.nodes.resize(kept);
     meta_.resize(kept);
     const auto fold = static_cast<uint32_t>(out_.microbatch_folds.size());
@@ -372,8 +378,6 @@ bool Builder<P>::fold_microbatches() {
     }
     d_.edges.resize(e_kept);
     d_.edges.insert(d_.edges.end(), fold_edges.begin(), fold_edges.end());
-    for (StepGraph::NodeMeta& mt : meta_)
-      if (mt.record != kNone) mt.record = id[mt.record] == kUnset ? kNone : id[mt.record];
     for (uint32_t& e : stage_end_) e = id[e];
     for (graph::Step& st : steps_) st.marker = id[st.marker];
     // The folded periods' kernels, beyond the one built period they replace.

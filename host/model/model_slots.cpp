@@ -33,8 +33,10 @@ ModelSlot slot_of(const StepCosts& costs, const KernelOp& op) {
 
 int32_t SlotTable::id(const ModelSlot& slot, NodeClass cls, PowerClass power, StepGraph* out,
                       uint32_t site) {
-  auto [it, fresh] = index_.emplace(slot, static_cast<int32_t>(out->slots.size()));
-  if (fresh) {
+  // Looked up before inserting: emplace would allocate a map node for every kernel built.
+  auto it = index_.lower_bound(slot);
+  if (it == index_.end() || index_.key_comp()(slot, it->first)) {
+    it = index_.emplace_hint(it, slot, static_cast<int32_t>(out->slots.size()));
     out->slots.push_back(slot);
     out->slot_site.push_back(site);
     out->slot_class.push_back(static_cast<uint8_t>(cls));
@@ -50,6 +52,7 @@ int32_t SlotTable::id(const ModelSlot& slot, NodeClass cls, PowerClass power, St
 using Src = ModelSlot::Source;
 
 std::vector<uint32_t> StepGraph::node_slots() const {
+  if (node_slot.size() == graph.num_nodes()) return node_slot;
   std::vector<uint32_t> out(graph.num_nodes(), UINT32_MAX);
   for (graph::NodeId n = 0; n < graph.num_nodes(); ++n)
     if (meta_of(n).slot >= 0) out[n] = static_cast<uint32_t>(meta_of(n).slot);

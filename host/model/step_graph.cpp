@@ -97,7 +97,11 @@ StepGraph Builder<P>::finish() {
   g.rank = -1;
   g.source = m_.name + " (model-driven)";
   out_.build_index.resize(g.num_nodes());
-  for (uint32_t dn = 0; dn < d_.nodes.size(); ++dn) out_.build_index[id[dn]] = dn;
+  out_.node_slot.assign(g.num_nodes(), UINT32_MAX);
+  for (uint32_t dn = 0; dn < d_.nodes.size(); ++dn) {
+    out_.build_index[id[dn]] = dn;
+    if (meta_[dn].slot >= 0) out_.node_slot[id[dn]] = static_cast<uint32_t>(meta_[dn].slot);
+  }
   out_.meta = std::move(meta_);
   for (uint32_t e : stage_end_) out_.stage_end.push_back(id[e]);
   return std::move(out_);

@@ -174,6 +174,10 @@ struct StepGraph {
   // Per graph node: its slot, or replay::VariantBatch::kNoSlot (CPU calls, arrivals, the
   // origin: durations no configuration of the structure changes).
   std::vector<uint32_t> node_slots() const;
+  // node_slots as the build left them (written in build order: read through build_index, each
+  // node's meta missed the cache, for every batch of a sweep that takes the graph); empty for a
+  // graph made otherwise.
+  std::vector<uint32_t> node_slot;
 };
 
 // Per node class: the factor its kernels run faster by (2 = twice as fast).

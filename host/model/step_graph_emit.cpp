@@ -141,7 +141,7 @@ template <Pass P>
 int32_t Builder<P>::gemm_index(const cost::GemmQuery& q) {
   if constexpr (kCount) return -1;
   const auto key = std::make_tuple(q.m, q.n, q.k, q.batch, static_cast<int>(q.dtype));
-  auto [it, fresh] = gemm_of_.emplace(key, static_cast<int32_t>(out_.gemms.size()));
+  auto [it, fresh] = gemm_of_.try_emplace(key, static_cast<int32_t>(out_.gemms.size()));
   if (fresh) out_.gemms.push_back(q);
   return it->second;
 }
@@ -151,7 +151,11 @@ int32_t Builder<P>::gemm_index(const cost::GemmQuery& q) {
 template <Pass P>
 uint32_t Builder<P>::kernel(int s, int role, const KernelOp& op) {
   const uint32_t id = kernel_node(s, role, op, name_of(op.name));
-  meta(id).slot = slot_id(slot_of(op), class_of(op), power_of(op));
+  if constexpr (!kCount) {
+    auto [it, fresh] = slot_by_address_.try_emplace(&op, 0);
+    if (fresh) it->second = slot_id(slot_of(op), class_of(op), power_of(op));
+    meta(id).slot = it->second;
+  }
   count_kernel(role, meta(id).slot);
   return id;
 }

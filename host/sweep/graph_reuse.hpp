@@ -52,10 +52,11 @@ class FoldedGraphs {
   // gradient buckets, the micro-batch plans); the least recently used graph goes first.
   // Kept graphs hold at most kKeptNodes nodes together (256 bytes a node, outside the memory
   // budget), but the last one kept; one whose micro-batches are not folded is kept up to
-  // kKeptUnfoldedNodes.
+  // kKeptUnfoldedNodes. The family runs the layouts that may share a graph one after another
+  // (sweep_run.cpp), so the last few serve.
   static constexpr size_t kKept = 8;
   static constexpr uint64_t kKeptNodes = 400'000;
-  static constexpr uint64_t kKeptUnfoldedNodes = 250'000;
+  static constexpr uint64_t kKeptUnfoldedNodes = 400'000;
   struct Kept {
     model::Layout layout;
     model::ParallelConfig cfg;

@@ -21,6 +21,7 @@
 #include "model/param_plan.hpp"
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
+#include "model/step_graph_builder.hpp"  // microbatch_plan: which layouts fold alike
 #include "replay/replay_program.hpp"
 #include "sweep/graph_reuse.hpp"
 #include "sweep/sweep_batch.hpp"
@@ -145,6 +146,23 @@ std::vector<Family> resolve_and_group(const std::vector<SweepVariant>& all,
     for (const Group& g : f.groups) key(g);
     std::stable_sort(f.groups.begin(), f.groups.end(),
                      [&](const Group& a, const Group& b) { return key(a) < key(b); });
+    // Then those that may share a graph one after another (graph_reuse.hpp keeps only a few):
+    // of one tensor degree, with context parallelism or without, whose micro-batches fold from
+    // the same small schedule or, unfolded, are as many.
+    std::map<std::string, size_t> first_shared;
+    auto shared = [&](const Group& g) {
+      const ParallelConfig& c = (*rows)[g.rows.front()].variant.cfg;
+      Layout l;
+      const int64_t per_step = int64_t{c.dp} * c.mbs;
+      l.microbatches = per_step > 0 && c.gbs % per_step == 0 ? c.gbs / per_step : 0;
+      const int64_t small = detail::microbatch_plan(c, l).small;
+      const std::string k = std::to_string(c.tp) + "/" + std::to_string(c.cp > 1) + "/" +
+                            (small ? "f" + std::to_string(small) : std::to_string(l.microbatches));
+      return first_shared.emplace(k, first_shared.size()).first->second;
+    };
+    for (const Group& g : f.groups) shared(g);
+    std::stable_sort(f.groups.begin(), f.groups.end(),
+                     [&](const Group& a, const Group& b) { return shared(a) < shared(b); });
   }
   return families;
 }
