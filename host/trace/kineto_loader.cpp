@@ -105,11 +105,14 @@ class Loader {
   void absorb(Loader&& later);
   // The checks on the whole trace (traceEvents present, some event kept), then the table.
   EventTable finish();
+  // The size of the whole text, for a loader given it a piece at a time.
+  void set_text_bytes(size_t n) { table_.json_bytes = n; }
 
  private:
   [[noreturn]] void fail_event(std::string_view field, std::string_view expected) const;
   [[noreturn]] void fail_json(simdjson::error_code code) const;
-  size_t offset_of(const char* p) const { return p ? static_cast<size_t>(p - json_) : 0; }
+  // A loader given pieces has no text of its own (json_ null): its messages are not shown.
+  size_t offset_of(const char* p) const { return p && json_ ? static_cast<size_t>(p - json_) : 0; }
   void parse_event(simdjson::ondemand::object obj);
   void read_ts(simdjson::ondemand::value v, RawEvent* r);
   void read_dur(simdjson::ondemand::value v, RawEvent* r);
@@ -861,6 +864,36 @@ std::optional<EventTable> parse_trace_parts(const char* json, size_t size, size_
   return head.finish();
 }
 
+struct PieceLoader::Impl {
+  Loader loader;
+};
+
+PieceLoader::PieceLoader(const std::string& label, size_t size_hint)
+    : impl_(new Impl{Loader(nullptr, size_hint, label, Loader::Part::kHead, size_hint)}) {}
+
+PieceLoader::~PieceLoader() = default;
+
+bool PieceLoader::head(const char* text, size_t n) {
+  const size_t bom = n >= 3 && std::string_view(text, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  impl_->loader.parse_document(text + bom, n - bom);
+  return impl_->loader.events_end() == text + n - 1;
+}
+
+bool PieceLoader::events(const char* text, size_t n) {
+  if (n < 2 || text[0] != '[' || text[n - 1] != ']') return false;
+  impl_->loader.parse_document(text, n);
+  return true;
+}
+
+void PieceLoader::tail(const char* text, size_t n) {
+  impl_->loader.parse_tail(text, n);
+}
+
+EventTable PieceLoader::finish(size_t text_bytes) {
+  impl_->loader.set_text_bytes(text_bytes);
+  return impl_->loader.finish();
+}
+
 }  // namespace detail
 
 std::vector<std::vector<int64_t>> EventTable::input_dims(const Event& e) const {
@@ -945,11 +978,7 @@ EventTable parse_trace_json(const char* json, size_t size, const std::string& la
 
 EventTable parse_trace_bytes(const char* data, size_t size, const std::string& label,
                              uint64_t max_bytes) {
-  if (common::looks_gzip(data, size)) {
-    common::FileBytes fb =
-        common::gunzip_bytes(data, size, simdjson::SIMDJSON_PADDING, label, max_bytes);
-    return parse_trace_json_split(fb.data.data(), fb.size, label);
-  }
+  if (common::looks_gzip(data, size)) return parse_gzip_trace(data, size, label, max_bytes);
   std::vector<char> padded(size + simdjson::SIMDJSON_PADDING, 0);
   std::copy(data, data + size, padded.begin());
   return parse_trace_json_split(padded.data(), size, label);
@@ -978,6 +1007,7 @@ EventTable load_trace(const std::string& path, uint64_t max_bytes) {
   // thread before it is read; a smaller text ends the thread unused. With no core free, the text
   // is parsed on this thread alone.
   constexpr uintmax_t kPartThreadMinFileBytes = uintmax_t{256} << 10;
+  const std::string label = path == "-" ? "<stdin>" : path;
   std::optional<detail::PartThread> part_thread;
   std::error_code ec;
   const bool split = !cores_busy();
@@ -989,18 +1019,22 @@ EventTable load_trace(const std::string& path, uint64_t max_bytes) {
       // No second thread: the text is parsed on this one.
     }
   }
-  // While this thread inflates, the other faults the buffer in (common/huge_pages.hpp).
+  // While this thread inflates a stream whole, the other faults the buffer in
+  // (common/huge_pages.hpp).
   std::function<void(char*, size_t)> fault_in;
   if (part_thread) {
     fault_in = [&part_thread](char* p, size_t n) {
       part_thread->post([p, n] { common::populate_for_write(p, n); });
     };
   }
-  common::FileBytes fb = common::read_file_bytes(path, simdjson::SIMDJSON_PADDING, max_bytes,
-                                                 common::kTraceLimit, fault_in);
-  return detail::parse_split(fb.data.data(), fb.size, path == "-" ? "<stdin>" : path,
-                             split ? kSplitParseMinBytes : SIZE_MAX, nullptr,
-                             part_thread ? &*part_thread : nullptr);
+  common::FileBytes raw = common::read_regular_file(path, simdjson::SIMDJSON_PADDING, max_bytes);
+  const size_t split_min_bytes = split ? kSplitParseMinBytes : SIZE_MAX;
+  detail::PartThread* thread = part_thread ? &*part_thread : nullptr;
+  if (common::looks_gzip(raw.data.data(), raw.size)) {
+    return detail::parse_gzip(raw.data.data(), raw.size, label, max_bytes, kTracePieceBytes,
+                              split_min_bytes, thread, fault_in, nullptr);
+  }
+  return detail::parse_split(raw.data.data(), raw.size, label, split_min_bytes, nullptr, thread);
 }
 
 }  // namespace lumos::trace
