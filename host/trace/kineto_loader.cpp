@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -986,33 +987,50 @@ EventTable parse_trace_bytes(const char* data, size_t size, const std::string& l
 
 namespace {
 
-// Whether no core is free for a second thread: as many threads running as there are cores (the
-// running count in /proc/loadavg, this thread included). A parse in two parts then measured
-// slower than one: 5% with one other process running on two cores. False where it cannot tell.
-bool cores_busy() {
+// The running count of /proc/loadavg (this thread included), or -1 where it cannot be read.
+long running_threads() {
   std::FILE* f = std::fopen("/proc/loadavg", "r");
-  if (f == nullptr) return false;
+  if (f == nullptr) return -1;
   double avg[3];
   long running = 0, total = 0;
   const int read =
       std::fscanf(f, "%lf %lf %lf %ld/%ld", &avg[0], &avg[1], &avg[2], &running, &total);
   std::fclose(f);
-  return read == 5 && running >= static_cast<long>(std::thread::hardware_concurrency());
+  return read == 5 ? running : -1;
+}
+
+// Whether no core is free for a second thread: as many threads running as there are cores, this
+// one included, in each of `looks` reads of the running count a quarter of a millisecond apart.
+// A parse in two parts then measured slower than one: 5% with one other process running on two
+// cores. One read alone said "busy" at 4 in 10 starts on an idle machine (a process starting
+// beside this one, a kernel thread): such a thread is gone by the next read, a busy process is
+// not. False where it cannot tell.
+bool cores_busy(int looks) {
+  const auto cores = static_cast<long>(std::thread::hardware_concurrency());
+  for (int k = 0; k < looks; ++k) {
+    if (k > 0) std::this_thread::sleep_for(std::chrono::microseconds(250));
+    const long running = running_threads();
+    if (running < 0 || running < cores) return false;
+  }
+  return true;
 }
 
 }  // namespace
 
 EventTable load_trace(const std::string& path, uint64_t max_bytes) {
-  // A file that may hold (or inflate to) a text worth splitting gets the split parse's second
-  // thread before it is read; a smaller text ends the thread unused. With no core free, the text
-  // is parsed on this thread alone.
+  // A file that may hold (or inflate to) a text worth splitting gets a second thread before it
+  // is read: a gzip trace's pieces are inflated on it ahead of the parse (stream_parse.cpp), a
+  // plain text's later part is parsed on it (split_parse.cpp); a smaller text ends the thread
+  // unused. With no core free, the text is parsed on this thread alone.
   constexpr uintmax_t kPartThreadMinFileBytes = uintmax_t{256} << 10;
   const std::string label = path == "-" ? "<stdin>" : path;
   std::optional<detail::PartThread> part_thread;
   std::error_code ec;
-  const bool split = !cores_busy();
-  if (split && path != "-" && std::filesystem::file_size(path, ec) >= kPartThreadMinFileBytes &&
-      !ec) {
+  const bool large =
+      path != "-" && std::filesystem::file_size(path, ec) >= kPartThreadMinFileBytes && !ec;
+  // A large file is worth half a millisecond of looking again (cores_busy) when busy.
+  const bool split = !cores_busy(large ? 3 : 1);
+  if (split && large) {
     try {
       part_thread.emplace();
     } catch (...) {

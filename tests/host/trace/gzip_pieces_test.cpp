@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "support/test_util.hpp"
 #include "support/trace_text.hpp"
 #include "trace/kineto_loader.hpp"
+#include "trace/trace_cut.hpp"
 
 namespace {
 
@@ -46,16 +48,27 @@ std::string whole_error(const std::string& gz, uint64_t max_bytes = UINT64_MAX) 
   });
 }
 
-EventTable pieces(const std::string& gz, size_t piece_bytes, GzipParse* how) {
-  return lumos::trace::parse_gzip_trace(gz.data(), gz.size(), "t.json.gz", UINT64_MAX, piece_bytes,
-                                        how);
+// The pieces made on this thread alone, or ahead of the parse on a second one as load_trace
+// makes them: each way must give the same table and the same message.
+EventTable pieces(const std::string& gz, size_t piece_bytes, GzipParse* how,
+                  bool second_thread = false, uint64_t max_bytes = UINT64_MAX) {
+  std::optional<lumos::trace::detail::PartThread> thread;
+  if (second_thread) thread.emplace();
+  return lumos::trace::detail::parse_gzip(gz.data(), gz.size(), "t.json.gz", max_bytes, piece_bytes,
+                                          lumos::trace::kSplitParseMinBytes,
+                                          thread ? &*thread : nullptr, {}, how);
 }
 
 std::string pieces_error(const std::string& gz, size_t piece_bytes,
                          uint64_t max_bytes = UINT64_MAX) {
-  return lumos::testing::input_error_of([&] {
+  const std::string alone = lumos::testing::input_error_of([&] {
     lumos::trace::parse_gzip_trace(gz.data(), gz.size(), "t.json.gz", max_bytes, piece_bytes);
   });
+  GzipParse how;
+  const std::string two =
+      lumos::testing::input_error_of([&] { pieces(gz, piece_bytes, &how, true, max_bytes); });
+  EXPECT_EQ(two, alone) << "made on a second thread";
+  return alone;
 }
 
 }  // namespace
@@ -67,9 +80,11 @@ TEST(GzipPieces, PiecesOfEverySizeGiveTheWholeTextsTable) {
   ASSERT_GT(whole.collectives.size(), 100u);  // names, string ids, shapes renumbered if wrong
   for (const size_t piece : {size_t{400}, size_t{4096}, size_t{65536}, s.size() + 1}) {
     SCOPED_TRACE(piece);
-    GzipParse how;
-    expect_same_tables(pieces(gz, piece, &how), whole);
-    EXPECT_EQ(how, piece > s.size() ? GzipParse::kOnePiece : GzipParse::kPieces);
+    for (const bool second_thread : {false, true}) {
+      GzipParse how;
+      expect_same_tables(pieces(gz, piece, &how, second_thread), whole);
+      EXPECT_EQ(how, piece > s.size() ? GzipParse::kOnePiece : GzipParse::kPieces);
+    }
   }
 }
 
