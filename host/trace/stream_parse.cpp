@@ -1,9 +1,9 @@
-// A gzip trace inflated a piece at a time into one small buffer and parsed as it comes
+// A gzip trace inflated a piece at a time into a few small buffers and parsed as it comes
 // (docs/design.md, "Reading traces"): each piece ends at a cut between two events of
 // traceEvents, so that it is a JSON document of its own once a bracket is written at each end.
-// The buffer is reused from piece to piece: a large trace's inflated text (35 MB for the largest
-// shared trace) and simdjson's index of it are never resident at once, so the kernel need not
-// zero fresh pages for them, which cost more than inflating. Anything unexpected (a stream
+// The buffers are reused from piece to piece: a large trace's inflated text (35 MB for the
+// largest shared trace) and simdjson's index of it are never resident at once, so the kernel need
+// not zero fresh pages for them, which cost more than inflating. Anything unexpected (a stream
 // zlib refuses, a cut not between two events, an error in a piece) inflates the whole stream
 // again and parses it as before, so that every message is the one-buffer parse's.
 #include <libdeflate.h>
@@ -38,7 +38,7 @@ class Inflater {
     ok_ = inflateInit2(&zs_, 15 + 16) == Z_OK;  // 15: the largest window; 16: gzip only
     initialised_ = ok_;
     // zlib's CRC-32 took a third of its time: libdeflate's checks the member instead (check()),
-    // a piece at a time while the piece is in the cache.
+    // a step at a time while the step is in the cache.
     if (ok_) ok_ = inflateValidate(&zs_, 0) == Z_OK;
   }
   ~Inflater() {
