@@ -45,9 +45,12 @@ def main() -> int:
     args = p.parse_args()
     lumos = [args.lumos, "replay", args.trace, "--json"]
     hta = [args.hta_python, os.path.join(HERE, "hta_parse.py"), args.trace]
+    load_before = os.getloadavg()
     timed(lumos)  # the first run reads the file from disk: not a pair's
     t_hta, t_lumos, ratio = paired(hta, lumos, args.pairs)
     print(f"trace {args.trace} ({os.path.getsize(args.trace)} bytes), {args.pairs} pairs")
+    # Other processes change both sides of a pair, but not alike: say how busy the machine was.
+    print("load average (1, 5, 15 min) before %.2f %.2f %.2f" % load_before)
     print(f"HTA parse     median {statistics.median(t_hta):.3f} s  {[round(t, 3) for t in t_hta]}")
     print(f"lumos replay  median {statistics.median(t_lumos):.4f} s  {[round(t, 4) for t in t_lumos]}")
     print(f"HTA / lumos   median of pair ratios {ratio:.1f}x")
@@ -56,6 +59,7 @@ def main() -> int:
         t_before, t_after, r = paired(before, lumos, args.pairs)
         print(f"lumos before  median {statistics.median(t_before):.4f} s, after "
               f"{statistics.median(t_after):.4f} s; before / after median of pair ratios {r:.3f}")
+    print("load average (1, 5, 15 min) after %.2f %.2f %.2f" % os.getloadavg())
     return 0
 
 

@@ -70,18 +70,6 @@ struct FdCloser {
   ~FdCloser() { ::close(fd); }
 };
 
-// The size a gzip stream's last trailer claims, when a stream of `size` compressed bytes could
-// inflate to it: deflate encodes at most 258 bytes in two bits or so (1032 to 1), so a larger
-// claim is forged or not a trailer, and is ignored (0). A claim that passes is still only the
-// first size tried: the buffer grows as ever when the data needs more.
-uint64_t plausible_size_claim(const char* data, size_t size) {
-  if (size < 18) return 0;
-  uint32_t isize = 0;
-  for (int i = 3; i >= 0; --i)
-    isize = (isize << 8) | static_cast<unsigned char>(data[size - 4 + i]);
-  return isize <= uint64_t{size} * 1032 ? isize : 0;
-}
-
 void finish(FileBytes& out, size_t padding) {
   out.data.resize(out.size + padding);
   // An empty file without padding has no buffer at all, and memset must not see a null pointer.
@@ -150,6 +138,18 @@ std::string describe_bytes(uint64_t n) {
   return buf;
 }
 
+// The size a gzip stream's last trailer claims, when a stream of `size` compressed bytes could
+// inflate to it: deflate encodes at most 258 bytes in two bits or so (1032 to 1), so a larger
+// claim is forged or not a trailer, and is ignored (0). A claim that passes is still only the
+// first size tried: the buffer grows as ever when the data needs more.
+uint64_t gzip_size_claim(const char* data, size_t size) {
+  if (size < 18) return 0;
+  uint32_t isize = 0;
+  for (int i = 3; i >= 0; --i)
+    isize = (isize << 8) | static_cast<unsigned char>(data[size - 4 + i]);
+  return isize <= uint64_t{size} * 1032 ? isize : 0;
+}
+
 bool looks_gzip(const char* data, size_t size) {
   return size >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
          static_cast<unsigned char>(data[1]) == 0x8b;
@@ -170,7 +170,7 @@ FileBytes gunzip_bytes(const char* data, size_t size, size_t padding, const std:
   // A plausible trailer of a one-member stream (what profilers write) sizes the first try
   // exactly, which saves inflating the start of the stream again at each doubling.
   const uint64_t first =
-      std::max<uint64_t>({uint64_t{size} * 8, uint64_t{1} << 16, plausible_size_claim(data, size)});
+      std::max<uint64_t>({uint64_t{size} * 8, uint64_t{1} << 16, gzip_size_claim(data, size)});
   size_t cap = static_cast<size_t>(std::min(first, max_bytes));
   size_t in_pos = 0;
   while (in_pos < size) {

@@ -94,6 +94,10 @@ FileBytes gunzip_bytes(const char* data, size_t size, size_t padding, const std:
 
 bool looks_gzip(const char* data, size_t size);
 
+// The size a gzip stream's last trailer claims, when a stream of `size` compressed bytes could
+// inflate to it (1032 to 1 at most); else 0. A hint, never a bound.
+uint64_t gzip_size_claim(const char* data, size_t size);
+
 // "512 MiB", "4 GiB", "123 bytes": how messages name a limit.
 std::string describe_bytes(uint64_t n);
 

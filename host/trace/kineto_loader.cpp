@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -105,11 +106,14 @@ class Loader {
   void absorb(Loader&& later);
   // The checks on the whole trace (traceEvents present, some event kept), then the table.
   EventTable finish();
+  // The size of the whole text, for a loader given it a piece at a time.
+  void set_text_bytes(size_t n) { table_.json_bytes = n; }
 
  private:
   [[noreturn]] void fail_event(std::string_view field, std::string_view expected) const;
   [[noreturn]] void fail_json(simdjson::error_code code) const;
-  size_t offset_of(const char* p) const { return p ? static_cast<size_t>(p - json_) : 0; }
+  // A loader given pieces has no text of its own (json_ null): its messages are not shown.
+  size_t offset_of(const char* p) const { return p && json_ ? static_cast<size_t>(p - json_) : 0; }
   void parse_event(simdjson::ondemand::object obj);
   void read_ts(simdjson::ondemand::value v, RawEvent* r);
   void read_dur(simdjson::ondemand::value v, RawEvent* r);
@@ -861,6 +865,36 @@ std::optional<EventTable> parse_trace_parts(const char* json, size_t size, size_
   return head.finish();
 }
 
+struct PieceLoader::Impl {
+  Loader loader;
+};
+
+PieceLoader::PieceLoader(const std::string& label, size_t size_hint)
+    : impl_(new Impl{Loader(nullptr, size_hint, label, Loader::Part::kHead, size_hint)}) {}
+
+PieceLoader::~PieceLoader() = default;
+
+bool PieceLoader::head(const char* text, size_t n) {
+  const size_t bom = n >= 3 && std::string_view(text, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  impl_->loader.parse_document(text + bom, n - bom);
+  return impl_->loader.events_end() == text + n - 1;
+}
+
+bool PieceLoader::events(const char* text, size_t n) {
+  if (n < 2 || text[0] != '[' || text[n - 1] != ']') return false;
+  impl_->loader.parse_document(text, n);
+  return true;
+}
+
+void PieceLoader::tail(const char* text, size_t n) {
+  impl_->loader.parse_tail(text, n);
+}
+
+EventTable PieceLoader::finish(size_t text_bytes) {
+  impl_->loader.set_text_bytes(text_bytes);
+  return impl_->loader.finish();
+}
+
 }  // namespace detail
 
 std::vector<std::vector<int64_t>> EventTable::input_dims(const Event& e) const {
@@ -945,11 +979,7 @@ EventTable parse_trace_json(const char* json, size_t size, const std::string& la
 
 EventTable parse_trace_bytes(const char* data, size_t size, const std::string& label,
                              uint64_t max_bytes) {
-  if (common::looks_gzip(data, size)) {
-    common::FileBytes fb =
-        common::gunzip_bytes(data, size, simdjson::SIMDJSON_PADDING, label, max_bytes);
-    return parse_trace_json_split(fb.data.data(), fb.size, label);
-  }
+  if (common::looks_gzip(data, size)) return parse_gzip_trace(data, size, label, max_bytes);
   std::vector<char> padded(size + simdjson::SIMDJSON_PADDING, 0);
   std::copy(data, data + size, padded.begin());
   return parse_trace_json_split(padded.data(), size, label);
@@ -957,50 +987,72 @@ EventTable parse_trace_bytes(const char* data, size_t size, const std::string& l
 
 namespace {
 
-// Whether no core is free for a second thread: as many threads running as there are cores (the
-// running count in /proc/loadavg, this thread included). A parse in two parts then measured
-// slower than one: 5% with one other process running on two cores. False where it cannot tell.
-bool cores_busy() {
+// The running count of /proc/loadavg (this thread included), or -1 where it cannot be read.
+long running_threads() {
   std::FILE* f = std::fopen("/proc/loadavg", "r");
-  if (f == nullptr) return false;
+  if (f == nullptr) return -1;
   double avg[3];
   long running = 0, total = 0;
   const int read =
       std::fscanf(f, "%lf %lf %lf %ld/%ld", &avg[0], &avg[1], &avg[2], &running, &total);
   std::fclose(f);
-  return read == 5 && running >= static_cast<long>(std::thread::hardware_concurrency());
+  return read == 5 ? running : -1;
+}
+
+// Whether no core is free for a second thread: as many threads running as there are cores, this
+// one included, in each of `looks` reads of the running count a quarter of a millisecond apart.
+// A parse in two parts then measured slower than one: 5% with one other process running on two
+// cores. One read alone said "busy" at 4 in 10 starts on an idle machine (a process starting
+// beside this one, a kernel thread): such a thread is gone by the next read, a busy process is
+// not. False where it cannot tell.
+bool cores_busy(int looks) {
+  const auto cores = static_cast<long>(std::thread::hardware_concurrency());
+  for (int k = 0; k < looks; ++k) {
+    if (k > 0) std::this_thread::sleep_for(std::chrono::microseconds(250));
+    const long running = running_threads();
+    if (running < 0 || running < cores) return false;
+  }
+  return true;
 }
 
 }  // namespace
 
 EventTable load_trace(const std::string& path, uint64_t max_bytes) {
-  // A file that may hold (or inflate to) a text worth splitting gets the split parse's second
-  // thread before it is read; a smaller text ends the thread unused. With no core free, the text
-  // is parsed on this thread alone.
+  // A file that may hold (or inflate to) a text worth splitting gets a second thread before it
+  // is read: a gzip trace's pieces are inflated on it ahead of the parse (stream_parse.cpp), a
+  // plain text's later part is parsed on it (split_parse.cpp); a smaller text ends the thread
+  // unused. With no core free, the text is parsed on this thread alone.
   constexpr uintmax_t kPartThreadMinFileBytes = uintmax_t{256} << 10;
+  const std::string label = path == "-" ? "<stdin>" : path;
   std::optional<detail::PartThread> part_thread;
   std::error_code ec;
-  const bool split = !cores_busy();
-  if (split && path != "-" && std::filesystem::file_size(path, ec) >= kPartThreadMinFileBytes &&
-      !ec) {
+  const bool large =
+      path != "-" && std::filesystem::file_size(path, ec) >= kPartThreadMinFileBytes && !ec;
+  // A large file is worth half a millisecond of looking again (cores_busy) when busy.
+  const bool split = !cores_busy(large ? 3 : 1);
+  if (split && large) {
     try {
       part_thread.emplace();
     } catch (...) {
       // No second thread: the text is parsed on this one.
     }
   }
-  // While this thread inflates, the other faults the buffer in (common/huge_pages.hpp).
+  // While this thread inflates a stream whole, the other faults the buffer in
+  // (common/huge_pages.hpp).
   std::function<void(char*, size_t)> fault_in;
   if (part_thread) {
     fault_in = [&part_thread](char* p, size_t n) {
       part_thread->post([p, n] { common::populate_for_write(p, n); });
     };
   }
-  common::FileBytes fb = common::read_file_bytes(path, simdjson::SIMDJSON_PADDING, max_bytes,
-                                                 common::kTraceLimit, fault_in);
-  return detail::parse_split(fb.data.data(), fb.size, path == "-" ? "<stdin>" : path,
-                             split ? kSplitParseMinBytes : SIZE_MAX, nullptr,
-                             part_thread ? &*part_thread : nullptr);
+  common::FileBytes raw = common::read_regular_file(path, simdjson::SIMDJSON_PADDING, max_bytes);
+  const size_t split_min_bytes = split ? kSplitParseMinBytes : SIZE_MAX;
+  detail::PartThread* thread = part_thread ? &*part_thread : nullptr;
+  if (common::looks_gzip(raw.data.data(), raw.size)) {
+    return detail::parse_gzip(raw.data.data(), raw.size, label, max_bytes, kTracePieceBytes,
+                              split_min_bytes, thread, fault_in, nullptr);
+  }
+  return detail::parse_split(raw.data.data(), raw.size, label, split_min_bytes, nullptr, thread);
 }
 
 }  // namespace lumos::trace

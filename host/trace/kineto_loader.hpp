@@ -39,6 +39,17 @@ EventTable parse_trace_json_split(char* json, size_t size, const std::string& la
                                   size_t split_min_bytes = kSplitParseMinBytes,
                                   SplitParse* how = nullptr);
 
+// A gzip trace inflated and parsed a piece of about `piece_bytes` at a time, each piece ending
+// between two events, so that its text is never whole in memory (docs/design.md, "Reading
+// traces"); a stream or text this cannot take is inflated whole and parsed as before. The table,
+// or the error, is parse_trace_json's of the inflated text (after the gzip checks of
+// common::gunzip_bytes). `how`, when given, says which way it went.
+inline constexpr size_t kTracePieceBytes = size_t{1} << 20;
+enum class GzipParse { kPieces, kOnePiece, kWhole };
+EventTable parse_gzip_trace(const char* data, size_t size, const std::string& label,
+                            uint64_t max_bytes = common::max_trace_bytes(),
+                            size_t piece_bytes = kTracePieceBytes, GzipParse* how = nullptr);
+
 // Loads from memory bytes that may be gzip; used by the fuzzer and tests.
 EventTable parse_trace_bytes(const char* data, size_t size, const std::string& label,
                              uint64_t max_bytes = common::max_trace_bytes());

@@ -50,29 +50,12 @@ std::optional<std::pair<size_t, size_t>> find_comma(const char* json, size_t beg
   return std::nullopt;
 }
 
-// traceEvents' closing bracket, looked for near the end: the last ']' after a '}' (an event's
-// end) that is followed by ',' or the document's closing '}'.
 std::optional<TraceCut> find_cut(const char* json, size_t begin, size_t size) {
   const auto comma = find_comma(json, begin, size);
   if (!comma) return std::nullopt;
-  size_t last = size;
-  while (last > begin && is_json_space(json[last - 1])) --last;
-  if (last == begin || json[last - 1] != '}') return std::nullopt;
-  const size_t root_close = last - 1;
-  constexpr size_t kTailBytes = size_t{64} << 10;
-  const size_t low =
-      std::max(comma->second + 2, root_close > kTailBytes ? root_close - kTailBytes : 0);
-  for (size_t k = root_close; k-- > low;) {
-    if (json[k] != ']') continue;
-    size_t before = k;
-    while (before > low && is_json_space(json[before - 1])) --before;
-    if (before == low || json[before - 1] != '}') continue;
-    size_t after = k + 1;
-    while (is_json_space(json[after])) ++after;  // stops at root_close at the latest
-    if (json[after] != ',' && after != root_close) continue;
-    return TraceCut{comma->first, comma->second, k, after == root_close ? size : after};
-  }
-  return std::nullopt;
+  const auto close = detail::find_events_close(json, comma->second + 2, size);
+  if (!close) return std::nullopt;
+  return TraceCut{comma->first, comma->second, close->first, close->second};
 }
 
 // Writes the cut's brackets into the text and puts its bytes back when it goes.
@@ -104,6 +87,29 @@ class CutBrackets {
 }  // namespace
 
 namespace detail {
+
+// traceEvents' closing bracket, looked for near the end: the last ']' after a '}' (an event's
+// end) that is followed by ',' or the document's closing '}'.
+std::optional<std::pair<size_t, size_t>> find_events_close(const char* json, size_t low,
+                                                           size_t size) {
+  size_t last = size;
+  while (last > low && is_json_space(json[last - 1])) --last;
+  if (last == low || json[last - 1] != '}') return std::nullopt;
+  const size_t root_close = last - 1;
+  constexpr size_t kTailBytes = size_t{64} << 10;
+  low = std::max(low, root_close > kTailBytes ? root_close - kTailBytes : 0);
+  for (size_t k = root_close; k-- > low;) {
+    if (json[k] != ']') continue;
+    size_t before = k;
+    while (before > low && is_json_space(json[before - 1])) --before;
+    if (before == low || json[before - 1] != '}') continue;
+    size_t after = k + 1;
+    while (is_json_space(json[after])) ++after;  // stops at root_close at the latest
+    if (json[after] != ',' && after != root_close) continue;
+    return std::make_pair(k, after == root_close ? size : after);
+  }
+  return std::nullopt;
+}
 
 PartThread::PartThread() {
   thread_ = std::thread([this] {

@@ -5,10 +5,12 @@
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "trace/event_table.hpp"
@@ -52,6 +54,45 @@ class PartThread {
 std::optional<EventTable> parse_trace_parts(const char* json, size_t size, size_t bom,
                                             const std::string& label, const TraceCut& cut,
                                             PartThread* thread);
+
+// traceEvents' closing bracket and what follows it, looked for from the end of [low, size): the
+// bracket's position, and the ',' before the keys after traceEvents (or `size` when none follow).
+// Nothing when the text does not end as a trace object whose traceEvents end in an event does.
+std::optional<std::pair<size_t, size_t>> find_events_close(const char* json, size_t low,
+                                                           size_t size);
+
+// A trace's text parsed piece by piece in file order, each piece a JSON document of its own
+// (stream_parse.cpp cuts them between two events of traceEvents, docs/design.md "Reading
+// traces"): one loader throughout, so names, string ids and event numbers come out as one parse
+// of the whole text gives them. Each call throws what the loader throws, or returns false when
+// the piece did not end where its cut said; the caller then parses the whole text instead.
+class PieceLoader {
+ public:
+  // `size_hint`: the text's likely size, for reserving the table.
+  PieceLoader(const std::string& label, size_t size_hint);
+  ~PieceLoader();
+  PieceLoader(const PieceLoader&) = delete;
+  PieceLoader& operator=(const PieceLoader&) = delete;
+  // The text's start through its first pieces's last event, with `]}` written in as its last two
+  // bytes: traceEvents must end at that bracket.
+  bool head(const char* text, size_t n);
+  // `[` + events + `]`: the next events of traceEvents.
+  bool events(const char* text, size_t n);
+  // `{` + the keys after traceEvents + the closing `}`.
+  void tail(const char* text, size_t n);
+  // The checks on the whole trace; `text_bytes`: the whole text's size.
+  EventTable finish(size_t text_bytes);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// parse_gzip_trace; the stream inflated whole when it must be is parsed by parse_split with
+// `split_min_bytes` and `thread`, its buffer given to `fault_in` as gunzip_bytes gives it.
+EventTable parse_gzip(const char* gz, size_t gz_size, const std::string& label, uint64_t max_bytes,
+                      size_t piece_bytes, size_t split_min_bytes, PartThread* thread,
+                      const std::function<void(char*, size_t)>& fault_in, GzipParse* how);
 
 // parse_trace_json_split, its later part parsed on `thread` when not null.
 EventTable parse_split(char* json, size_t size, const std::string& label, size_t split_min_bytes,
