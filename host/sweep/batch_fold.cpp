@@ -207,15 +207,41 @@ struct UnwrittenAllocator : std::allocator<T> {
   }
 };
 
+// With it, which entries have a path in some lane, as bits: row_bits[i * words + w] holds the j
+// where entry (i, j) has one, col_bits[j * words + w] the i. A sum with an entry without a path
+// is kNoPath in every lane and changes no maximum, so a product reads only the inner indices m
+// with a path in both factors. A product's result gets its bits as it is written; a matrix
+// filled otherwise finds them once (find_paths), not once per product it is a factor of.
 struct LaneMatrix {
   size_t k = 0, lanes = 0;
   std::vector<double, UnwrittenAllocator<double>> m;
-  LaneMatrix(size_t k_, size_t lanes_) : k(k_), lanes(lanes_), m(k_ * k_ * lanes_, kNoPath) {}
-  // A matrix to be written whole (a product's result).
+  std::vector<uint64_t> row_bits, col_bits;
+  LaneMatrix(size_t k_, size_t lanes_)
+      : k(k_),
+        lanes(lanes_),
+        m(k_ * k_ * lanes_, kNoPath),
+        row_bits(k_ * words(), 0),
+        col_bits(k_ * words(), 0) {}
+  // A matrix to be written whole (a product's result), its bits with it.
   struct Unwritten {};
-  LaneMatrix(size_t k_, size_t lanes_, Unwritten) : k(k_), lanes(lanes_), m(k_ * k_ * lanes_) {}
+  LaneMatrix(size_t k_, size_t lanes_, Unwritten)
+      : k(k_), lanes(lanes_), m(k_ * k_ * lanes_), row_bits(k_ * words()), col_bits(k_ * words()) {}
+  size_t words() const { return (k + 63) / 64; }
   double* at(size_t i, size_t j) { return m.data() + (i * k + j) * lanes; }
   const double* at(size_t i, size_t j) const { return m.data() + (i * k + j) * lanes; }
+  void mark_path(size_t i, size_t j) {
+    row_bits[i * words() + j / 64] |= uint64_t{1} << (j % 64);
+    col_bits[j * words() + i / 64] |= uint64_t{1} << (i % 64);
+  }
+  // The bits of a matrix written entry by entry.
+  void find_paths() {
+    std::fill(row_bits.begin(), row_bits.end(), 0);
+    std::fill(col_bits.begin(), col_bits.end(), 0);
+    for (size_t i = 0; i < k; ++i)
+      for (size_t j = 0; j < k; ++j)
+        if (std::any_of(at(i, j), at(i, j) + lanes, [](double x) { return x != kNoPath; }))
+          mark_path(i, j);
+  }
 };
 
 // L lanes of doubles as one value (GCC's vector extension; written out for each L, since GCC
@@ -267,45 +293,31 @@ template <size_t L, size_t B, size_t R>
   }
 }
 
-// Which entries of a product's factors have a path in some lane, as bit rows over the inner
-// index m: a_rows[i] holds m where a[i][m] has one, b_cols[j] m where b[m][j] has one. A sum
-// with an entry without a path is kNoPath in every lane and changes no maximum.
-struct PathBits {
-  size_t words = 0;
-  std::vector<uint64_t> a_rows, b_cols;  // [i * words + w], [j * words + w]
-  // A square reads its factor once.
-  PathBits(const LaneMatrix& a, const LaneMatrix& b) : words((a.k + 63) / 64) {
-    const size_t k = a.k, V = a.lanes;
-    const bool square = &a == &b;
-    a_rows.assign(k * words, 0);
-    b_cols.assign(k * words, 0);
-    auto has_path = [V](const double* e) {
-      return std::any_of(e, e + V, [](double x) { return x != kNoPath; });
-    };
-    for (size_t i = 0; i < k; ++i)
-      for (size_t m = 0; m < k; ++m) {
-        const bool in_a = has_path(a.at(i, m));
-        if (in_a) a_rows[i * words + m / 64] |= uint64_t{1} << (m % 64);
-        if (square ? in_a : has_path(b.at(i, m)))
-          b_cols[m * words + i / 64] |= uint64_t{1} << (i % 64);
-      }
+// f.template operator()<n>() for n in [1, N], given at run time.
+template <size_t N, typename F>
+[[gnu::always_inline]] inline void with_count(size_t n, F& f) {
+  if constexpr (N > 0) {
+    if (n == N) return f.template operator()<N>();
+    with_count<N - 1>(n, f);
   }
-};
+}
 
-// Lanes [v0, v0 + L * B) of c = a b, (a b)[i][j] = max over m of a[i][m] + b[m][j]: a few
-// entries of a row of c (64 doubles) stay in registers while m runs over the entries with a
-// path in both a's row i and some column of the block in b (`bits`; the others add nothing to
-// any maximum), where adding into c in memory for every m read and wrote each entry k times. A
-// block of columns of b is read for every row of a while it is in cache. Each entry of c is the
-// maximum of the same sums in any order: the result is the same to the bit. The functions called
-// here are always inlined: one built for the default instruction set would pass vectors
-// otherwise than the clones expect.
-template <size_t L, size_t B, size_t R>
+// Lanes [v0, v0 + L * B) of c = a b, (a b)[i][j] = max over m of a[i][m] + b[m][j], for the
+// result's rows [i0, i1): R rows by J columns of c (R * J * B vectors) stay in registers while m
+// runs over the entries with a path in both one of the R rows of a and one of the J columns of b
+// (the path bits; the others add nothing to any maximum), where adding into c in memory for every
+// m read and wrote each entry k times. A load of a feeds J sums and one of b R sums: with 25
+// registers of sums (AVX-512 has 32) the loads are few enough that the sums, not the reads from
+// the second-level cache, bound the product; 16 registers of sums (2 rows by 4 columns of 2
+// vectors) read the cache more than it delivers. Each entry of c is the maximum of the same sums
+// in any order: the result is the same to the bit. The functions called here are always inlined:
+// one built for the default instruction set would pass vectors otherwise than the clones expect.
+// Marks c's entries with a path in these lanes (c's bits, cleared by the caller).
+template <size_t L, size_t B, size_t R, size_t J>
 [[gnu::always_inline]] inline void max_plus_lanes(const LaneMatrix& a, const LaneMatrix& b,
-                                                  LaneMatrix& c, const PathBits& bits, size_t v0) {
+                                                  LaneMatrix& c, size_t v0) {
   using Vec = typename LaneVec<L>::type;
-  constexpr size_t kJ = L * B >= 64 ? 1 : 64 / (L * B);
-  const size_t k = a.k, V = a.lanes, W = bits.words;
+  const size_t k = a.k, V = a.lanes, W = a.words();
   const double* const pa = a.m.data() + v0;
   const double* const pb = b.m.data() + v0;
   double* const pc = c.m.data() + v0;
@@ -315,50 +327,74 @@ template <size_t L, size_t B, size_t R>
   std::memcpy(&none, none_lanes, sizeof none);
   std::vector<uint64_t> block(W);
   std::vector<uint32_t> ms(k);
-  for (size_t j0 = 0; j0 < k; j0 += kJ) {
-    const size_t jn = std::min(kJ, k - j0);
+  for (size_t j0 = 0; j0 < k; j0 += J) {
+    const size_t jn = std::min(J, k - j0);
     std::fill(block.begin(), block.end(), 0);
     for (size_t jj = 0; jj < jn; ++jj)
-      for (size_t w = 0; w < W; ++w) block[w] |= bits.b_cols[(j0 + jj) * W + w];
+      for (size_t w = 0; w < W; ++w) block[w] |= b.col_bits[(j0 + jj) * W + w];
     const double* const bj0 = pb + j0 * V;
-    // R rows at a time (then the last few one by one), over the inner indices with a path in
+    // Rows taken R at a time, then the last few together, over the inner indices with a path in
     // any of them: a row without one at m adds kNoPath, which changes no maximum.
-    auto rows = [&]<size_t Rows>(size_t i) {
+    size_t i = 0;
+    auto rows = [&]<size_t Rows>() __attribute__((always_inline)) {
       size_t mn = 0;
       for (size_t w = 0; w < W; ++w) {
         uint64_t any = 0;
-        for (size_t r = 0; r < Rows; ++r) any |= bits.a_rows[(i + r) * W + w];
+        for (size_t r = 0; r < Rows; ++r) any |= a.row_bits[(i + r) * W + w];
         for (uint64_t x = any & block[w]; x != 0; x &= x - 1)
           ms[mn++] = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(x)));
       }
       const double* const ai = pa + i * k * V;
-      Vec acc[Rows * kJ * B];
-      for (size_t x = 0; x < Rows * kJ * B; ++x) acc[x] = none;
+      Vec acc[Rows * J * B];
+      for (size_t x = 0; x < Rows * J * B; ++x) acc[x] = none;
       // The full blocks with their width known to the compiler, which keeps acc in registers.
-      if (jn == kJ)
-        max_plus_sums<L, B, Rows>(acc, ai, bj0, ms.data(), mn, k, V, kJ);
+      if (jn == J)
+        max_plus_sums<L, B, Rows>(acc, ai, bj0, ms.data(), mn, k, V, J);
       else
         max_plus_sums<L, B, Rows>(acc, ai, bj0, ms.data(), mn, k, V, jn);
       for (size_t r = 0; r < Rows; ++r)
-        for (size_t jj = 0; jj < jn; ++jj)
-          std::memcpy(pc + ((i + r) * k + j0 + jj) * V, &acc[(r * jn + jj) * B], B * sizeof(Vec));
+        for (size_t jj = 0; jj < jn; ++jj) {
+          double* const e = pc + ((i + r) * k + j0 + jj) * V;
+          std::memcpy(e, &acc[(r * jn + jj) * B], B * sizeof(Vec));
+          bool path = false;
+          for (size_t l = 0; l < L * B; ++l) path |= e[l] != kNoPath;
+          if (path) c.mark_path(i + r, j0 + jj);
+        }
     };
-    size_t i = 0;
-    for (; i + R <= k; i += R) rows.template operator()<R>(i);
-    for (; i < k; ++i) rows.template operator()<1>(i);
+    for (; i + R <= k; i += R) rows.template operator()<R>();
+    with_count<R - 1>(k - i, rows);
   }
 }
 
-// c = a b in every lane, lanes taken 16, 8, 4 and then 1 at a time (a vector of 16 lanes as one
-// value is slower than two of 8).
+// Rows and columns of sums a product's loop holds in registers: 5 by 5 vectors where the
+// instruction set has 32 vector registers (AVX-512), 3 by 4 where it has 16.
+template <size_t L, size_t B>
+[[gnu::always_inline]] inline void max_plus_block(const LaneMatrix& a, const LaneMatrix& b,
+                                                  LaneMatrix& c, size_t v0, bool wide) {
+  constexpr size_t kNarrowJ = L * B >= 64 ? 1 : 64 / (L * B) > 4 ? 4 : 64 / (L * B);
+  if (wide)
+    max_plus_lanes<L, B, 5, 5>(a, b, c, v0);
+  else
+    max_plus_lanes<L, B, 3, kNarrowJ>(a, b, c, v0);
+}
+
+// c = a b in every lane, lanes taken 8, 4 and then 1 at a time (a vector of 16 lanes as one value
+// is slower than two of 8, and two of 8 as one block of sums leave fewer registers for rows and
+// columns), with its path bits.
 LUMOS_LANE_CLONES void max_plus_into(const LaneMatrix& a, const LaneMatrix& b, LaneMatrix& c) {
   const size_t V = a.lanes;
-  const PathBits bits(a, b);
+  std::fill(c.row_bits.begin(), c.row_bits.end(), 0);
+  std::fill(c.col_bits.begin(), c.col_bits.end(), 0);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  // Constant in each clone but the default one, which is taken where AVX-512 is not.
+  const bool wide = __builtin_cpu_supports("avx512f");
+#else
+  const bool wide = false;
+#endif
   size_t v0 = 0;
-  for (; v0 + 16 <= V; v0 += 16) max_plus_lanes<8, 2, 2>(a, b, c, bits, v0);
-  if (v0 + 8 <= V) max_plus_lanes<8, 1, 2>(a, b, c, bits, v0), v0 += 8;
-  if (v0 + 4 <= V) max_plus_lanes<4, 1, 1>(a, b, c, bits, v0), v0 += 4;
-  for (; v0 < V; ++v0) max_plus_lanes<1, 1, 1>(a, b, c, bits, v0);
+  for (; v0 + 8 <= V; v0 += 8) max_plus_block<8, 1>(a, b, c, v0, wide);
+  if (v0 + 4 <= V) max_plus_block<4, 1>(a, b, c, v0, wide), v0 += 4;
+  for (; v0 < V; ++v0) max_plus_block<1, 1>(a, b, c, v0, wide);
 }
 
 LaneMatrix max_plus(const LaneMatrix& a, const LaneMatrix& b) {
@@ -379,8 +415,10 @@ LaneMatrix max_plus_power(LaneMatrix a, int64_t n) {
     }
     if (n > 1) a = max_plus(a, a);
   }
-  if (identity)
+  if (identity) {
     for (size_t i = 0; i < a.k; ++i) std::fill_n(r.at(i, i), a.lanes, 0.0);
+    r.find_paths();
+  }
   return r;
 }
 
@@ -410,6 +448,7 @@ std::vector<LaneMatrix> layer_runs(const model::StepGraph& g, Lanes& lanes) {
           }
         }
     }
+    one.find_paths();
     runs.push_back(max_plus_power(std::move(one), f.layers));
   }
   return runs;
@@ -432,6 +471,7 @@ const LaneMatrix& power_from_squares(PeriodPowers* pp, int64_t n, LaneMatrix* sc
   if (n <= 0) {
     *scratch = LaneMatrix(squares.front().k, squares.front().lanes);
     for (size_t i = 0; i < scratch->k; ++i) std::fill_n(scratch->at(i, i), scratch->lanes, 0.0);
+    scratch->find_paths();
     return *scratch;
   }
   const auto bits = static_cast<uint64_t>(n);
@@ -517,6 +557,7 @@ void period_runs(const model::StepGraph& g, Lanes& lanes, FoldPowers* powers,
           for (size_t j = 0; j < k; ++j)
             std::copy_n(lanes.finish(f.outputs[j], g), V, one.at(i0 + g, j));
       }
+      one.find_paths();
       return one;
     };
     if (!powers) {
