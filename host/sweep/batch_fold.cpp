@@ -37,44 +37,80 @@ struct FoldGraph {
   size_t inputs;
 };
 
+// An allocator whose elements start unwritten (a product's result is written whole, a replay's
+// finish lanes before they are read): a vector's own zeroing was a pass over every new product.
+template <typename T>
+struct UnwrittenAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UnwrittenAllocator<U>;
+  };
+  UnwrittenAllocator() = default;
+  template <typename U>
+  UnwrittenAllocator(const UnwrittenAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 // One replay of a fold graph over lanes (Lanes::replay_from): its state and shape.
 struct NodeReplay {
   const FoldGraph& f;
   const double* durations;  // [(n - inputs) * lanes + v]
   double* finish;           // [n * width + x], width = lanes * inputs
-  double* start;            // [width]
   uint8_t* reached;         // [n]
   size_t lanes, inputs;
 };
 
 // Nodes [first, last) of the replay in order: each node starts at its latest reached
-// predecessor's finish plus the edge's lag, and finishes its duration later. Built per
-// instruction set, as the lane loops below.
-LUMOS_LANE_CLONES void replay_nodes(const NodeReplay& r,
-                                    std::vector<uint32_t>::const_iterator first,
-                                    std::vector<uint32_t>::const_iterator last) {
+// predecessor's finish plus the edge's lag, and finishes its duration later. The start is
+// gathered in the node's own finish lanes (the first reached predecessor's sum, then the
+// maximum with each other's: max(kNoPath, x) is x, so the bits are those of a maximum started at
+// kNoPath). `Width` is the lanes of a node when the compiler knows them (0: r.lanes * r.inputs),
+// which lets it unroll the lane loops.
+template <size_t Width>
+[[gnu::always_inline]] inline void replay_nodes_of_width(
+    const NodeReplay& r, std::vector<uint32_t>::const_iterator first,
+    std::vector<uint32_t>::const_iterator last) {
   const FoldGraph& f = r.f;
-  const size_t V = r.lanes, W = V * r.inputs;
-  double* const start = r.start;
+  const size_t V = r.lanes, W = Width ? Width : V * r.inputs;
   for (; first != last; ++first) {
     const size_t n = *first;
+    double* __restrict fn = r.finish + n * W;
     bool any = false;
-    std::fill_n(start, W, kNoPath);
     for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e) {
       const uint32_t src = f.edge_src[e];
       if (!r.reached[src]) continue;  // kNoPath in every lane: it changes no start
-      any = true;
       const double lag = f.edge_lag_us[e];
-      const double* fs = r.finish + static_cast<size_t>(src) * W;
-      for (size_t x = 0; x < W; ++x) start[x] = std::max(start[x], fs[x] + lag);
+      const double* __restrict fs = r.finish + static_cast<size_t>(src) * W;
+      if (!any)
+        for (size_t x = 0; x < W; ++x) fn[x] = fs[x] + lag;
+      else
+        for (size_t x = 0; x < W; ++x) fn[x] = std::max(fn[x], fs[x] + lag);
+      any = true;
     }
     if (!any) continue;
     r.reached[n] = 1;
-    double* fn = r.finish + n * W;
     const double* d = r.durations + (n - f.inputs) * V;
     for (size_t g = 0; g < r.inputs; ++g)
-      for (size_t v = 0; v < V; ++v) fn[g * V + v] = start[g * V + v] + d[v];
+      for (size_t v = 0; v < V; ++v) fn[g * V + v] += d[v];
   }
+}
+
+// Built per instruction set, as the lane loops below. A node has 32 lanes in most replays (up to
+// 32 lanes a node: Lanes::group).
+LUMOS_LANE_CLONES void replay_nodes(const NodeReplay& r,
+                                    std::vector<uint32_t>::const_iterator first,
+                                    std::vector<uint32_t>::const_iterator last) {
+  if (r.lanes * r.inputs == 32)
+    replay_nodes_of_width<32>(r, first, last);
+  else
+    replay_nodes_of_width<0>(r, first, last);
 }
 
 // The batch's configurations, one lane each: what the fold graphs' nodes take in each lane.
@@ -84,7 +120,6 @@ class Lanes {
       : count_(speeds.size()),
         slot_us_(slot_us),
         inv_speed_(kClasses * count_),
-        start_(count_),
         none_(count_, kNoPath) {
     // As the replay of one configuration: a node without a slot takes its duration times the
     // inverse of its class's speed.
@@ -154,7 +189,6 @@ class Lanes {
     const size_t n_nodes = f.nodes.size(), V = count_, W = inputs * V;
     width_ = W;
     finish_.resize(n_nodes * W);
-    start_.resize(W);
     reached_.assign(n_nodes, 0);
     size_t begin = n_nodes;
     for (size_t g = 0; g < inputs; ++g) {
@@ -164,7 +198,7 @@ class Lanes {
       reached_[first + g] = uint8_t{1};
       begin = std::min<size_t>(begin, first_reader_[first + g]);
     }
-    replay_nodes({f, durations_, finish_.data(), start_.data(), reached_.data(), V, inputs},
+    replay_nodes({f, durations_, finish_.data(), reached_.data(), V, inputs},
                  std::lower_bound(useful_.begin(), useful_.end(), begin), useful_.end());
   }
   const double* finish(size_t n, size_t g) const {
@@ -176,7 +210,8 @@ class Lanes {
   size_t count_;
   const std::vector<double>& slot_us_;
   std::vector<double> inv_speed_;  // [class * count + v]
-  std::vector<double> start_, none_, finish_;
+  std::vector<double> none_;
+  std::vector<double, UnwrittenAllocator<double>> finish_;  // read only where written
   // Of the graph prepared last.
   const double* durations_ = nullptr;  // [(n - inputs) * count + v], the caller's
   std::vector<uint32_t> useful_;       // past the inputs, in order
@@ -186,27 +221,6 @@ class Lanes {
 };
 
 // k x k max-plus matrices of every lane: m[(i * k + j) * lanes + v].
-// An allocator whose elements start unwritten (a product's result is written whole): a vector's
-// own zeroing was a pass over every new product.
-template <typename T>
-struct UnwrittenAllocator : std::allocator<T> {
-  template <typename U>
-  struct rebind {
-    using other = UnwrittenAllocator<U>;
-  };
-  UnwrittenAllocator() = default;
-  template <typename U>
-  UnwrittenAllocator(const UnwrittenAllocator<U>&) noexcept {}
-  template <typename U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-
 // With it, which entries have a path in some lane, as bits: row_bits[i * words + w] holds the j
 // where entry (i, j) has one, col_bits[j * words + w] the i. A sum with an entry without a path
 // is kNoPath in every lane and changes no maximum, so a product reads only the inner indices m
