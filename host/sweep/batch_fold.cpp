@@ -277,25 +277,27 @@ struct LaneVec<1> {
   using type = double;
 };
 
-// acc[(r * jn + jj) * B + q] (lanes q * L on) gains a[i + r][m] + b[m][j0 + jj] for each m of
-// `ms` and r < R, with ai = a's row i and bj0 = b's column j0 at the block's first lane. Rows
-// taken R at a time read each entry of b once for R rows.
+// acc[(r * jn + jj) * B + q] (lanes q * L on) gains a[i + r][m] + b[m][j_jj] for each m of `ms`
+// and r < R, with ai = a's row i at the block's first lane, b0 = b at that lane and b_col[jj] the
+// offset of column j_jj in a row of b. Rows taken R at a time read each entry of b once for R
+// rows.
 template <size_t L, size_t B, size_t R>
 [[gnu::always_inline]] inline void max_plus_sums(typename LaneVec<L>::type* acc, const double* ai,
-                                                 const double* bj0, const uint32_t* ms, size_t mn,
-                                                 size_t k, size_t V, size_t jn) {
+                                                 const double* b0, const size_t* b_col,
+                                                 const uint32_t* ms, size_t mn, size_t k, size_t V,
+                                                 size_t jn) {
   using Vec = typename LaneVec<L>::type;
   for (size_t t = 0; t < mn; ++t) {
     const size_t m = ms[t];
     const double* const am = ai + m * V;
-    const double* const bm = bj0 + m * k * V;
+    const double* const bm = b0 + m * k * V;
 #pragma GCC unroll 64
     for (size_t jj = 0; jj < jn; ++jj)
 #pragma GCC unroll 8
       for (size_t q = 0; q < B; ++q) {
         Vec y;
-        std::memcpy(&y, bm + jj * V + q * L, sizeof y);
-#pragma GCC unroll 4
+        std::memcpy(&y, bm + b_col[jj] + q * L, sizeof y);
+#pragma GCC unroll 8
         for (size_t r = 0; r < R; ++r) {
           Vec x;
           std::memcpy(&x, am + r * k * V + q * L, sizeof x);
@@ -316,20 +318,21 @@ template <size_t N, typename F>
   }
 }
 
-// Lanes [v0, v0 + L * B) of c = a b, (a b)[i][j] = max over m of a[i][m] + b[m][j], for the
-// result's rows [i0, i1): R rows by J columns of c (R * J * B vectors) stay in registers while m
-// runs over the entries with a path in both one of the R rows of a and one of the J columns of b
-// (the path bits; the others add nothing to any maximum), where adding into c in memory for every
-// m read and wrote each entry k times. A load of a feeds J sums and one of b R sums: with 25
-// registers of sums (AVX-512 has 32) the loads are few enough that the sums, not the reads from
-// the second-level cache, bound the product; 16 registers of sums (2 rows by 4 columns of 2
-// vectors) read the cache more than it delivers. Each entry of c is the maximum of the same sums
-// in any order: the result is the same to the bit. The functions called here are always inlined:
-// one built for the default instruction set would pass vectors otherwise than the clones expect.
-// Marks c's entries with a path in these lanes (c's bits, cleared by the caller).
+// Lanes [v0, v0 + L * B) of c = a b, (a b)[i][j] = max over m of a[i][m] + b[m][j]: R rows by J
+// columns of c (R * J * B vectors) stay in registers while m runs over the entries with a path in
+// both one of the R rows of a and one of the J columns of b (the path bits; the others add
+// nothing to any maximum), where adding into c in memory for every m read and wrote each entry k
+// times. The columns are taken J at a time in the order `cols`. A load of a feeds J sums and one of
+// b R sums: with 25 registers of sums (AVX-512 has 32) the loads are few enough that the sums, not
+// the reads from the second-level cache, bound the product; 16 registers of sums (2 rows by 4
+// columns of 2 vectors) read the cache more than it delivers. Each entry of c is the maximum of the
+// same sums in any order: the result is the same to the bit. The functions called here are always
+// inlined: one built for the default instruction set would pass vectors otherwise than the clones
+// expect. Marks c's entries with a path in these lanes (c's bits, cleared by the caller).
 template <size_t L, size_t B, size_t R, size_t J>
 [[gnu::always_inline]] inline void max_plus_lanes(const LaneMatrix& a, const LaneMatrix& b,
-                                                  LaneMatrix& c, size_t v0) {
+                                                  LaneMatrix& c, const std::vector<uint32_t>& cols,
+                                                  size_t v0) {
   using Vec = typename LaneVec<L>::type;
   const size_t k = a.k, V = a.lanes, W = a.words();
   const double* const pa = a.m.data() + v0;
@@ -341,12 +344,14 @@ template <size_t L, size_t B, size_t R, size_t J>
   std::memcpy(&none, none_lanes, sizeof none);
   std::vector<uint64_t> block(W);
   std::vector<uint32_t> ms(k);
+  size_t b_col[J];
   for (size_t j0 = 0; j0 < k; j0 += J) {
     const size_t jn = std::min(J, k - j0);
     std::fill(block.begin(), block.end(), 0);
-    for (size_t jj = 0; jj < jn; ++jj)
-      for (size_t w = 0; w < W; ++w) block[w] |= b.col_bits[(j0 + jj) * W + w];
-    const double* const bj0 = pb + j0 * V;
+    for (size_t jj = 0; jj < jn; ++jj) {
+      b_col[jj] = cols[j0 + jj] * V;
+      for (size_t w = 0; w < W; ++w) block[w] |= b.col_bits[cols[j0 + jj] * W + w];
+    }
     // Rows taken R at a time, then the last few together, over the inner indices with a path in
     // any of them: a row without one at m adds kNoPath, which changes no maximum.
     size_t i = 0;
@@ -363,16 +368,16 @@ template <size_t L, size_t B, size_t R, size_t J>
       for (size_t x = 0; x < Rows * J * B; ++x) acc[x] = none;
       // The full blocks with their width known to the compiler, which keeps acc in registers.
       if (jn == J)
-        max_plus_sums<L, B, Rows>(acc, ai, bj0, ms.data(), mn, k, V, J);
+        max_plus_sums<L, B, Rows>(acc, ai, pb, b_col, ms.data(), mn, k, V, J);
       else
-        max_plus_sums<L, B, Rows>(acc, ai, bj0, ms.data(), mn, k, V, jn);
+        max_plus_sums<L, B, Rows>(acc, ai, pb, b_col, ms.data(), mn, k, V, jn);
       for (size_t r = 0; r < Rows; ++r)
         for (size_t jj = 0; jj < jn; ++jj) {
-          double* const e = pc + ((i + r) * k + j0 + jj) * V;
+          double* const e = pc + (i + r) * k * V + b_col[jj];
           std::memcpy(e, &acc[(r * jn + jj) * B], B * sizeof(Vec));
           bool path = false;
           for (size_t l = 0; l < L * B; ++l) path |= e[l] != kNoPath;
-          if (path) c.mark_path(i + r, j0 + jj);
+          if (path) c.mark_path(i + r, cols[j0 + jj]);
         }
     };
     for (; i + R <= k; i += R) rows.template operator()<R>();
@@ -384,12 +389,32 @@ template <size_t L, size_t B, size_t R, size_t J>
 // instruction set has 32 vector registers (AVX-512), 3 by 4 where it has 16.
 template <size_t L, size_t B>
 [[gnu::always_inline]] inline void max_plus_block(const LaneMatrix& a, const LaneMatrix& b,
-                                                  LaneMatrix& c, size_t v0, bool wide) {
+                                                  LaneMatrix& c, const std::vector<uint32_t>& cols,
+                                                  size_t v0, bool wide) {
   constexpr size_t kNarrowJ = L * B >= 64 ? 1 : 64 / (L * B) > 4 ? 4 : 64 / (L * B);
   if (wide)
-    max_plus_lanes<L, B, 5, 5>(a, b, c, v0);
+    max_plus_lanes<L, B, 5, 5>(a, b, c, cols, v0);
   else
-    max_plus_lanes<L, B, 3, kNarrowJ>(a, b, c, v0);
+    max_plus_lanes<L, B, 3, kNarrowJ>(a, b, c, cols, v0);
+}
+
+// The columns of b, those with a path in most rows first (in their order where as many): a block
+// of columns reads the rows with a path in any of its columns, and a period's matrices hold
+// columns with a path in most rows beside columns with one in a few rows near the diagonal (a
+// state entry read early in the period), whose blocks would read most rows for one column's
+// sums. Columns alike side by side: the large sweep's 78- and 110-entry matrices take 11% and
+// 27% fewer sums (docs/design.md, "Sweeps").
+std::vector<uint32_t> column_order(const LaneMatrix& b) {
+  const size_t k = b.k, W = b.words();
+  std::vector<uint32_t> paths(k, 0), cols(k);
+  for (size_t j = 0; j < k; ++j) {
+    for (size_t w = 0; w < W; ++w)
+      paths[j] += static_cast<uint32_t>(std::popcount(b.col_bits[j * W + w]));
+    cols[j] = static_cast<uint32_t>(j);
+  }
+  std::stable_sort(cols.begin(), cols.end(),
+                   [&](uint32_t x, uint32_t y) { return paths[x] > paths[y]; });
+  return cols;
 }
 
 // c = a b in every lane, lanes taken 8, 4 and then 1 at a time (a vector of 16 lanes as one value
@@ -405,10 +430,11 @@ LUMOS_LANE_CLONES void max_plus_into(const LaneMatrix& a, const LaneMatrix& b, L
 #else
   const bool wide = false;
 #endif
+  const std::vector<uint32_t> cols = column_order(b);
   size_t v0 = 0;
-  for (; v0 + 8 <= V; v0 += 8) max_plus_block<8, 1>(a, b, c, v0, wide);
-  if (v0 + 4 <= V) max_plus_block<4, 1>(a, b, c, v0, wide), v0 += 4;
-  for (; v0 < V; ++v0) max_plus_block<1, 1>(a, b, c, v0, wide);
+  for (; v0 + 8 <= V; v0 += 8) max_plus_block<8, 1>(a, b, c, cols, v0, wide);
+  if (v0 + 4 <= V) max_plus_block<4, 1>(a, b, c, cols, v0, wide), v0 += 4;
+  for (; v0 < V; ++v0) max_plus_block<1, 1>(a, b, c, cols, v0, wide);
 }
 
 LaneMatrix max_plus(const LaneMatrix& a, const LaneMatrix& b) {
