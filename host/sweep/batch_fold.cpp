@@ -224,8 +224,9 @@ class Lanes {
 // With it, which entries have a path in some lane, as bits: row_bits[i * words + w] holds the j
 // where entry (i, j) has one, col_bits[j * words + w] the i. A sum with an entry without a path
 // is kNoPath in every lane and changes no maximum, so a product reads only the inner indices m
-// with a path in both factors. A product's result gets its bits as it is written; a matrix
-// filled otherwise finds them once (find_paths), not once per product it is a factor of.
+// with a path in both factors. A product's result gets its bits from its factors'
+// (product_paths); a matrix filled otherwise finds them once (find_paths), not once per product
+// it is a factor of.
 struct LaneMatrix {
   size_t k = 0, lanes = 0;
   std::vector<double, UnwrittenAllocator<double>> m;
@@ -309,26 +310,19 @@ template <size_t L, size_t B, size_t R>
   }
 }
 
-// f.template operator()<n>() for n in [1, N], given at run time.
-template <size_t N, typename F>
-[[gnu::always_inline]] inline void with_count(size_t n, F& f) {
-  if constexpr (N > 0) {
-    if (n == N) return f.template operator()<N>();
-    with_count<N - 1>(n, f);
-  }
-}
-
 // Lanes [v0, v0 + L * B) of c = a b, (a b)[i][j] = max over m of a[i][m] + b[m][j]: R rows by J
 // columns of c (R * J * B vectors) stay in registers while m runs over the entries with a path in
 // both one of the R rows of a and one of the J columns of b (the path bits; the others add
 // nothing to any maximum), where adding into c in memory for every m read and wrote each entry k
-// times. The columns are taken J at a time in the order `cols`. A load of a feeds J sums and one of
-// b R sums: with 25 registers of sums (AVX-512 has 32) the loads are few enough that the sums, not
-// the reads from the second-level cache, bound the product; 16 registers of sums (2 rows by 4
-// columns of 2 vectors) read the cache more than it delivers. Each entry of c is the maximum of the
-// same sums in any order: the result is the same to the bit. The functions called here are always
-// inlined: one built for the default instruction set would pass vectors otherwise than the clones
-// expect. Marks c's entries with a path in these lanes (c's bits, cleared by the caller).
+// times. The columns are taken J at a time in the order `cols`. A load of a feeds J sums and one
+// of b R sums: with 25 registers of sums (AVX-512 has 32) the loads are few enough that the sums,
+// not the reads from the second-level cache, bound the product; 16 registers of sums (2 rows by 4
+// columns of 2 vectors) read the cache more than it delivers. The last rows and columns are taken
+// as a full block that overlaps the one before (k >= R, J): its entries there are computed again,
+// to the same bits, and every block's width is known to the compiler, which keeps its sums in
+// registers. Each entry of c is the maximum of the same sums in any order: the result is the same
+// to the bit. The functions called here are always inlined: one built for the default
+// instruction set would pass vectors otherwise than the clones expect.
 template <size_t L, size_t B, size_t R, size_t J>
 [[gnu::always_inline]] inline void max_plus_lanes(const LaneMatrix& a, const LaneMatrix& b,
                                                   LaneMatrix& c, const std::vector<uint32_t>& cols,
@@ -345,57 +339,54 @@ template <size_t L, size_t B, size_t R, size_t J>
   std::vector<uint64_t> block(W);
   std::vector<uint32_t> ms(k);
   size_t b_col[J];
-  for (size_t j0 = 0; j0 < k; j0 += J) {
-    const size_t jn = std::min(J, k - j0);
+  for (size_t j = 0; j < k; j += J) {
+    const size_t j0 = std::min(j, k - J);
     std::fill(block.begin(), block.end(), 0);
-    for (size_t jj = 0; jj < jn; ++jj) {
+    for (size_t jj = 0; jj < J; ++jj) {
       b_col[jj] = cols[j0 + jj] * V;
       for (size_t w = 0; w < W; ++w) block[w] |= b.col_bits[cols[j0 + jj] * W + w];
     }
-    // Rows taken R at a time, then the last few together, over the inner indices with a path in
-    // any of them: a row without one at m adds kNoPath, which changes no maximum.
-    size_t i = 0;
-    auto rows = [&]<size_t Rows>() __attribute__((always_inline)) {
+    // Over the inner indices with a path in any of the rows: a row without one at m adds
+    // kNoPath, which changes no maximum.
+    for (size_t i1 = 0; i1 < k; i1 += R) {
+      const size_t i = std::min(i1, k - R);
       size_t mn = 0;
       for (size_t w = 0; w < W; ++w) {
         uint64_t any = 0;
-        for (size_t r = 0; r < Rows; ++r) any |= a.row_bits[(i + r) * W + w];
+        for (size_t r = 0; r < R; ++r) any |= a.row_bits[(i + r) * W + w];
         for (uint64_t x = any & block[w]; x != 0; x &= x - 1)
           ms[mn++] = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(x)));
       }
-      const double* const ai = pa + i * k * V;
-      Vec acc[Rows * J * B];
-      for (size_t x = 0; x < Rows * J * B; ++x) acc[x] = none;
-      // The full blocks with their width known to the compiler, which keeps acc in registers.
-      if (jn == J)
-        max_plus_sums<L, B, Rows>(acc, ai, pb, b_col, ms.data(), mn, k, V, J);
-      else
-        max_plus_sums<L, B, Rows>(acc, ai, pb, b_col, ms.data(), mn, k, V, jn);
-      for (size_t r = 0; r < Rows; ++r)
-        for (size_t jj = 0; jj < jn; ++jj) {
-          double* const e = pc + (i + r) * k * V + b_col[jj];
-          std::memcpy(e, &acc[(r * jn + jj) * B], B * sizeof(Vec));
-          bool path = false;
-          for (size_t l = 0; l < L * B; ++l) path |= e[l] != kNoPath;
-          if (path) c.mark_path(i + r, cols[j0 + jj]);
-        }
-    };
-    for (; i + R <= k; i += R) rows.template operator()<R>();
-    with_count<R - 1>(k - i, rows);
+      // Loops unrolled whole, so that the sums live in registers from start to store.
+      Vec acc[R * J * B];
+#pragma GCC unroll 64
+      for (size_t x = 0; x < R * J * B; ++x) acc[x] = none;
+      max_plus_sums<L, B, R>(acc, pa + i * k * V, pb, b_col, ms.data(), mn, k, V, J);
+#pragma GCC unroll 16
+      for (size_t r = 0; r < R; ++r)
+#pragma GCC unroll 16
+        for (size_t jj = 0; jj < J; ++jj)
+#pragma GCC unroll 8
+          for (size_t q = 0; q < B; ++q)
+            std::memcpy(pc + (i + r) * k * V + b_col[jj] + q * L, &acc[(r * J + jj) * B + q],
+                        sizeof(Vec));
+    }
   }
 }
 
 // Rows and columns of sums a product's loop holds in registers: 5 by 5 vectors where the
-// instruction set has 32 vector registers (AVX-512), 3 by 4 where it has 16.
+// instruction set has 32 vector registers (AVX-512), 3 by 4 where it has 16, one by one for a
+// matrix smaller than that.
 template <size_t L, size_t B>
 [[gnu::always_inline]] inline void max_plus_block(const LaneMatrix& a, const LaneMatrix& b,
                                                   LaneMatrix& c, const std::vector<uint32_t>& cols,
                                                   size_t v0, bool wide) {
-  constexpr size_t kNarrowJ = L * B >= 64 ? 1 : 64 / (L * B) > 4 ? 4 : 64 / (L * B);
-  if (wide)
+  if (wide && a.k >= 5)
     max_plus_lanes<L, B, 5, 5>(a, b, c, cols, v0);
+  else if (a.k >= 4)
+    max_plus_lanes<L, B, 3, 4>(a, b, c, cols, v0);
   else
-    max_plus_lanes<L, B, 3, kNarrowJ>(a, b, c, cols, v0);
+    max_plus_lanes<L, B, 1, 1>(a, b, c, cols, v0);
 }
 
 // The columns of b, those with a path in most rows first (in their order where as many): a block
@@ -417,13 +408,34 @@ std::vector<uint32_t> column_order(const LaneMatrix& b) {
   return cols;
 }
 
+// c's path bits from its factors': (i, j) may have a path where a[i][m] and b[m][j] have one for
+// some m. Lanes are configurations of one graph, whose paths are the same in every lane, so these
+// are the bits of c itself; were they more, a product would only read more entries.
+void product_paths(const LaneMatrix& a, const LaneMatrix& b, LaneMatrix& c) {
+  const size_t k = a.k, W = a.words();
+  std::fill(c.col_bits.begin(), c.col_bits.end(), 0);
+  for (size_t i = 0; i < k; ++i) {
+    uint64_t* const row = &c.row_bits[i * W];
+    std::fill_n(row, W, 0);
+    for (size_t w = 0; w < W; ++w)
+      for (uint64_t x = a.row_bits[i * W + w]; x != 0; x &= x - 1) {
+        const size_t m = w * 64 + static_cast<size_t>(std::countr_zero(x));
+        for (size_t u = 0; u < W; ++u) row[u] |= b.row_bits[m * W + u];
+      }
+    for (size_t u = 0; u < W; ++u)
+      for (uint64_t x = row[u]; x != 0; x &= x - 1) {
+        const size_t j = u * 64 + static_cast<size_t>(std::countr_zero(x));
+        c.col_bits[j * W + i / 64] |= uint64_t{1} << (i % 64);
+      }
+  }
+}
+
 // c = a b in every lane, lanes taken 8, 4 and then 1 at a time (a vector of 16 lanes as one value
 // is slower than two of 8, and two of 8 as one block of sums leave fewer registers for rows and
 // columns), with its path bits.
 LUMOS_LANE_CLONES void max_plus_into(const LaneMatrix& a, const LaneMatrix& b, LaneMatrix& c) {
   const size_t V = a.lanes;
-  std::fill(c.row_bits.begin(), c.row_bits.end(), 0);
-  std::fill(c.col_bits.begin(), c.col_bits.end(), 0);
+  product_paths(a, b, c);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   // Constant in each clone but the default one, which is taken where AVX-512 is not.
   const bool wide = __builtin_cpu_supports("avx512f");
