@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -374,6 +375,8 @@ template <size_t L, size_t B, size_t R, size_t J>
   }
 }
 
+std::atomic<bool> narrow_products{false};  // use_narrow_products_for_testing
+
 // Rows and columns of sums a product's loop holds in registers: 5 by 5 vectors where the
 // instruction set has 32 vector registers (AVX-512), 3 by 4 where it has 16, one by one for a
 // matrix smaller than that.
@@ -438,7 +441,8 @@ LUMOS_LANE_CLONES void max_plus_into(const LaneMatrix& a, const LaneMatrix& b, L
   product_paths(a, b, c);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   // Constant in each clone but the default one, which is taken where AVX-512 is not.
-  const bool wide = __builtin_cpu_supports("avx512f");
+  const bool wide =
+      __builtin_cpu_supports("avx512f") && !narrow_products.load(std::memory_order_relaxed);
 #else
   const bool wide = false;
 #endif
@@ -580,6 +584,10 @@ struct FoldPowers::Kept {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+
+void use_narrow_products_for_testing(bool narrow) {
+  narrow_products.store(narrow, std::memory_order_relaxed);
+}
 
 FoldPowers::FoldPowers() = default;
 FoldPowers::~FoldPowers() = default;
