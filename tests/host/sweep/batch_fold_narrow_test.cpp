@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cost/kernels_db.hpp"
+#include "host/sweep/slots_each_alone.hpp"
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
 #include "sweep/batch_fold.hpp"
@@ -52,15 +53,7 @@ void expect_narrow_equal_each_alone(size_t width, int interleave) {
   ASSERT_FALSE(sg.microbatch_folds.empty()) << what;
   const NarrowProducts narrow;
   const lumos::sweep::SlotBatch sb = lumos::sweep::slot_batch(sg, costs, speeds);
-  ASSERT_EQ(sb.batch.count, width) << what;
-  for (uint32_t v = 0; v < sb.batch.count; ++v) {
-    // Each configuration alone takes one lane, whose products are the one-lane blocks.
-    const std::vector<double> want = lumos::model::model_slot_durations(sg, priced[v], speeds[v]);
-    ASSERT_EQ(want.size(), sb.batch.slots) << what;
-    for (size_t s = 0; s < want.size(); ++s)
-      ASSERT_EQ(sb.batch.slot_us[s * sb.batch.count + v], want[s])
-          << what << ": slot " << s << " of configuration " << v;
-  }
+  expect_slots_each_alone(sg, costs, speeds, sb, what);
 }
 
 }  // namespace

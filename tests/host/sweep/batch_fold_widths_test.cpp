@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cost/kernels_db.hpp"
+#include "host/sweep/slots_each_alone.hpp"
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
 #include "sweep/batch_fold.hpp"
@@ -51,14 +52,7 @@ void expect_width(size_t width, int interleave, bool keep_powers) {
   lumos::sweep::FoldPowers powers;
   const lumos::sweep::SlotBatch sb =
       lumos::sweep::slot_batch(sg, costs, speeds, keep_powers ? &powers : nullptr);
-  ASSERT_EQ(sb.batch.count, width) << what;
-  for (uint32_t v = 0; v < sb.batch.count; ++v) {
-    const std::vector<double> want = lumos::model::model_slot_durations(sg, priced[v], speeds[v]);
-    ASSERT_EQ(want.size(), sb.batch.slots) << what;
-    for (size_t s = 0; s < want.size(); ++s)
-      ASSERT_EQ(sb.batch.slot_us[s * sb.batch.count + v], want[s])
-          << what << ": slot " << s << " of configuration " << v;
-  }
+  expect_slots_each_alone(sg, costs, speeds, sb, what);
 }
 
 }  // namespace
