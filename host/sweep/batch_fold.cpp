@@ -119,7 +119,7 @@ class Lanes {
  public:
   Lanes(const std::vector<model::ClassSpeeds>& speeds, const std::vector<double>& slot_us)
       : count_(speeds.size()),
-        slot_us_(slot_us),
+        slot_us_(&slot_us),
         inv_speed_(kClasses * count_),
         none_(count_, kNoPath) {
     // As the replay of one configuration: a node without a slot takes its duration times the
@@ -128,12 +128,15 @@ class Lanes {
       for (size_t v = 0; v < count_; ++v)
         inv_speed_[c * count_ + v] = 1.0 / static_cast<double>(speeds[v][c]);
   }
+  // Lanes whose graphs' durations are given (prepare), never taken from slots.
+  explicit Lanes(size_t count) : count_(count), slot_us_(nullptr), none_(count, kNoPath) {}
   size_t count() const { return count_; }
   // Lanes of the fold matrices: the configurations', then lanes without a path up to a multiple
   // of 4 (from 2 configurations on). The products take lanes 16, 8, 4 and then 1 at a time, and
   // a lane alone costs about what 4 or 8 together do; a padded lane adds kNoPath to kNoPath and
   // changes no configuration's lanes.
-  size_t matrix_lanes() const { return count_ < 2 ? count_ : (count_ + 3) / 4 * 4; }
+  size_t matrix_lanes() const { return matrix_lanes(count_); }
+  static size_t matrix_lanes(size_t count) { return count < 2 ? count : (count + 3) / 4 * 4; }
 
   // Each node's duration past the inputs in every lane (n * count + v), as the replay takes it.
   std::vector<double> durations(const FoldGraph& f) const {
@@ -143,7 +146,7 @@ class Lanes {
     for (size_t n = f.inputs; n < f.nodes.size(); ++n) {
       const LayerFold::Node& node = f.nodes[n];
       for (size_t v = 0; v < V; ++v)
-        out.push_back(node.slot >= 0 ? slot_us_[static_cast<size_t>(node.slot) * V + v]
+        out.push_back(node.slot >= 0 ? (*slot_us_)[static_cast<size_t>(node.slot) * V + v]
                                      : node.dur_us * inv_speed_[node.cls * V + v]);
     }
     return out;
@@ -209,7 +212,7 @@ class Lanes {
  private:
   static constexpr size_t kClasses = std::tuple_size_v<model::ClassSpeeds>;
   size_t count_;
-  const std::vector<double>& slot_us_;
+  const std::vector<double>* slot_us_;
   std::vector<double> inv_speed_;  // [class * count + v]
   std::vector<double> none_;
   std::vector<double, UnwrittenAllocator<double>> finish_;  // read only where written
@@ -594,52 +597,96 @@ FoldPowers::~FoldPowers() = default;
 
 namespace {
 
-// Each micro-batch fold's periods: the period's matrix (from each state entry, each entry's
-// output) to the power of its folded periods; `powers` (if any) keeps its squarings for a later
-// batch with the same matrix. take(fold, power) is called with each fold's power, which may be
-// kept in `powers`, where a later fold's may replace it.
+// The lanes of a period whose nodes' durations (`durations`, [node * lanes + v]) are the same to
+// the bit as those of an earlier lane: first_of[v] is lane v's first equal lane's place in
+// `distinct`. Such lanes have the same matrix and powers, computed once.
+struct DistinctLanes {
+  std::vector<size_t> first_of, distinct;
+  DistinctLanes(const std::vector<double>& durations, size_t lanes) : first_of(lanes) {
+    const size_t rows = lanes ? durations.size() / lanes : 0;
+    for (size_t v = 0; v < lanes; ++v) {
+      auto same = [&](size_t u) {
+        for (size_t n = 0; n < rows; ++n)
+          if (std::memcmp(&durations[n * lanes + u], &durations[n * lanes + v], sizeof(double)))
+            return false;
+        return true;
+      };
+      size_t x = 0;
+      while (x < distinct.size() && !same(distinct[x])) ++x;
+      if (x == distinct.size()) distinct.push_back(v);
+      first_of[v] = x;
+    }
+  }
+};
+
+// A period's matrix (from each state entry, each entry's output) to the power of its folded
+// periods in `lanes`, its nodes' durations `durations` ([node * lanes + v]); `powers` (if any)
+// keeps its squarings for a later batch with the same matrix, and may hold the result, which a
+// later period's may replace.
+const LaneMatrix& period_power(const model::MicrobatchFold& f, Lanes& lanes,
+                               std::vector<double> durations, FoldPowers* powers,
+                               LaneMatrix* scratch) {
+  const size_t k = f.inputs, V = lanes.count();
+  const FoldGraph period{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, k};
+  auto one_period = [&] {
+    lanes.prepare(period, durations, f.outputs);
+    LaneMatrix one(k, lanes.matrix_lanes());
+    for (size_t i0 = 0; i0 < k; i0 += lanes.group()) {
+      const size_t inputs = std::min(lanes.group(), k - i0);
+      lanes.replay_from(period, i0, inputs);
+      for (size_t g = 0; g < inputs; ++g)
+        for (size_t j = 0; j < k; ++j)
+          std::copy_n(lanes.finish(f.outputs[j], g), V, one.at(i0 + g, j));
+    }
+    one.find_paths();
+    return one;
+  };
+  if (!powers) return *scratch = max_plus_power(one_period(), f.periods);
+  std::vector<FoldPowers::Kept>& kept = powers->kept_;
+  auto same = std::find_if(kept.begin(), kept.end(), [&](const FoldPowers::Kept& e) {
+    return e.powers.squares.front().lanes == lanes.matrix_lanes() && e.same_period(f, durations);
+  });
+  if (same == kept.end()) {
+    LaneMatrix one = one_period();  // before `durations` moves into the kept period
+    if (kept.size() == FoldPowers::kKept) kept.erase(kept.begin());
+    kept.push_back({f.edge_begin,
+                    f.edge_src,
+                    f.outputs,
+                    f.edge_lag_us,
+                    std::move(durations),
+                    {{std::move(one)}, {}}});
+    same = kept.end() - 1;
+  }
+  return power_from_squares(&same->powers, f.periods, scratch);
+}
+
+// Each micro-batch fold's periods (period_power). take(fold, power) is called with each fold's
+// power in every lane. Lanes whose period is another's to the bit (another NIC rate where the
+// period crosses no node, say: in the large sweep 13% of the period products' lanes) are folded
+// once, in fewer lanes, and copied to the others.
 void period_runs(const model::StepGraph& g, Lanes& lanes, FoldPowers* powers,
                  const std::function<void(size_t, const LaneMatrix&)>& take) {
   const size_t V = lanes.count();
   LaneMatrix scratch(0, 0);
   for (size_t fi = 0; fi < g.microbatch_folds.size(); ++fi) {
     const model::MicrobatchFold& f = g.microbatch_folds[fi];
-    const size_t k = f.inputs;
-    const FoldGraph period{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, k};
+    const FoldGraph period{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, f.inputs};
     std::vector<double> durations = lanes.durations(period);
-    auto one_period = [&] {
-      lanes.prepare(period, durations, f.outputs);
-      LaneMatrix one(k, lanes.matrix_lanes());
-      for (size_t i0 = 0; i0 < k; i0 += lanes.group()) {
-        const size_t inputs = std::min(lanes.group(), k - i0);
-        lanes.replay_from(period, i0, inputs);
-        for (size_t g = 0; g < inputs; ++g)
-          for (size_t j = 0; j < k; ++j)
-            std::copy_n(lanes.finish(f.outputs[j], g), V, one.at(i0 + g, j));
-      }
-      one.find_paths();
-      return one;
-    };
-    if (!powers) {
-      take(fi, max_plus_power(one_period(), f.periods));
+    const DistinctLanes d(durations, V);
+    const size_t U = d.distinct.size();
+    if (Lanes::matrix_lanes(U) == lanes.matrix_lanes()) {  // no fewer lanes to take
+      take(fi, period_power(f, lanes, std::move(durations), powers, &scratch));
       continue;
     }
-    std::vector<FoldPowers::Kept>& kept = powers->kept_;
-    auto same = std::find_if(kept.begin(), kept.end(), [&](const FoldPowers::Kept& e) {
-      return e.powers.squares.front().lanes == lanes.matrix_lanes() && e.same_period(f, durations);
-    });
-    if (same == kept.end()) {
-      LaneMatrix one = one_period();  // before `durations` moves into the kept period
-      if (kept.size() == FoldPowers::kKept) kept.erase(kept.begin());
-      kept.push_back({f.edge_begin,
-                      f.edge_src,
-                      f.outputs,
-                      f.edge_lag_us,
-                      std::move(durations),
-                      {{std::move(one)}, {}}});
-      same = kept.end() - 1;
-    }
-    take(fi, power_from_squares(&same->powers, f.periods, &scratch));
+    std::vector<double> few_durations(durations.size() / V * U);
+    for (size_t n = 0; n < durations.size() / V; ++n)
+      for (size_t x = 0; x < U; ++x) few_durations[n * U + x] = durations[n * V + d.distinct[x]];
+    Lanes few(U);
+    const LaneMatrix& run = period_power(f, few, std::move(few_durations), powers, &scratch);
+    LaneMatrix all(run.k, V, LaneMatrix::Unwritten{});
+    for (size_t e = 0; e < run.k * run.k; ++e)
+      for (size_t v = 0; v < V; ++v) all.m[e * V + v] = run.m[e * run.lanes + d.first_of[v]];
+    take(fi, all);
   }
 }
 
