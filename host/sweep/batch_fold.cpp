@@ -481,34 +481,90 @@ LaneMatrix max_plus_power(LaneMatrix a, int64_t n) {
   return r;
 }
 
+// The lanes of a fold graph whose nodes' durations (`durations`, [node * lanes + v]) are the same
+// to the bit as those of an earlier lane: first_of[v] is lane v's first equal lane's place in
+// `distinct`. Such lanes have the same matrix and powers, computed once in fewer lanes (only where
+// that takes fewer matrix lanes) and copied to the others. In the large sweep 13% of the period
+// products' lanes repeated another (another NIC rate where the period crosses no node, say).
+struct DistinctLanes {
+  std::vector<size_t> first_of, distinct;
+  size_t lanes = 0;
+  DistinctLanes(const std::vector<double>& durations, size_t lanes_)
+      : first_of(lanes_), lanes(lanes_) {
+    const size_t rows = lanes ? durations.size() / lanes : 0;
+    for (size_t v = 0; v < lanes; ++v) {
+      auto same = [&](size_t u) {
+        for (size_t n = 0; n < rows; ++n)
+          if (std::memcmp(&durations[n * lanes + u], &durations[n * lanes + v], sizeof(double)))
+            return false;
+        return true;
+      };
+      size_t x = 0;
+      while (x < distinct.size() && !same(distinct[x])) ++x;
+      if (x == distinct.size()) distinct.push_back(v);
+      first_of[v] = x;
+    }
+  }
+  bool fewer() const { return Lanes::matrix_lanes(distinct.size()) < Lanes::matrix_lanes(lanes); }
+  // The distinct lanes' durations.
+  std::vector<double> few(const std::vector<double>& durations) const {
+    const size_t U = distinct.size(), rows = durations.size() / lanes;
+    std::vector<double> out(rows * U);
+    for (size_t n = 0; n < rows; ++n)
+      for (size_t x = 0; x < U; ++x) out[n * U + x] = durations[n * lanes + distinct[x]];
+    return out;
+  }
+  // A matrix of the distinct lanes in every lane.
+  LaneMatrix all(const LaneMatrix& few) const {
+    LaneMatrix out(few.k, lanes, LaneMatrix::Unwritten{});
+    for (size_t e = 0; e < few.k * few.k; ++e)
+      for (size_t v = 0; v < lanes; ++v) out.m[e * lanes + v] = few.m[e * few.lanes + first_of[v]];
+    out.row_bits = few.row_bits, out.col_bits = few.col_bits;
+    return out;
+  }
+};
+
 // Each layer fold's run: the layer's matrix (from each frontier entry, the latest of each
 // entry's outputs) to the power of its layers.
-std::vector<LaneMatrix> layer_runs(const model::StepGraph& g, Lanes& lanes) {
+LaneMatrix layer_run(const LayerFold& f, Lanes& lanes, const std::vector<double>& durations) {
   constexpr size_t kK = LayerFold::kFrontier;
   const size_t V = lanes.count();
+  const FoldGraph layer{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, kK};
+  std::vector<uint32_t> outputs;
+  for (const std::vector<uint32_t>& o : f.outputs)
+    outputs.insert(outputs.end(), o.begin(), o.end());
+  lanes.prepare(layer, durations, outputs);
+  LaneMatrix one(kK, lanes.matrix_lanes());
+  for (size_t i0 = 0; i0 < kK; i0 += lanes.group()) {
+    const size_t inputs = std::min(lanes.group(), kK - i0);
+    lanes.replay_from(layer, i0, inputs);
+    for (size_t g = 0; g < inputs; ++g)
+      for (size_t j = 0; j < kK; ++j) {
+        double* e = one.at(i0 + g, j);
+        for (uint32_t o : f.outputs[j]) {
+          const double* fo = lanes.finish(o, g);
+          for (size_t v = 0; v < V; ++v) e[v] = std::max(e[v], fo[v]);
+        }
+      }
+  }
+  one.find_paths();
+  return max_plus_power(std::move(one), f.layers);
+}
+
+// Each layer fold's run: its layer_run in every lane, those of lanes whose layer repeats
+// another's taken once (DistinctLanes).
+std::vector<LaneMatrix> layer_runs(const model::StepGraph& g, Lanes& lanes) {
   std::vector<LaneMatrix> runs;
   for (const LayerFold& f : g.folds) {
-    const FoldGraph layer{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, kK};
-    std::vector<uint32_t> outputs;
-    for (const std::vector<uint32_t>& o : f.outputs)
-      outputs.insert(outputs.end(), o.begin(), o.end());
+    const FoldGraph layer{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, LayerFold::kFrontier};
     const std::vector<double> durations = lanes.durations(layer);
-    lanes.prepare(layer, durations, outputs);
-    LaneMatrix one(kK, lanes.matrix_lanes());
-    for (size_t i0 = 0; i0 < kK; i0 += lanes.group()) {
-      const size_t inputs = std::min(lanes.group(), kK - i0);
-      lanes.replay_from(layer, i0, inputs);
-      for (size_t g = 0; g < inputs; ++g)
-        for (size_t j = 0; j < kK; ++j) {
-          double* e = one.at(i0 + g, j);
-          for (uint32_t o : f.outputs[j]) {
-            const double* fo = lanes.finish(o, g);
-            for (size_t v = 0; v < V; ++v) e[v] = std::max(e[v], fo[v]);
-          }
-        }
+    const DistinctLanes d(durations, lanes.count());
+    if (!d.fewer()) {
+      runs.push_back(layer_run(f, lanes, durations));
+      continue;
     }
-    one.find_paths();
-    runs.push_back(max_plus_power(std::move(one), f.layers));
+    Lanes few(d.distinct.size());
+    runs.push_back(d.all(layer_run(f, few, d.few(durations))));
   }
   return runs;
 }
@@ -597,28 +653,6 @@ FoldPowers::~FoldPowers() = default;
 
 namespace {
 
-// The lanes of a period whose nodes' durations (`durations`, [node * lanes + v]) are the same to
-// the bit as those of an earlier lane: first_of[v] is lane v's first equal lane's place in
-// `distinct`. Such lanes have the same matrix and powers, computed once.
-struct DistinctLanes {
-  std::vector<size_t> first_of, distinct;
-  DistinctLanes(const std::vector<double>& durations, size_t lanes) : first_of(lanes) {
-    const size_t rows = lanes ? durations.size() / lanes : 0;
-    for (size_t v = 0; v < lanes; ++v) {
-      auto same = [&](size_t u) {
-        for (size_t n = 0; n < rows; ++n)
-          if (std::memcmp(&durations[n * lanes + u], &durations[n * lanes + v], sizeof(double)))
-            return false;
-        return true;
-      };
-      size_t x = 0;
-      while (x < distinct.size() && !same(distinct[x])) ++x;
-      if (x == distinct.size()) distinct.push_back(v);
-      first_of[v] = x;
-    }
-  }
-};
-
 // A period's matrix (from each state entry, each entry's output) to the power of its folded
 // periods in `lanes`, its nodes' durations `durations` ([node * lanes + v]); `powers` (if any)
 // keeps its squarings for a later batch with the same matrix, and may hold the result, which a
@@ -661,32 +695,21 @@ const LaneMatrix& period_power(const model::MicrobatchFold& f, Lanes& lanes,
 }
 
 // Each micro-batch fold's periods (period_power). take(fold, power) is called with each fold's
-// power in every lane. Lanes whose period is another's to the bit (another NIC rate where the
-// period crosses no node, say: in the large sweep 13% of the period products' lanes) are folded
-// once, in fewer lanes, and copied to the others.
+// power in every lane, those of lanes whose period repeats another's taken once (DistinctLanes).
 void period_runs(const model::StepGraph& g, Lanes& lanes, FoldPowers* powers,
                  const std::function<void(size_t, const LaneMatrix&)>& take) {
-  const size_t V = lanes.count();
   LaneMatrix scratch(0, 0);
   for (size_t fi = 0; fi < g.microbatch_folds.size(); ++fi) {
     const model::MicrobatchFold& f = g.microbatch_folds[fi];
     const FoldGraph period{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, f.inputs};
     std::vector<double> durations = lanes.durations(period);
-    const DistinctLanes d(durations, V);
-    const size_t U = d.distinct.size();
-    if (Lanes::matrix_lanes(U) == lanes.matrix_lanes()) {  // no fewer lanes to take
+    const DistinctLanes d(durations, lanes.count());
+    if (!d.fewer()) {
       take(fi, period_power(f, lanes, std::move(durations), powers, &scratch));
       continue;
     }
-    std::vector<double> few_durations(durations.size() / V * U);
-    for (size_t n = 0; n < durations.size() / V; ++n)
-      for (size_t x = 0; x < U; ++x) few_durations[n * U + x] = durations[n * V + d.distinct[x]];
-    Lanes few(U);
-    const LaneMatrix& run = period_power(f, few, std::move(few_durations), powers, &scratch);
-    LaneMatrix all(run.k, V, LaneMatrix::Unwritten{});
-    for (size_t e = 0; e < run.k * run.k; ++e)
-      for (size_t v = 0; v < V; ++v) all.m[e * V + v] = run.m[e * run.lanes + d.first_of[v]];
-    take(fi, all);
+    Lanes few(d.distinct.size());
+    take(fi, d.all(period_power(f, few, d.few(durations), powers, &scratch)));
   }
 }
 
