@@ -132,8 +132,8 @@ class Lanes {
   explicit Lanes(size_t count) : count_(count), slot_us_(nullptr), none_(count, kNoPath) {}
   size_t count() const { return count_; }
   // Lanes of the fold matrices: the configurations', then lanes without a path up to a multiple
-  // of 4 (from 2 configurations on). The products take lanes 16, 8, 4 and then 1 at a time, and
-  // a lane alone costs about what 4 or 8 together do; a padded lane adds kNoPath to kNoPath and
+  // of 4 (from 2 configurations on). The products take lanes 8, 4 and then 1 at a time, and a
+  // lane alone costs about what 4 or 8 together do; a padded lane adds kNoPath to kNoPath and
   // changes no configuration's lanes.
   size_t matrix_lanes() const { return matrix_lanes(count_); }
   static size_t matrix_lanes(size_t count) { return count < 2 ? count : (count + 3) / 4 * 4; }
@@ -694,10 +694,11 @@ const LaneMatrix& period_power(const model::MicrobatchFold& f, Lanes& lanes,
   return power_from_squares(&same->powers, f.periods, scratch);
 }
 
-// Each micro-batch fold's periods (period_power). take(fold, power) is called with each fold's
-// power in every lane, those of lanes whose period repeats another's taken once (DistinctLanes).
+// Each micro-batch fold's periods (period_power). take(fold, power, lane_of) is called with each
+// fold's power: lane v's entries are the power's lane lane_of[v] (v where lane_of is null), those
+// of lanes whose period repeats another's taken once (DistinctLanes).
 void period_runs(const model::StepGraph& g, Lanes& lanes, FoldPowers* powers,
-                 const std::function<void(size_t, const LaneMatrix&)>& take) {
+                 const std::function<void(size_t, const LaneMatrix&, const size_t*)>& take) {
   LaneMatrix scratch(0, 0);
   for (size_t fi = 0; fi < g.microbatch_folds.size(); ++fi) {
     const model::MicrobatchFold& f = g.microbatch_folds[fi];
@@ -705,11 +706,11 @@ void period_runs(const model::StepGraph& g, Lanes& lanes, FoldPowers* powers,
     std::vector<double> durations = lanes.durations(period);
     const DistinctLanes d(durations, lanes.count());
     if (!d.fewer()) {
-      take(fi, period_power(f, lanes, std::move(durations), powers, &scratch));
+      take(fi, period_power(f, lanes, std::move(durations), powers, &scratch), nullptr);
       continue;
     }
     Lanes few(d.distinct.size());
-    take(fi, d.all(period_power(f, few, d.few(durations), powers, &scratch)));
+    take(fi, period_power(f, few, d.few(durations), powers, &scratch), d.first_of.data());
   }
 }
 
@@ -730,21 +731,33 @@ void batch_fold_slot_durations(const model::StepGraph& g,
       std::copy_n(run.at(entry / LayerFold::kFrontier, entry % LayerFold::kFrontier), V,
                   slot_us->data() + s * V);
     }
-  // Each fold's slots, written once every fold's matrix is computed (from the slots as they were).
+  // Each fold's slots, computed from the slots as they were before any fold's: written as its
+  // power is taken where no period reads a folded period's slot (a period's nodes are kernel
+  // kinds and folded layers), else kept and written once every fold's power is taken.
   std::vector<std::vector<size_t>> fold_slots(g.microbatch_folds.size());
   for (size_t s = 0; s < g.slots.size(); ++s)
     if (g.slots[s].source == ModelSlot::Source::kFoldedPeriods)
       fold_slots[g.slots[s].index].push_back(s);
+  bool periods_read_periods = false;
+  for (const model::MicrobatchFold& f : g.microbatch_folds)
+    for (const LayerFold::Node& node : f.nodes)
+      periods_read_periods = periods_read_periods ||
+                             (node.slot >= 0 && g.slots[static_cast<size_t>(node.slot)].source ==
+                                                    ModelSlot::Source::kFoldedPeriods);
   std::vector<std::vector<double>> taken(g.microbatch_folds.size());
-  period_runs(g, lanes, powers, [&](size_t fold, const LaneMatrix& run) {
-    for (const size_t s : fold_slots[fold]) {
+  period_runs(g, lanes, powers, [&](size_t fold, const LaneMatrix& run, const size_t* lane_of) {
+    if (periods_read_periods) taken[fold].resize(fold_slots[fold].size() * V);
+    for (size_t x = 0; x < fold_slots[fold].size(); ++x) {
+      const size_t s = fold_slots[fold][x];
       const double* e = run.m.data() + static_cast<size_t>(g.slots[s].params) * run.lanes;
-      taken[fold].insert(taken[fold].end(), e, e + V);
+      double* out = periods_read_periods ? taken[fold].data() + x * V : slot_us->data() + s * V;
+      for (size_t v = 0; v < V; ++v) out[v] = e[lane_of ? lane_of[v] : v];
     }
   });
-  for (size_t fold = 0; fold < fold_slots.size(); ++fold)
-    for (size_t x = 0; x < fold_slots[fold].size(); ++x)
-      std::copy_n(taken[fold].data() + x * V, V, slot_us->data() + fold_slots[fold][x] * V);
+  if (periods_read_periods)
+    for (size_t fold = 0; fold < fold_slots.size(); ++fold)
+      for (size_t x = 0; x < fold_slots[fold].size(); ++x)
+        std::copy_n(taken[fold].data() + x * V, V, slot_us->data() + fold_slots[fold][x] * V);
 }
 
 }  // namespace lumos::sweep
