@@ -156,7 +156,10 @@ class Lanes {
   // durations (`durations`, as durations(f) gives them: the same products; read, not copied, so
   // the caller keeps them until its replays are done), the nodes some output depends on (the
   // others are not replayed: nothing read depends on them) and each input's first reader (no
-  // node before it is reached from that input).
+  // node before it is reached from that input), and the inputs in the order of their first
+  // readers, so that the inputs replayed together start near one another: a replay walks the
+  // nodes from its inputs' earliest reader on, and grouped in their own order the large sweep's
+  // inputs walked a third more nodes than each alone would.
   void prepare(const FoldGraph& f, const std::vector<double>& durations,
                const std::vector<uint32_t>& outputs) {
     const size_t n_nodes = f.nodes.size();
@@ -174,7 +177,13 @@ class Lanes {
       for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e)
         if (f.edge_src[e] < f.inputs)
           first_reader_[f.edge_src[e]] = std::min(first_reader_[f.edge_src[e]], uint32_t(n));
+    order_.resize(f.inputs);
+    for (size_t x = 0; x < f.inputs; ++x) order_[x] = static_cast<uint32_t>(x);
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](uint32_t a, uint32_t b) { return first_reader_[a] < first_reader_[b]; });
   }
+  // The x-th input in the order of their first readers.
+  size_t input(size_t x) const { return order_[x]; }
 
   // How many inputs one replay starts from (up to 32 lanes a node): lanes of one input are few
   // when configurations are (one in a layout search), and the walk over the graph's nodes and
@@ -182,13 +191,13 @@ class Lanes {
   // less in it than one, four no less than two.
   size_t group() const { return std::clamp<size_t>(32 / count_, 1, 8); }
 
-  // The graph prepared last replayed from each of inputs [first, first + inputs) alone at 0, the
-  // other inputs never finishing, in lanes of its own (input first + g: lanes [g * count,
-  // (g + 1) * count)): each node starts at its latest predecessor's finish plus the edge's lag.
-  // Then finish(n, g) is node n's finish in input first + g's lanes, kNoPath where no path
-  // reaches it. A lane computes what a replay from its input alone computes: a predecessor its
-  // input does not reach holds kNoPath there and changes no start, and a node it does not reach
-  // ends at kNoPath (its start kNoPath plus its duration).
+  // The graph prepared last replayed from each of inputs input(first), ..., input(first + inputs
+  // - 1) alone at 0, the other inputs never finishing, in lanes of its own (input(first + g):
+  // lanes [g * count, (g + 1) * count)): each node starts at its latest predecessor's finish plus
+  // the edge's lag. Then finish(n, g) is node n's finish in input(first + g)'s lanes, kNoPath
+  // where no path reaches it. A lane computes what a replay from its input alone computes: a
+  // predecessor its input does not reach holds kNoPath there and changes no start, and a node it
+  // does not reach ends at kNoPath (its start kNoPath plus its duration).
   void replay_from(const FoldGraph& f, size_t first, size_t inputs) {
     const size_t n_nodes = f.nodes.size(), V = count_, W = inputs * V;
     width_ = W;
@@ -196,11 +205,12 @@ class Lanes {
     reached_.assign(n_nodes, 0);
     size_t begin = n_nodes;
     for (size_t g = 0; g < inputs; ++g) {
-      double* fi = finish_.data() + (first + g) * W;
+      const size_t x = order_[first + g];
+      double* fi = finish_.data() + x * W;
       std::fill_n(fi, W, kNoPath);
       std::fill_n(fi + g * V, V, 0.0);
-      reached_[first + g] = uint8_t{1};
-      begin = std::min<size_t>(begin, first_reader_[first + g]);
+      reached_[x] = uint8_t{1};
+      begin = std::min<size_t>(begin, first_reader_[x]);
     }
     replay_nodes({f, durations_, finish_.data(), reached_.data(), V, inputs},
                  std::lower_bound(useful_.begin(), useful_.end(), begin), useful_.end());
@@ -220,7 +230,7 @@ class Lanes {
   const double* durations_ = nullptr;  // [(n - inputs) * count + v], the caller's
   std::vector<uint32_t> useful_;       // past the inputs, in order
   std::vector<uint8_t> reached_;
-  std::vector<uint32_t> first_reader_;
+  std::vector<uint32_t> first_reader_, order_;
   size_t width_ = 0;  // lanes of one node in finish_
 };
 
@@ -540,7 +550,7 @@ LaneMatrix layer_run(const LayerFold& f, Lanes& lanes, const std::vector<double>
     lanes.replay_from(layer, i0, inputs);
     for (size_t g = 0; g < inputs; ++g)
       for (size_t j = 0; j < kK; ++j) {
-        double* e = one.at(i0 + g, j);
+        double* e = one.at(lanes.input(i0 + g), j);
         for (uint32_t o : f.outputs[j]) {
           const double* fo = lanes.finish(o, g);
           for (size_t v = 0; v < V; ++v) e[v] = std::max(e[v], fo[v]);
@@ -670,7 +680,7 @@ const LaneMatrix& period_power(const model::MicrobatchFold& f, Lanes& lanes,
       lanes.replay_from(period, i0, inputs);
       for (size_t g = 0; g < inputs; ++g)
         for (size_t j = 0; j < k; ++j)
-          std::copy_n(lanes.finish(f.outputs[j], g), V, one.at(i0 + g, j));
+          std::copy_n(lanes.finish(f.outputs[j], g), V, one.at(lanes.input(i0 + g), j));
     }
     one.find_paths();
     return one;
