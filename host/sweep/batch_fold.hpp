@@ -33,8 +33,4 @@ void batch_fold_slot_durations(const model::StepGraph& g,
                                const std::vector<model::ClassSpeeds>& speeds,
                                std::vector<double>* slot_us, FoldPowers* powers = nullptr);
 
-// Tests: when `narrow`, the max-plus products take the blocks built for 16 vector registers
-// (where AVX-512 is not) on any machine; the results are the same to the bit either way.
-void use_narrow_products_for_testing(bool narrow);
-
 }  // namespace lumos::sweep

@@ -11,7 +11,7 @@
 #include "host/sweep/slots_each_alone.hpp"
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
-#include "sweep/batch_fold.hpp"
+#include "sweep/batch_fold_products.hpp"
 #include "sweep/sweep_batch.hpp"
 
 namespace {
@@ -21,8 +21,8 @@ using lumos::model::StepCosts;
 
 // Forces the narrow products for one test, whatever it ends with.
 struct NarrowProducts {
-  NarrowProducts() { lumos::sweep::use_narrow_products_for_testing(true); }
-  ~NarrowProducts() { lumos::sweep::use_narrow_products_for_testing(false); }
+  NarrowProducts() { lumos::sweep::maxplus::use_narrow_products_for_testing(true); }
+  ~NarrowProducts() { lumos::sweep::maxplus::use_narrow_products_for_testing(false); }
 };
 
 void expect_narrow_equal_each_alone(size_t width, int interleave) {
