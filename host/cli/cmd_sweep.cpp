@@ -4,8 +4,11 @@
 #include <cxxopts.hpp>
 
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/help_text.hpp"
@@ -28,6 +31,16 @@
 
 namespace lumos::cli {
 namespace {
+
+// The sweep's rows, held until the process ends and given back with it, not freed one by one:
+// the command ends once its outputs are written, and freeing the rows (a few blocks each, in the
+// heaps of the threads that priced them) took milliseconds more (docs/design.md, "Sweeps").
+// Reachable from here, so a leak checker counts them as held, not lost.
+const sweep::SweepResult& kept_until_exit(sweep::SweepResult r) {
+  static auto* const kept = new std::vector<std::unique_ptr<const sweep::SweepResult>>;
+  kept->push_back(std::make_unique<const sweep::SweepResult>(std::move(r)));
+  return *kept->back();
+}
 
 int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
   cxxopts::Options o("lumos sweep",
@@ -56,7 +69,7 @@ int run_sweep_command(int argc, char** argv, const MpiWorld& world) {
   Progress progress("configurations", quiet(a));
   q.opt.progress = progress.fn();
   keep_freed_graph_memory();
-  const sweep::SweepResult r = sweep::run_sweep(q.spec, db, q.opt);
+  const sweep::SweepResult& r = kept_until_exit(sweep::run_sweep(q.spec, db, q.opt));
   // The front is taken over the cells as the variants CSV holds them, as `lumos pareto` does.
   const std::string source = "over " + q.objectives;
   report::SweepReport rep{

@@ -204,9 +204,7 @@ BatchResult batch_replay_cpu(const graph::Graph& g, const VariantBatch& b, uint3
                              unsigned threads, const GemmPricing* pricing,
                              const ReplayProgram* program, bool critical_path,
                              const ProgressFn& progress) {
-  b.validate(g.num_nodes());
-  check_pricing(g, b, pricing);
-  const SlotTable slots = slot_table(g, b, pricing);
+  const SlotTable slots = slot_table(g, b, pricing);  // which validates the batch and pricing
   BatchResult r;
   init_result(g, b, slots, "cpu", &r);
   const BatchGraphView view = graph_view(g, slots);

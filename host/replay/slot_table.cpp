@@ -18,16 +18,22 @@ SlotTable slot_table(const graph::Graph& g, const VariantBatch& b, const GemmPri
   t.rows = kNumNodeClasses + (model ? b.slots : 0);
   t.slots = t.rows + keys;
   t.variants = b.count;
-  t.node_slot.resize(g.num_nodes());
-  t.base_us = g.dur_us;
-  for (graph::NodeId n = 0; n < g.num_nodes(); ++n) {
+  // Each node's slot and base written in one pass (a sweep builds a table per batch), not
+  // through a copy of the graph's durations first.
+  const uint32_t n_nodes = g.num_nodes();
+  t.node_slot.resize(n_nodes);
+  t.base_us.resize(n_nodes);
+  uint32_t* const node_slot = t.node_slot.data();
+  double* const base_us = t.base_us.data();
+  for (graph::NodeId n = 0; n < n_nodes; ++n) {
     if (model && b.node_slot[n] != VariantBatch::kNoSlot) {
-      t.node_slot[n] = kNumNodeClasses + b.node_slot[n];
-      t.base_us[n] = 1.0;  // the slot's factor is the duration
+      node_slot[n] = kNumNodeClasses + b.node_slot[n];
+      base_us[n] = 1.0;  // the slot's factor is the duration
     } else {
-      t.node_slot[n] = pricing && pricing->node_key[n] >= 0
-                           ? t.rows + static_cast<uint32_t>(pricing->node_key[n])
-                           : static_cast<uint32_t>(g.cls[n]);
+      node_slot[n] = pricing && pricing->node_key[n] >= 0
+                         ? t.rows + static_cast<uint32_t>(pricing->node_key[n])
+                         : static_cast<uint32_t>(g.cls[n]);
+      base_us[n] = g.dur_us[n];
     }
   }
   t.row_factor.resize(static_cast<size_t>(t.rows) * b.count);

@@ -1,8 +1,11 @@
 #include "report/sweep_csv.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <charconv>
 
 #include "common/format.hpp"
+#include "common/thread_pool.hpp"
 
 namespace lumos::report {
 
@@ -138,21 +141,44 @@ CsvView sweep_view(const sweep::SweepResult& r, const std::string& source) {
   return v;
 }
 
-void write_csv(std::ostream& os, const CsvView& t, const std::vector<size_t>& rows) {
-  // Rows gathered in a buffer written a block at a time: one stream insertion per cell cost as
-  // much as formatting it.
-  std::string out;
-  for (size_t i = 0; i < t.header.size(); ++i) (out += i ? "," : "") += t.header[i];
-  out += '\n';
-  for (size_t r : rows) {
-    for (size_t i = 0; i < t.header.size(); ++i) (out += i ? "," : "") += t.cell(r, i);
-    out += '\n';
-    if (out.size() >= (size_t{1} << 16)) {
-      os.write(out.data(), static_cast<std::streamsize>(out.size()));
-      out.clear();
-    }
+namespace {
+
+// Rows [first, last) of `rows` as CSV lines appended to `out`.
+void append_rows(const CsvView& t, const size_t* first, const size_t* last, std::string* out) {
+  for (; first != last; ++first) {
+    for (size_t i = 0; i < t.header.size(); ++i) (*out += i ? "," : "") += t.cell(*first, i);
+    *out += '\n';
   }
-  os.write(out.data(), static_cast<std::streamsize>(out.size()));
+}
+
+}  // namespace
+
+void write_csv(std::ostream& os, const CsvView& t, const std::vector<size_t>& rows) {
+  std::string head;
+  for (size_t i = 0; i < t.header.size(); ++i) (head += i ? "," : "") += t.header[i];
+  head += '\n';
+  os.write(head.data(), static_cast<std::streamsize>(head.size()));
+  // Rows formatted a window at a time, its parts on all cores (a cell is a pure function of the
+  // table: CsvView), and written a part at a time in order: one stream insertion per cell cost as
+  // much as formatting it, and formatting is most of writing a sweep's CSV (the large sweep's
+  // 2.9 MB: 19 ms on one core). A window bounds the text held at once.
+  constexpr size_t kWindowRows = 8192, kRowsPerPart = 1024;
+  const unsigned threads = std::min(worker_threads(0), 8u);
+  std::vector<std::string> parts(kWindowRows / kRowsPerPart);
+  for (size_t w0 = 0; w0 < rows.size(); w0 += kWindowRows) {
+    const size_t wn = std::min(kWindowRows, rows.size() - w0);
+    const size_t n_parts = (wn + kRowsPerPart - 1) / kRowsPerPart;
+    std::atomic<size_t> next{0};
+    run_workers(std::min<unsigned>(threads, static_cast<unsigned>(n_parts)), [&] {
+      for (size_t p; (p = next++) < n_parts;) {
+        const size_t* first = rows.data() + w0 + p * kRowsPerPart;
+        parts[p].clear();
+        append_rows(t, first, first + std::min(kRowsPerPart, wn - p * kRowsPerPart), &parts[p]);
+      }
+    });
+    for (size_t p = 0; p < n_parts; ++p)
+      os.write(parts[p].data(), static_cast<std::streamsize>(parts[p].size()));
+  }
 }
 
 void sweep_csv(std::ostream& os, const sweep::SweepResult& r) {

@@ -46,7 +46,8 @@ void print_top(std::ostream& os, const SweepReport& rep, const CsvView& t,
   const sweep::SweepStats& stats = rep.stats;
   const std::vector<size_t> ok = fastest_rows(t);
   std::vector<double> ttt(t.rows, 0.0);
-  for (size_t i : ok) ttt[i] = number(t, i, "time_to_train_h");
+  const size_t ttt_column = t.column("time_to_train_h");  // found once, not per row
+  for (size_t i : ok) ttt[i] = std::stod(t.cell(i, ttt_column));
   os << strprintf(
       "%llu configurations (%llu in this shard): %llu estimated, %zu feasible, %zu on the "
       "Pareto front; %llu graphs built in %.2f s\n",
@@ -125,11 +126,11 @@ std::pair<double, double> train_range_h(const SweepReport& rep, const CsvView& t
 }
 
 std::vector<size_t> fastest_rows(const CsvView& t) {
-  const size_t feasible = t.column("feasible");
+  const size_t feasible = t.column("feasible"), ttt_column = t.column("time_to_train_h");
   std::vector<size_t> ok;
   std::vector<double> ttt(t.rows, 0.0);
   for (size_t i = 0; i < t.rows; ++i)
-    if (t.cell(i, feasible) == "1") ok.push_back(i), ttt[i] = number(t, i, "time_to_train_h");
+    if (t.cell(i, feasible) == "1") ok.push_back(i), ttt[i] = std::stod(t.cell(i, ttt_column));
   std::stable_sort(ok.begin(), ok.end(), [&](size_t x, size_t y) { return ttt[x] < ttt[y]; });
   return ok;
 }

@@ -1,16 +1,14 @@
 #include "sweep/batch_fold.hpp"
 
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
-#include <limits>
-#include <map>
-#include <memory>
 #include <utility>
+#include <vector>
+
+#include "sweep/batch_fold_products.hpp"
 
 // As the batch replay's tile loop: the lane loops built once per instruction set, one picked at
 // load time.
@@ -23,9 +21,14 @@
 namespace lumos::sweep {
 namespace {
 
+using maxplus::kNoPath;
+using maxplus::LaneMatrix;
+using maxplus::max_plus_power;
+using maxplus::PeriodPowers;
+using maxplus::power_from_squares;
+using maxplus::UnwrittenAllocator;
 using model::LayerFold;
 using model::ModelSlot;
-constexpr double kNoPath = -std::numeric_limits<double>::infinity();
 
 // A fold's small graph (LayerFold, MicrobatchFold): its nodes, their in-edges and how many of
 // the first nodes stand for its inputs.
@@ -42,39 +45,54 @@ struct NodeReplay {
   const FoldGraph& f;
   const double* durations;  // [(n - inputs) * lanes + v]
   double* finish;           // [n * width + x], width = lanes * inputs
-  double* start;            // [width]
   uint8_t* reached;         // [n]
   size_t lanes, inputs;
 };
 
 // Nodes [first, last) of the replay in order: each node starts at its latest reached
-// predecessor's finish plus the edge's lag, and finishes its duration later. Built per
-// instruction set, as the lane loops below.
-LUMOS_LANE_CLONES void replay_nodes(const NodeReplay& r,
-                                    std::vector<uint32_t>::const_iterator first,
-                                    std::vector<uint32_t>::const_iterator last) {
+// predecessor's finish plus the edge's lag, and finishes its duration later. The start is
+// gathered in the node's own finish lanes (the first reached predecessor's sum, then the
+// maximum with each other's: max(kNoPath, x) is x, so the bits are those of a maximum started at
+// kNoPath). `Width` is the lanes of a node when the compiler knows them (0: r.lanes * r.inputs),
+// which lets it unroll the lane loops.
+template <size_t Width>
+[[gnu::always_inline]] inline void replay_nodes_of_width(
+    const NodeReplay& r, std::vector<uint32_t>::const_iterator first,
+    std::vector<uint32_t>::const_iterator last) {
   const FoldGraph& f = r.f;
-  const size_t V = r.lanes, W = V * r.inputs;
-  double* const start = r.start;
+  const size_t V = r.lanes, W = Width ? Width : V * r.inputs;
   for (; first != last; ++first) {
     const size_t n = *first;
+    double* __restrict fn = r.finish + n * W;
     bool any = false;
-    std::fill_n(start, W, kNoPath);
     for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e) {
       const uint32_t src = f.edge_src[e];
       if (!r.reached[src]) continue;  // kNoPath in every lane: it changes no start
-      any = true;
       const double lag = f.edge_lag_us[e];
-      const double* fs = r.finish + static_cast<size_t>(src) * W;
-      for (size_t x = 0; x < W; ++x) start[x] = std::max(start[x], fs[x] + lag);
+      const double* __restrict fs = r.finish + static_cast<size_t>(src) * W;
+      if (!any)
+        for (size_t x = 0; x < W; ++x) fn[x] = fs[x] + lag;
+      else
+        for (size_t x = 0; x < W; ++x) fn[x] = std::max(fn[x], fs[x] + lag);
+      any = true;
     }
     if (!any) continue;
     r.reached[n] = 1;
-    double* fn = r.finish + n * W;
     const double* d = r.durations + (n - f.inputs) * V;
     for (size_t g = 0; g < r.inputs; ++g)
-      for (size_t v = 0; v < V; ++v) fn[g * V + v] = start[g * V + v] + d[v];
+      for (size_t v = 0; v < V; ++v) fn[g * V + v] += d[v];
   }
+}
+
+// Built per instruction set, as the lane loops below. A node has 32 lanes in most replays (up to
+// 32 lanes a node: Lanes::group).
+LUMOS_LANE_CLONES void replay_nodes(const NodeReplay& r,
+                                    std::vector<uint32_t>::const_iterator first,
+                                    std::vector<uint32_t>::const_iterator last) {
+  if (r.lanes * r.inputs == 32)
+    replay_nodes_of_width<32>(r, first, last);
+  else
+    replay_nodes_of_width<0>(r, first, last);
 }
 
 // The batch's configurations, one lane each: what the fold graphs' nodes take in each lane.
@@ -82,9 +100,8 @@ class Lanes {
  public:
   Lanes(const std::vector<model::ClassSpeeds>& speeds, const std::vector<double>& slot_us)
       : count_(speeds.size()),
-        slot_us_(slot_us),
+        slot_us_(&slot_us),
         inv_speed_(kClasses * count_),
-        start_(count_),
         none_(count_, kNoPath) {
     // As the replay of one configuration: a node without a slot takes its duration times the
     // inverse of its class's speed.
@@ -92,12 +109,15 @@ class Lanes {
       for (size_t v = 0; v < count_; ++v)
         inv_speed_[c * count_ + v] = 1.0 / static_cast<double>(speeds[v][c]);
   }
+  // Lanes whose graphs' durations are given (prepare), never taken from slots.
+  explicit Lanes(size_t count) : count_(count), slot_us_(nullptr), none_(count, kNoPath) {}
   size_t count() const { return count_; }
   // Lanes of the fold matrices: the configurations', then lanes without a path up to a multiple
-  // of 4 (from 2 configurations on). The products take lanes 16, 8, 4 and then 1 at a time, and
-  // a lane alone costs about what 4 or 8 together do; a padded lane adds kNoPath to kNoPath and
+  // of 4 (from 2 configurations on). The products take lanes 8, 4 and then 1 at a time, and a
+  // lane alone costs about what 4 or 8 together do; a padded lane adds kNoPath to kNoPath and
   // changes no configuration's lanes.
-  size_t matrix_lanes() const { return count_ < 2 ? count_ : (count_ + 3) / 4 * 4; }
+  size_t matrix_lanes() const { return matrix_lanes(count_); }
+  static size_t matrix_lanes(size_t count) { return count < 2 ? count : (count + 3) / 4 * 4; }
 
   // Each node's duration past the inputs in every lane (n * count + v), as the replay takes it.
   std::vector<double> durations(const FoldGraph& f) const {
@@ -107,7 +127,7 @@ class Lanes {
     for (size_t n = f.inputs; n < f.nodes.size(); ++n) {
       const LayerFold::Node& node = f.nodes[n];
       for (size_t v = 0; v < V; ++v)
-        out.push_back(node.slot >= 0 ? slot_us_[static_cast<size_t>(node.slot) * V + v]
+        out.push_back(node.slot >= 0 ? (*slot_us_)[static_cast<size_t>(node.slot) * V + v]
                                      : node.dur_us * inv_speed_[node.cls * V + v]);
     }
     return out;
@@ -117,7 +137,10 @@ class Lanes {
   // durations (`durations`, as durations(f) gives them: the same products; read, not copied, so
   // the caller keeps them until its replays are done), the nodes some output depends on (the
   // others are not replayed: nothing read depends on them) and each input's first reader (no
-  // node before it is reached from that input).
+  // node before it is reached from that input), and the inputs in the order of their first
+  // readers, so that the inputs replayed together start near one another: a replay walks the
+  // nodes from its inputs' earliest reader on, and grouped in their own order the large sweep's
+  // inputs walked a third more nodes than each alone would.
   void prepare(const FoldGraph& f, const std::vector<double>& durations,
                const std::vector<uint32_t>& outputs) {
     const size_t n_nodes = f.nodes.size();
@@ -135,7 +158,13 @@ class Lanes {
       for (uint32_t e = f.edge_begin[n]; e < f.edge_begin[n + 1]; ++e)
         if (f.edge_src[e] < f.inputs)
           first_reader_[f.edge_src[e]] = std::min(first_reader_[f.edge_src[e]], uint32_t(n));
+    order_.resize(f.inputs);
+    for (size_t x = 0; x < f.inputs; ++x) order_[x] = static_cast<uint32_t>(x);
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](uint32_t a, uint32_t b) { return first_reader_[a] < first_reader_[b]; });
   }
+  // The x-th input in the order of their first readers.
+  size_t input(size_t x) const { return order_[x]; }
 
   // How many inputs one replay starts from (up to 32 lanes a node): lanes of one input are few
   // when configurations are (one in a layout search), and the walk over the graph's nodes and
@@ -143,28 +172,28 @@ class Lanes {
   // less in it than one, four no less than two.
   size_t group() const { return std::clamp<size_t>(32 / count_, 1, 8); }
 
-  // The graph prepared last replayed from each of inputs [first, first + inputs) alone at 0, the
-  // other inputs never finishing, in lanes of its own (input first + g: lanes [g * count,
-  // (g + 1) * count)): each node starts at its latest predecessor's finish plus the edge's lag.
-  // Then finish(n, g) is node n's finish in input first + g's lanes, kNoPath where no path
-  // reaches it. A lane computes what a replay from its input alone computes: a predecessor its
-  // input does not reach holds kNoPath there and changes no start, and a node it does not reach
-  // ends at kNoPath (its start kNoPath plus its duration).
+  // The graph prepared last replayed from each of inputs input(first), ..., input(first + inputs
+  // - 1) alone at 0, the other inputs never finishing, in lanes of its own (input(first + g):
+  // lanes [g * count, (g + 1) * count)): each node starts at its latest predecessor's finish plus
+  // the edge's lag. Then finish(n, g) is node n's finish in input(first + g)'s lanes, kNoPath
+  // where no path reaches it. A lane computes what a replay from its input alone computes: a
+  // predecessor its input does not reach holds kNoPath there and changes no start, and a node it
+  // does not reach ends at kNoPath (its start kNoPath plus its duration).
   void replay_from(const FoldGraph& f, size_t first, size_t inputs) {
     const size_t n_nodes = f.nodes.size(), V = count_, W = inputs * V;
     width_ = W;
     finish_.resize(n_nodes * W);
-    start_.resize(W);
     reached_.assign(n_nodes, 0);
     size_t begin = n_nodes;
     for (size_t g = 0; g < inputs; ++g) {
-      double* fi = finish_.data() + (first + g) * W;
+      const size_t x = order_[first + g];
+      double* fi = finish_.data() + x * W;
       std::fill_n(fi, W, kNoPath);
       std::fill_n(fi + g * V, V, 0.0);
-      reached_[first + g] = uint8_t{1};
-      begin = std::min<size_t>(begin, first_reader_[first + g]);
+      reached_[x] = uint8_t{1};
+      begin = std::min<size_t>(begin, first_reader_[x]);
     }
-    replay_nodes({f, durations_, finish_.data(), start_.data(), reached_.data(), V, inputs},
+    replay_nodes({f, durations_, finish_.data(), reached_.data(), V, inputs},
                  std::lower_bound(useful_.begin(), useful_.end(), begin), useful_.end());
   }
   const double* finish(size_t n, size_t g) const {
@@ -174,307 +203,110 @@ class Lanes {
  private:
   static constexpr size_t kClasses = std::tuple_size_v<model::ClassSpeeds>;
   size_t count_;
-  const std::vector<double>& slot_us_;
+  const std::vector<double>* slot_us_;
   std::vector<double> inv_speed_;  // [class * count + v]
-  std::vector<double> start_, none_, finish_;
+  std::vector<double> none_;
+  std::vector<double, UnwrittenAllocator<double>> finish_;  // read only where written
   // Of the graph prepared last.
   const double* durations_ = nullptr;  // [(n - inputs) * count + v], the caller's
   std::vector<uint32_t> useful_;       // past the inputs, in order
   std::vector<uint8_t> reached_;
-  std::vector<uint32_t> first_reader_;
+  std::vector<uint32_t> first_reader_, order_;
   size_t width_ = 0;  // lanes of one node in finish_
 };
 
-// k x k max-plus matrices of every lane: m[(i * k + j) * lanes + v].
-// An allocator whose elements start unwritten (a product's result is written whole): a vector's
-// own zeroing was a pass over every new product.
-template <typename T>
-struct UnwrittenAllocator : std::allocator<T> {
-  template <typename U>
-  struct rebind {
-    using other = UnwrittenAllocator<U>;
-  };
-  UnwrittenAllocator() = default;
-  template <typename U>
-  UnwrittenAllocator(const UnwrittenAllocator<U>&) noexcept {}
-  template <typename U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-
-struct LaneMatrix {
-  size_t k = 0, lanes = 0;
-  std::vector<double, UnwrittenAllocator<double>> m;
-  LaneMatrix(size_t k_, size_t lanes_) : k(k_), lanes(lanes_), m(k_ * k_ * lanes_, kNoPath) {}
-  // A matrix to be written whole (a product's result).
-  struct Unwritten {};
-  LaneMatrix(size_t k_, size_t lanes_, Unwritten) : k(k_), lanes(lanes_), m(k_ * k_ * lanes_) {}
-  double* at(size_t i, size_t j) { return m.data() + (i * k + j) * lanes; }
-  const double* at(size_t i, size_t j) const { return m.data() + (i * k + j) * lanes; }
-};
-
-// L lanes of doubles as one value (GCC's vector extension; written out for each L, since GCC
-// drops the attribute from a type that depends on a template parameter).
-typedef double Lanes8 __attribute__((vector_size(8 * sizeof(double))));
-typedef double Lanes4 __attribute__((vector_size(4 * sizeof(double))));
-template <size_t L>
-struct LaneVec;
-template <>
-struct LaneVec<8> {
-  using type = Lanes8;
-};
-template <>
-struct LaneVec<4> {
-  using type = Lanes4;
-};
-template <>
-struct LaneVec<1> {
-  using type = double;
-};
-
-// acc[(r * jn + jj) * B + q] (lanes q * L on) gains a[i + r][m] + b[m][j0 + jj] for each m of
-// `ms` and r < R, with ai = a's row i and bj0 = b's column j0 at the block's first lane. Rows
-// taken R at a time read each entry of b once for R rows.
-template <size_t L, size_t B, size_t R>
-[[gnu::always_inline]] inline void max_plus_sums(typename LaneVec<L>::type* acc, const double* ai,
-                                                 const double* bj0, const uint32_t* ms, size_t mn,
-                                                 size_t k, size_t V, size_t jn) {
-  using Vec = typename LaneVec<L>::type;
-  for (size_t t = 0; t < mn; ++t) {
-    const size_t m = ms[t];
-    const double* const am = ai + m * V;
-    const double* const bm = bj0 + m * k * V;
-#pragma GCC unroll 64
-    for (size_t jj = 0; jj < jn; ++jj)
-#pragma GCC unroll 8
-      for (size_t q = 0; q < B; ++q) {
-        Vec y;
-        std::memcpy(&y, bm + jj * V + q * L, sizeof y);
-#pragma GCC unroll 4
-        for (size_t r = 0; r < R; ++r) {
-          Vec x;
-          std::memcpy(&x, am + r * k * V + q * L, sizeof x);
-          const Vec sum = x + y;
-          Vec& c = acc[(r * jn + jj) * B + q];
-          c = c > sum ? c : sum;
-        }
-      }
-  }
-}
-
-// Which entries of a product's factors have a path in some lane, as bit rows over the inner
-// index m: a_rows[i] holds m where a[i][m] has one, b_cols[j] m where b[m][j] has one. A sum
-// with an entry without a path is kNoPath in every lane and changes no maximum.
-struct PathBits {
-  size_t words = 0;
-  std::vector<uint64_t> a_rows, b_cols;  // [i * words + w], [j * words + w]
-  // A square reads its factor once.
-  PathBits(const LaneMatrix& a, const LaneMatrix& b) : words((a.k + 63) / 64) {
-    const size_t k = a.k, V = a.lanes;
-    const bool square = &a == &b;
-    a_rows.assign(k * words, 0);
-    b_cols.assign(k * words, 0);
-    auto has_path = [V](const double* e) {
-      return std::any_of(e, e + V, [](double x) { return x != kNoPath; });
-    };
-    for (size_t i = 0; i < k; ++i)
-      for (size_t m = 0; m < k; ++m) {
-        const bool in_a = has_path(a.at(i, m));
-        if (in_a) a_rows[i * words + m / 64] |= uint64_t{1} << (m % 64);
-        if (square ? in_a : has_path(b.at(i, m)))
-          b_cols[m * words + i / 64] |= uint64_t{1} << (i % 64);
-      }
-  }
-};
-
-// Lanes [v0, v0 + L * B) of c = a b, (a b)[i][j] = max over m of a[i][m] + b[m][j]: a few
-// entries of a row of c (64 doubles) stay in registers while m runs over the entries with a
-// path in both a's row i and some column of the block in b (`bits`; the others add nothing to
-// any maximum), where adding into c in memory for every m read and wrote each entry k times. A
-// block of columns of b is read for every row of a while it is in cache. Each entry of c is the
-// maximum of the same sums in any order: the result is the same to the bit. The functions called
-// here are always inlined: one built for the default instruction set would pass vectors
-// otherwise than the clones expect.
-template <size_t L, size_t B, size_t R>
-[[gnu::always_inline]] inline void max_plus_lanes(const LaneMatrix& a, const LaneMatrix& b,
-                                                  LaneMatrix& c, const PathBits& bits, size_t v0) {
-  using Vec = typename LaneVec<L>::type;
-  constexpr size_t kJ = L * B >= 64 ? 1 : 64 / (L * B);
-  const size_t k = a.k, V = a.lanes, W = bits.words;
-  const double* const pa = a.m.data() + v0;
-  const double* const pb = b.m.data() + v0;
-  double* const pc = c.m.data() + v0;
-  double none_lanes[L];
-  std::fill_n(none_lanes, L, kNoPath);
-  Vec none;
-  std::memcpy(&none, none_lanes, sizeof none);
-  std::vector<uint64_t> block(W);
-  std::vector<uint32_t> ms(k);
-  for (size_t j0 = 0; j0 < k; j0 += kJ) {
-    const size_t jn = std::min(kJ, k - j0);
-    std::fill(block.begin(), block.end(), 0);
-    for (size_t jj = 0; jj < jn; ++jj)
-      for (size_t w = 0; w < W; ++w) block[w] |= bits.b_cols[(j0 + jj) * W + w];
-    const double* const bj0 = pb + j0 * V;
-    // R rows at a time (then the last few one by one), over the inner indices with a path in
-    // any of them: a row without one at m adds kNoPath, which changes no maximum.
-    auto rows = [&]<size_t Rows>(size_t i) {
-      size_t mn = 0;
-      for (size_t w = 0; w < W; ++w) {
-        uint64_t any = 0;
-        for (size_t r = 0; r < Rows; ++r) any |= bits.a_rows[(i + r) * W + w];
-        for (uint64_t x = any & block[w]; x != 0; x &= x - 1)
-          ms[mn++] = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(x)));
-      }
-      const double* const ai = pa + i * k * V;
-      Vec acc[Rows * kJ * B];
-      for (size_t x = 0; x < Rows * kJ * B; ++x) acc[x] = none;
-      // The full blocks with their width known to the compiler, which keeps acc in registers.
-      if (jn == kJ)
-        max_plus_sums<L, B, Rows>(acc, ai, bj0, ms.data(), mn, k, V, kJ);
-      else
-        max_plus_sums<L, B, Rows>(acc, ai, bj0, ms.data(), mn, k, V, jn);
-      for (size_t r = 0; r < Rows; ++r)
-        for (size_t jj = 0; jj < jn; ++jj)
-          std::memcpy(pc + ((i + r) * k + j0 + jj) * V, &acc[(r * jn + jj) * B], B * sizeof(Vec));
-    };
-    size_t i = 0;
-    for (; i + R <= k; i += R) rows.template operator()<R>(i);
-    for (; i < k; ++i) rows.template operator()<1>(i);
-  }
-}
-
-// c = a b in every lane, lanes taken 16, 8, 4 and then 1 at a time (a vector of 16 lanes as one
-// value is slower than two of 8).
-LUMOS_LANE_CLONES void max_plus_into(const LaneMatrix& a, const LaneMatrix& b, LaneMatrix& c) {
-  const size_t V = a.lanes;
-  const PathBits bits(a, b);
-  size_t v0 = 0;
-  for (; v0 + 16 <= V; v0 += 16) max_plus_lanes<8, 2, 2>(a, b, c, bits, v0);
-  if (v0 + 8 <= V) max_plus_lanes<8, 1, 2>(a, b, c, bits, v0), v0 += 8;
-  if (v0 + 4 <= V) max_plus_lanes<4, 1, 1>(a, b, c, bits, v0), v0 += 4;
-  for (; v0 < V; ++v0) max_plus_lanes<1, 1, 1>(a, b, c, bits, v0);
-}
-
-LaneMatrix max_plus(const LaneMatrix& a, const LaneMatrix& b) {
-  LaneMatrix c(a.k, a.lanes, LaneMatrix::Unwritten{});
-  max_plus_into(a, b, c);
-  return c;
-}
-
-// a to the n-th max-plus power by repeated squaring, as one configuration's fold does; the
-// identity times a is a itself, and is not computed.
-LaneMatrix max_plus_power(LaneMatrix a, int64_t n) {
-  LaneMatrix r(a.k, a.lanes);
-  bool identity = true;
-  for (; n > 0; n >>= 1) {
-    if (n & 1) {
-      r = identity ? a : max_plus(r, a);
-      identity = false;
+// The lanes of a fold graph whose nodes' durations (`durations`, [node * lanes + v]) are the same
+// to the bit as those of an earlier lane: first_of[v] is lane v's first equal lane's place in
+// `distinct`. Such lanes have the same matrix and powers, computed once in fewer lanes (only where
+// that takes fewer matrix lanes) and copied to the others. In the large sweep 13% of the period
+// products' lanes repeated another (another NIC rate where the period crosses no node, say).
+struct DistinctLanes {
+  std::vector<size_t> first_of, distinct;
+  size_t lanes = 0;
+  DistinctLanes(const std::vector<double>& durations, size_t lanes_)
+      : first_of(lanes_), lanes(lanes_) {
+    const size_t rows = lanes ? durations.size() / lanes : 0;
+    for (size_t v = 0; v < lanes; ++v) {
+      auto same = [&](size_t u) {
+        for (size_t n = 0; n < rows; ++n)
+          if (std::memcmp(&durations[n * lanes + u], &durations[n * lanes + v], sizeof(double)))
+            return false;
+        return true;
+      };
+      size_t x = 0;
+      while (x < distinct.size() && !same(distinct[x])) ++x;
+      if (x == distinct.size()) distinct.push_back(v);
+      first_of[v] = x;
     }
-    if (n > 1) a = max_plus(a, a);
   }
-  if (identity)
-    for (size_t i = 0; i < a.k; ++i) std::fill_n(r.at(i, i), a.lanes, 0.0);
-  return r;
-}
+  bool fewer() const { return Lanes::matrix_lanes(distinct.size()) < Lanes::matrix_lanes(lanes); }
+  // The distinct lanes' durations.
+  std::vector<double> few(const std::vector<double>& durations) const {
+    const size_t U = distinct.size(), rows = durations.size() / lanes;
+    std::vector<double> out(rows * U);
+    for (size_t n = 0; n < rows; ++n)
+      for (size_t x = 0; x < U; ++x) out[n * U + x] = durations[n * lanes + distinct[x]];
+    return out;
+  }
+  // A matrix of the distinct lanes in every lane.
+  LaneMatrix all(const LaneMatrix& few) const {
+    LaneMatrix out(few.k, lanes, LaneMatrix::Unwritten{});
+    for (size_t e = 0; e < few.k * few.k; ++e)
+      for (size_t v = 0; v < lanes; ++v) out.m[e * lanes + v] = few.m[e * few.lanes + first_of[v]];
+    out.row_bits = few.row_bits, out.col_bits = few.col_bits;
+    return out;
+  }
+};
 
 // Each layer fold's run: the layer's matrix (from each frontier entry, the latest of each
 // entry's outputs) to the power of its layers.
-std::vector<LaneMatrix> layer_runs(const model::StepGraph& g, Lanes& lanes) {
+LaneMatrix layer_run(const LayerFold& f, Lanes& lanes, const std::vector<double>& durations) {
   constexpr size_t kK = LayerFold::kFrontier;
   const size_t V = lanes.count();
-  std::vector<LaneMatrix> runs;
-  for (const LayerFold& f : g.folds) {
-    const FoldGraph layer{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, kK};
-    std::vector<uint32_t> outputs;
-    for (const std::vector<uint32_t>& o : f.outputs)
-      outputs.insert(outputs.end(), o.begin(), o.end());
-    const std::vector<double> durations = lanes.durations(layer);
-    lanes.prepare(layer, durations, outputs);
-    LaneMatrix one(kK, lanes.matrix_lanes());
-    for (size_t i0 = 0; i0 < kK; i0 += lanes.group()) {
-      const size_t inputs = std::min(lanes.group(), kK - i0);
-      lanes.replay_from(layer, i0, inputs);
-      for (size_t g = 0; g < inputs; ++g)
-        for (size_t j = 0; j < kK; ++j) {
-          double* e = one.at(i0 + g, j);
-          for (uint32_t o : f.outputs[j]) {
-            const double* fo = lanes.finish(o, g);
-            for (size_t v = 0; v < V; ++v) e[v] = std::max(e[v], fo[v]);
-          }
+  const FoldGraph layer{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, kK};
+  std::vector<uint32_t> outputs;
+  for (const std::vector<uint32_t>& o : f.outputs)
+    outputs.insert(outputs.end(), o.begin(), o.end());
+  lanes.prepare(layer, durations, outputs);
+  LaneMatrix one(kK, lanes.matrix_lanes());
+  for (size_t i0 = 0; i0 < kK; i0 += lanes.group()) {
+    const size_t inputs = std::min(lanes.group(), kK - i0);
+    lanes.replay_from(layer, i0, inputs);
+    for (size_t g = 0; g < inputs; ++g)
+      for (size_t j = 0; j < kK; ++j) {
+        double* e = one.at(lanes.input(i0 + g), j);
+        for (uint32_t o : f.outputs[j]) {
+          const double* fo = lanes.finish(o, g);
+          for (size_t v = 0; v < V; ++v) e[v] = std::max(e[v], fo[v]);
         }
-    }
-    runs.push_back(max_plus_power(std::move(one), f.layers));
+      }
   }
-  return runs;
+  one.find_paths();
+  return max_plus_power(std::move(one), f.layers);
 }
 
-// A period's squarings (a^(2^b) is squares[b], squares[0] = a) and the products of them a power
-// took on its way: a^n is the product of the squarings of n's set bits, lowest first, so powers
-// whose low bits agree (the micro-batch counts of a sweep's batch sizes often do) share the first
-// products.
-struct PeriodPowers {
-  std::vector<LaneMatrix> squares;
-  std::map<int64_t, LaneMatrix> prefixes;  // a^p for each p met: n's lowest bits up to a set one
-  static constexpr size_t kPrefixesKept = 16;
-};
-
-// a to the n-th power from its squarings, adding those missing: the same products, in the same
-// order, as max_plus_power, those of a prefix met before taken as they were computed then.
-const LaneMatrix& power_from_squares(PeriodPowers* pp, int64_t n, LaneMatrix* scratch) {
-  std::vector<LaneMatrix>& squares = pp->squares;
-  if (n <= 0) {
-    *scratch = LaneMatrix(squares.front().k, squares.front().lanes);
-    for (size_t i = 0; i < scratch->k; ++i) std::fill_n(scratch->at(i, i), scratch->lanes, 0.0);
-    return *scratch;
+// Each layer fold's run: its layer_run in every lane, those of lanes whose layer repeats
+// another's taken once (DistinctLanes).
+std::vector<LaneMatrix> layer_runs(const model::StepGraph& g, Lanes& lanes) {
+  std::vector<LaneMatrix> runs;
+  for (const LayerFold& f : g.folds) {
+    const FoldGraph layer{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, LayerFold::kFrontier};
+    const std::vector<double> durations = lanes.durations(layer);
+    const DistinctLanes d(durations, lanes.count());
+    if (!d.fewer()) {
+      runs.push_back(layer_run(f, lanes, durations));
+      continue;
+    }
+    Lanes few(d.distinct.size());
+    runs.push_back(d.all(layer_run(f, few, d.few(durations))));
   }
-  const auto bits = static_cast<uint64_t>(n);
-  const int top = std::bit_width(bits) - 1;
-  while (squares.size() <= static_cast<size_t>(top))
-    squares.push_back(max_plus(squares.back(), squares.back()));
-  auto low = [&](int b) { return static_cast<int64_t>(bits & ((uint64_t{2} << b) - 1)); };
-  // The longest prefix of n met before; else n's lowest set bit's squaring. The products are
-  // made in place (a kept prefix, or `scratch`), none copied.
-  int next = std::countr_zero(bits);
-  const LaneMatrix* r = &squares[static_cast<size_t>(next)];
-  for (int b = top; b > next; --b)
-    if (bits >> b & 1) {
-      const auto it = pp->prefixes.find(low(b));
-      if (it == pp->prefixes.end()) continue;
-      r = &it->second;
-      next = b;
-      break;
-    }
-  for (int b = next + 1; b <= top; ++b)
-    if (bits >> b & 1) {
-      LaneMatrix c(r->k, r->lanes, LaneMatrix::Unwritten{});
-      max_plus_into(*r, squares[static_cast<size_t>(b)], c);
-      if (pp->prefixes.size() < PeriodPowers::kPrefixesKept) {
-        r = &pp->prefixes.emplace(low(b), std::move(c)).first->second;
-      } else {
-        *scratch = std::move(c);
-        r = scratch;
-      }
-    }
-  return *r;
+  return runs;
 }
 
 }  // namespace
 
 // A period met before: its graph and its nodes' durations in every lane (what its matrix is
-// computed from, compared whole), and its matrix's powers. Defined in this file only, so its
-// file-local PeriodPowers field is safe; GCC takes a file that a unity batch includes for a header
-// and would warn (-Wsubobject-linkage) in the quick start's build.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wsubobject-linkage"
-#endif
+// computed from, compared whole), and its matrix's powers.
 struct FoldPowers::Kept {
   std::vector<uint32_t> edge_begin, edge_src, outputs;
   std::vector<double> edge_lag_us, durations;
@@ -485,60 +317,70 @@ struct FoldPowers::Kept {
            durations == d;
   }
 };
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 FoldPowers::FoldPowers() = default;
 FoldPowers::~FoldPowers() = default;
 
 namespace {
 
-// Each micro-batch fold's periods: the period's matrix (from each state entry, each entry's
-// output) to the power of its folded periods; `powers` (if any) keeps its squarings for a later
-// batch with the same matrix. take(fold, power) is called with each fold's power, which may be
-// kept in `powers`, where a later fold's may replace it.
+// A period's matrix (from each state entry, each entry's output) to the power of its folded
+// periods in `lanes`, its nodes' durations `durations` ([node * lanes + v]); `powers` (if any)
+// keeps its squarings for a later batch with the same matrix, and may hold the result, which a
+// later period's may replace.
+const LaneMatrix& period_power(const model::MicrobatchFold& f, Lanes& lanes,
+                               std::vector<double> durations, FoldPowers* powers,
+                               LaneMatrix* scratch) {
+  const size_t k = f.inputs, V = lanes.count();
+  const FoldGraph period{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, k};
+  auto one_period = [&] {
+    lanes.prepare(period, durations, f.outputs);
+    LaneMatrix one(k, lanes.matrix_lanes());
+    for (size_t i0 = 0; i0 < k; i0 += lanes.group()) {
+      const size_t inputs = std::min(lanes.group(), k - i0);
+      lanes.replay_from(period, i0, inputs);
+      for (size_t g = 0; g < inputs; ++g)
+        for (size_t j = 0; j < k; ++j)
+          std::copy_n(lanes.finish(f.outputs[j], g), V, one.at(lanes.input(i0 + g), j));
+    }
+    one.find_paths();
+    return one;
+  };
+  if (!powers) return *scratch = max_plus_power(one_period(), f.periods);
+  std::vector<FoldPowers::Kept>& kept = powers->kept_;
+  auto same = std::find_if(kept.begin(), kept.end(), [&](const FoldPowers::Kept& e) {
+    return e.powers.squares.front().lanes == lanes.matrix_lanes() && e.same_period(f, durations);
+  });
+  if (same == kept.end()) {
+    LaneMatrix one = one_period();  // before `durations` moves into the kept period
+    if (kept.size() == FoldPowers::kKept) kept.erase(kept.begin());
+    kept.push_back({f.edge_begin,
+                    f.edge_src,
+                    f.outputs,
+                    f.edge_lag_us,
+                    std::move(durations),
+                    {{std::move(one)}, {}}});
+    same = kept.end() - 1;
+  }
+  return power_from_squares(&same->powers, f.periods, scratch);
+}
+
+// Each micro-batch fold's periods (period_power). take(fold, power, lane_of) is called with each
+// fold's power: lane v's entries are the power's lane lane_of[v] (v where lane_of is null), those
+// of lanes whose period repeats another's taken once (DistinctLanes).
 void period_runs(const model::StepGraph& g, Lanes& lanes, FoldPowers* powers,
-                 const std::function<void(size_t, const LaneMatrix&)>& take) {
-  const size_t V = lanes.count();
+                 const std::function<void(size_t, const LaneMatrix&, const size_t*)>& take) {
   LaneMatrix scratch(0, 0);
   for (size_t fi = 0; fi < g.microbatch_folds.size(); ++fi) {
     const model::MicrobatchFold& f = g.microbatch_folds[fi];
-    const size_t k = f.inputs;
-    const FoldGraph period{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, k};
+    const FoldGraph period{f.nodes, f.edge_begin, f.edge_src, f.edge_lag_us, f.inputs};
     std::vector<double> durations = lanes.durations(period);
-    auto one_period = [&] {
-      lanes.prepare(period, durations, f.outputs);
-      LaneMatrix one(k, lanes.matrix_lanes());
-      for (size_t i0 = 0; i0 < k; i0 += lanes.group()) {
-        const size_t inputs = std::min(lanes.group(), k - i0);
-        lanes.replay_from(period, i0, inputs);
-        for (size_t g = 0; g < inputs; ++g)
-          for (size_t j = 0; j < k; ++j)
-            std::copy_n(lanes.finish(f.outputs[j], g), V, one.at(i0 + g, j));
-      }
-      return one;
-    };
-    if (!powers) {
-      take(fi, max_plus_power(one_period(), f.periods));
+    const DistinctLanes d(durations, lanes.count());
+    if (!d.fewer()) {
+      take(fi, period_power(f, lanes, std::move(durations), powers, &scratch), nullptr);
       continue;
     }
-    std::vector<FoldPowers::Kept>& kept = powers->kept_;
-    auto same = std::find_if(kept.begin(), kept.end(), [&](const FoldPowers::Kept& e) {
-      return e.powers.squares.front().lanes == lanes.matrix_lanes() && e.same_period(f, durations);
-    });
-    if (same == kept.end()) {
-      LaneMatrix one = one_period();  // before `durations` moves into the kept period
-      if (kept.size() == FoldPowers::kKept) kept.erase(kept.begin());
-      kept.push_back({f.edge_begin,
-                      f.edge_src,
-                      f.outputs,
-                      f.edge_lag_us,
-                      std::move(durations),
-                      {{std::move(one)}, {}}});
-      same = kept.end() - 1;
-    }
-    take(fi, power_from_squares(&same->powers, f.periods, &scratch));
+    Lanes few(d.distinct.size());
+    take(fi, period_power(f, few, d.few(durations), powers, &scratch), d.first_of.data());
   }
 }
 
@@ -559,21 +401,33 @@ void batch_fold_slot_durations(const model::StepGraph& g,
       std::copy_n(run.at(entry / LayerFold::kFrontier, entry % LayerFold::kFrontier), V,
                   slot_us->data() + s * V);
     }
-  // Each fold's slots, written once every fold's matrix is computed (from the slots as they were).
+  // Each fold's slots, computed from the slots as they were before any fold's: written as its
+  // power is taken where no period reads a folded period's slot (a period's nodes are kernel
+  // kinds and folded layers), else kept and written once every fold's power is taken.
   std::vector<std::vector<size_t>> fold_slots(g.microbatch_folds.size());
   for (size_t s = 0; s < g.slots.size(); ++s)
     if (g.slots[s].source == ModelSlot::Source::kFoldedPeriods)
       fold_slots[g.slots[s].index].push_back(s);
+  bool periods_read_periods = false;
+  for (const model::MicrobatchFold& f : g.microbatch_folds)
+    for (const LayerFold::Node& node : f.nodes)
+      periods_read_periods = periods_read_periods ||
+                             (node.slot >= 0 && g.slots[static_cast<size_t>(node.slot)].source ==
+                                                    ModelSlot::Source::kFoldedPeriods);
   std::vector<std::vector<double>> taken(g.microbatch_folds.size());
-  period_runs(g, lanes, powers, [&](size_t fold, const LaneMatrix& run) {
-    for (const size_t s : fold_slots[fold]) {
+  period_runs(g, lanes, powers, [&](size_t fold, const LaneMatrix& run, const size_t* lane_of) {
+    if (periods_read_periods) taken[fold].resize(fold_slots[fold].size() * V);
+    for (size_t x = 0; x < fold_slots[fold].size(); ++x) {
+      const size_t s = fold_slots[fold][x];
       const double* e = run.m.data() + static_cast<size_t>(g.slots[s].params) * run.lanes;
-      taken[fold].insert(taken[fold].end(), e, e + V);
+      double* out = periods_read_periods ? taken[fold].data() + x * V : slot_us->data() + s * V;
+      for (size_t v = 0; v < V; ++v) out[v] = e[lane_of ? lane_of[v] : v];
     }
   });
-  for (size_t fold = 0; fold < fold_slots.size(); ++fold)
-    for (size_t x = 0; x < fold_slots[fold].size(); ++x)
-      std::copy_n(taken[fold].data() + x * V, V, slot_us->data() + fold_slots[fold][x] * V);
+  if (periods_read_periods)
+    for (size_t fold = 0; fold < fold_slots.size(); ++fold)
+      for (size_t x = 0; x < fold_slots[fold].size(); ++x)
+        std::copy_n(taken[fold].data() + x * V, V, slot_us->data() + fold_slots[fold][x] * V);
 }
 
 }  // namespace lumos::sweep

@@ -1,13 +1,14 @@
 // The folded slots of a sweep's batch equal each configuration's own (model_slot_durations) to
-// the bit at every batch width: the lane loops take lanes 16, 8, 4 and 1 at a time and matrix
-// rows two at a time, and a fold graph is replayed from several inputs at once when lanes are
-// few; with and without kept period powers.
+// the bit at every batch width: the lane loops take lanes 8, 4 and 1 at a time and matrix rows
+// five at a time (then the rest together), and a fold graph is replayed from several inputs at
+// once when lanes are few; with and without kept period powers.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "cost/kernels_db.hpp"
+#include "host/sweep/slots_each_alone.hpp"
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
 #include "sweep/batch_fold.hpp"
@@ -51,14 +52,7 @@ void expect_width(size_t width, int interleave, bool keep_powers) {
   lumos::sweep::FoldPowers powers;
   const lumos::sweep::SlotBatch sb =
       lumos::sweep::slot_batch(sg, costs, speeds, keep_powers ? &powers : nullptr);
-  ASSERT_EQ(sb.batch.count, width) << what;
-  for (uint32_t v = 0; v < sb.batch.count; ++v) {
-    const std::vector<double> want = lumos::model::model_slot_durations(sg, priced[v], speeds[v]);
-    ASSERT_EQ(want.size(), sb.batch.slots) << what;
-    for (size_t s = 0; s < want.size(); ++s)
-      ASSERT_EQ(sb.batch.slot_us[s * sb.batch.count + v], want[s])
-          << what << ": slot " << s << " of configuration " << v;
-  }
+  expect_slots_each_alone(sg, costs, speeds, sb, what);
 }
 
 }  // namespace
