@@ -19,11 +19,8 @@ namespace lumos::trace {
 
 namespace {
 
+using detail::is_json_space;
 using detail::TraceCut;
-
-bool is_json_space(char c) {
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
 
 // The first `},` + spaces holding a line break + `{` from 9/16 of the text on: a line break is
 // never inside a JSON string, and the parts' parses check that the comma is one of traceEvents'.

@@ -28,6 +28,8 @@
 namespace lumos::trace {
 namespace {
 
+using detail::is_json_space;
+
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING;
 
 // zlib's streaming inflater over one gzip member in memory. Anything but one whole member (a
@@ -99,10 +101,6 @@ class Inflater {
   z_stream zs_{};
   bool ok_ = false, initialised_ = false, done_ = false;
 };
-
-bool is_json_space(char c) {
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
 
 // The last cut in the text whose '{' lies in [from, to): a ',' after a '}' and before that '{',
 // with a line break between the comma and the '{' (never inside a JSON string; the pieces'

@@ -18,6 +18,11 @@
 
 namespace lumos::trace::detail {
 
+// JSON's whitespace (RFC 8259): what may lie between two events.
+inline bool is_json_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
 // Byte positions in the text; the brackets are written there while the parts are parsed.
 struct TraceCut {
   size_t comma;  // the ',' after the head's last event: ']' there and '}' in the space after it
