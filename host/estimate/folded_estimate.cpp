@@ -50,12 +50,11 @@ std::map<std::string, double> by_name(const std::vector<std::pair<std::string, d
 bool fold_estimate(const EstimateRequest& req, const model::StepCosts& costs,
                    const cost::KernelsDb& db, EstimateRun* run) {
   const Estimate& base = run->estimate;
-  model::StepGraph g = model::build_step_graph(base.model, base.cfg, base.layout, costs,
-                                               model::kMaxStepGraphNodes, true);
-  if (g.microbatch_folds.empty()) return false;
   // Three counts a cycle apart, past the fewest that fold, in the layout's count's phase of the
   // cycle. A steady state may repeat its timing over several periods (the max-plus matrix's
-  // cyclicity: 1F1B's over up to p micro-batches), never, in the layouts tested, over more.
+  // cyclicity: 1F1B's over up to p micro-batches), never, in the layouts tested, over more. A
+  // layout with fewer micro-batches than the third count is estimated whole, without building
+  // its folded graph first.
   const int64_t step = model::microbatches_per_period(base.cfg);
   const int64_t cycle = step * base.cfg.pp;
   const int64_t m = base.layout.microbatches;
@@ -64,6 +63,9 @@ bool fold_estimate(const EstimateRequest& req, const model::StepCosts& costs,
   m0 += step;
   m0 += ((m - m0) % cycle + cycle) % cycle;
   if (m < m0 + 2 * cycle) return false;
+  model::StepGraph g = model::build_step_graph(base.model, base.cfg, base.layout, costs,
+                                               model::kMaxStepGraphNodes, true);
+  if (g.microbatch_folds.empty()) return false;
   std::array<Estimate, 3> ref;
   for (int i = 0; i < 3; ++i) {
     EstimateRequest r = req;
