@@ -90,6 +90,21 @@ struct GroupStats {
   uint64_t graphs = 0, estimated = 0;
 };
 
+// Groups in a stable order of `key`, taken once per group in their order (a key numbers what it
+// meets first).
+template <typename Key>
+void sort_groups_by(std::vector<Group>* groups, Key key) {
+  std::vector<std::pair<size_t, size_t>> order;  // (key, place)
+  order.reserve(groups->size());
+  for (size_t i = 0; i < groups->size(); ++i) order.emplace_back(key((*groups)[i]), i);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Group> sorted;
+  sorted.reserve(groups->size());
+  for (const auto& entry : order) sorted.push_back(std::move((*groups)[entry.second]));
+  *groups = std::move(sorted);
+}
+
 // Each row's variant with its hardware resolved (GPU and topology names, the topology's NIC,
 // node size and the GPU's NVLink where not given, the stack, region and PUE), and the rows grouped
 // by the structure of their graph.
@@ -143,9 +158,7 @@ std::vector<Family> resolve_and_group(const std::vector<SweepVariant>& all,
           std::to_string(c.tp) + "/" + std::to_string(c.cp) + "/" + std::to_string(c.mbs);
       return first.emplace(k, first.size()).first->second;
     };
-    for (const Group& g : f.groups) key(g);
-    std::stable_sort(f.groups.begin(), f.groups.end(),
-                     [&](const Group& a, const Group& b) { return key(a) < key(b); });
+    sort_groups_by(&f.groups, key);
     // Then those that may share a graph one after another (graph_reuse.hpp keeps only a few):
     // of one tensor degree, with context parallelism or without, whose micro-batches fold from
     // the same small schedule or, unfolded, are as many.
@@ -160,9 +173,7 @@ std::vector<Family> resolve_and_group(const std::vector<SweepVariant>& all,
                             (small ? "f" + std::to_string(small) : std::to_string(l.microbatches));
       return first_shared.emplace(k, first_shared.size()).first->second;
     };
-    for (const Group& g : f.groups) shared(g);
-    std::stable_sort(f.groups.begin(), f.groups.end(),
-                     [&](const Group& a, const Group& b) { return shared(a) < shared(b); });
+    sort_groups_by(&f.groups, shared);
   }
   return families;
 }

@@ -232,7 +232,8 @@ class PieceQueue {
       {
         std::lock_guard<std::mutex> lock(m_);
         if (made_.size() > j) return made_[j];
-        if (ended_) return Piece{nullptr, 0, 0, 0, false, true};  // not reached: j is past the end
+        // Past the end only when the second thread could not keep a piece: read whole.
+        if (ended_) return Piece{nullptr, 0, 0, 0, false, true};
       }
       const std::lock_guard<std::mutex> making(make_m_);
       std::lock_guard<std::mutex> lock(m_);
@@ -270,16 +271,26 @@ class PieceQueue {
     ended_ = p.last || p.failed;
     cv_.notify_all();
   }
+  // On the second thread, where nothing may escape: a piece that cannot be kept (no memory)
+  // ends the pieces, and the parse reads the stream whole, as when the maker fails.
   void make_ahead() {
-    for (;;) {
-      {
-        std::unique_lock<std::mutex> lock(m_);
-        cv_.wait(lock, [this] { return stop_ || ended_ || may_make_ahead(); });
-        if (stop_ || ended_) return;
+    try {
+      for (;;) {
+        {
+          std::unique_lock<std::mutex> lock(m_);
+          cv_.wait(lock, [this] { return stop_ || ended_ || may_make_ahead(); });
+          if (stop_ || ended_) return;
+        }
+        const std::lock_guard<std::mutex> making(make_m_);
+        std::lock_guard<std::mutex> lock(m_);
+        if (!stop_ && may_make_ahead()) step();
       }
-      const std::lock_guard<std::mutex> making(make_m_);
-      std::lock_guard<std::mutex> lock(m_);
-      if (!stop_ && may_make_ahead()) step();
+    } catch (...) {
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        ended_ = true;
+      }
+      cv_.notify_all();
     }
   }
 
@@ -348,8 +359,11 @@ EventTable parse_gzip(const char* gz, size_t gz_size, const std::string& label, 
     Piece whole_piece;
     bool whole = false;
     try {
-      std::optional<EventTable> table = parse_pieces(label, common::gzip_size_claim(gz, gz_size),
-                                                     thread, &maker, &whole_piece, &whole);
+      // The trailer's claim sizes reservations: a forged one is held to the limit on the text.
+      const size_t hint =
+          static_cast<size_t>(std::min<uint64_t>(common::gzip_size_claim(gz, gz_size), max_bytes));
+      std::optional<EventTable> table =
+          parse_pieces(label, hint, thread, &maker, &whole_piece, &whole);
       if (table) {
         went = GzipParse::kPieces;
         return std::move(*table);

@@ -1,6 +1,8 @@
-// A trace's text cut in two between two events of traceEvents, to be parsed on two threads
-// (docs/design.md, "Reading traces"): split_parse.cpp finds the cut and writes its brackets,
-// kineto_loader.cpp parses the parts. Not for other folders: they call trace/kineto_loader.hpp.
+// A trace's text parsed in parts (docs/design.md, "Reading traces"): cut in two between two events
+// of traceEvents and parsed on two threads (split_parse.cpp finds the cut and writes its
+// brackets, kineto_loader.cpp parses the parts), or, inflated from gzip, piece by piece as it
+// comes (stream_parse.cpp, through PieceLoader). Not for other folders: they call
+// trace/kineto_loader.hpp.
 #pragma once
 #include <condition_variable>
 #include <cstddef>
@@ -31,9 +33,10 @@ struct TraceCut {
   size_t tail;   // the ',' after it, '{' there, starting the keys after traceEvents; or the size
 };
 
-// The second thread of a split parse, which load_trace starts before it reads the file: its start
-// (up to a few ms when the other core sleeps) then overlaps the reading and the inflating, and it
-// faults the inflated text's buffer in meanwhile. It runs the jobs posted, in order.
+// The second thread of a parse, which load_trace starts before it reads the file: its start (up to
+// a few ms when the other core sleeps) then overlaps the reading and the inflating. It parses the
+// later part of a split text (and faults the inflated text's buffer in before), or inflates gzip
+// pieces ahead of their parse. It runs the jobs posted, in order.
 class PartThread {
  public:
   PartThread();  // throws std::system_error when no thread can be started

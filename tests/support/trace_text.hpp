@@ -1,4 +1,4 @@
-// Helpers for tests of the trace loader's ways of parsing a text (in parts, in pieces): tables
+// What tests of the trace loader's ways of parsing a text (in parts, in pieces) share: tables
 // compared field by field, and a trace written as profilers write it.
 #pragma once
 #include <gtest/gtest.h>

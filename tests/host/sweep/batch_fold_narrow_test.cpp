@@ -1,7 +1,8 @@
 // The max-plus products built for 16 vector registers (taken where AVX-512 is not; forced here by
 // use_narrow_products_for_testing) fold a sweep's batch to the same bits as each configuration's
 // own fold (model_slot_durations): 1F1B and interleaved schedules, batches of 3, 8 and 16
-// configurations, matrices of every size a pipeline of 8 stages gives.
+// configurations, matrices of every size a pipeline of 8 stages gives. Where AVX-512 is missing
+// the narrow products are the default, and this test checks what the widths test does.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,7 +1,9 @@
 // Configurations of a batch whose periods are the same to the bit are folded once, in fewer
 // lanes, and copied to the others (batch_fold.cpp, period_runs): each configuration's slots
 // still equal its own fold to the bit, for batches of 2 to 17 configurations of 2 or 3 distinct
-// ones, in any order, with and without kept period powers.
+// ones, in any order, with and without kept period powers. From 5 configurations on, the
+// distinct ones take fewer matrix lanes than the batch (4 against 8 or more), so those batches
+// fold in fewer lanes; batches of 2 and 3 fold every lane.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -38,11 +40,12 @@ void expect_repeated_lanes(size_t width, size_t distinct, bool keep_powers) {
     topos.push_back(db.default_topology_for(gpu));
     priced.push_back(lumos::model::price_step(m, cfg, layout, db, gpu, topos.back()));
   }
-  // Configuration v is distinct one (v * 7 / 3) % distinct: repeats not side by side.
+  // The first `distinct` configurations are the distinct ones, the rest repeat them in another
+  // order ((v * 7 / 3) % distinct): repeats not side by side, and every distinct one there.
   std::vector<const StepCosts*> costs;
   std::vector<ClassSpeeds> speeds;
   for (size_t v = 0; v < width; ++v) {
-    const size_t x = v * 7 / 3 % distinct;
+    const size_t x = v < distinct ? v : v * 7 / 3 % distinct;
     costs.push_back(&priced[x]);
     speeds.push_back({1, static_cast<float>(1 + 0.25 * static_cast<double>(x)), 1, 1, 1});
   }

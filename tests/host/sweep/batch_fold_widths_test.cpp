@@ -1,7 +1,7 @@
 // The folded slots of a sweep's batch equal each configuration's own (model_slot_durations) to
 // the bit at every batch width: the lane loops take lanes 8, 4 and 1 at a time and matrix rows
-// five at a time (then the rest together), and a fold graph is replayed from several inputs at
-// once when lanes are few; with and without kept period powers.
+// 5 (AVX-512) or 3 at a time, the last block overlapping the one before, and a fold graph is
+// replayed from several inputs at once when lanes are few; with and without kept period powers.
 #include <gtest/gtest.h>
 
 #include <string>
