@@ -19,7 +19,8 @@ void label_group(ParamPlan* p, size_t begin, size_t end) {
 }
 
 // A chunk's gradient buckets: its backward adds the head (last virtual stage), then each layer
-// from the last (the first also the embedding), then flushes; a bucket is reduced once full.
+// from the last (the first also the embedding; a first chunk without layers adds it at the
+// flush), then flushes; a bucket is reduced once full.
 void grad_buckets(const ParamPlan& p, int64_t j, int64_t last_vs, int64_t layers,
                   double bucket_params, std::vector<double>* value, std::vector<uint32_t>* close) {
   double filled = 0;
@@ -35,22 +36,34 @@ void grad_buckets(const ParamPlan& p, int64_t j, int64_t last_vs, int64_t layers
   };
   if (j == last_vs) add(p.head, false);
   for (int64_t i = layers - 1; i >= 0; --i) add(p.layer + (j == 0 && i == 0 ? p.embed : 0), false);
-  add(0, true);
+  add(j == 0 && layers == 0 ? p.embed : 0, true);
 }
 
-// A chunk's gathered buckets, cut from its parameters in forward order, and the first wait of
-// its first forward (embedding, layer i at 1 + i, the end) that waits for each.
+// A chunk's gathered buckets: its gradient buckets (Megatron's distributed optimizer gathers the
+// updated parameters in the buckets of the buffer their gradients were reduced in) in forward
+// order, each with its end as a parameter offset in the chunk, and the first wait of its first
+// forward (embedding, layer i at 1 + i, the end) that waits for each. A bucket ends where its
+// last layer does (layer_end, the offsets the builder's waits compare with, to the bit), or with
+// the head at the chunk's end.
 void gather_buckets(const ParamPlan& p, int64_t j, int64_t last_vs, int64_t layers,
                     double bucket_params, std::vector<double>* value, std::vector<double>* ends,
                     std::vector<uint32_t>* wait) {
-  const double chunk =
-      p.layer * static_cast<double>(layers) + (j == 0 ? p.embed : 0) + (j == last_vs ? p.head : 0);
+  std::vector<double> grads;
+  std::vector<uint32_t> closes;
+  grad_buckets(p, j, last_vs, layers, bucket_params, &grads, &closes);
+  // The backward's terms: the head (last virtual stage), layers last to first, the flush. Term t
+  // is layer (layers - 1 - (t - head)).
+  const uint32_t head = j == last_vs ? 1 : 0;
+  const double chunk = p.layer_end(j, layers - 1) + (head ? p.head : 0);
+  auto end_of = [&](size_t b) {  // bucket b (backward order) ends after its first term
+    const uint32_t first_term = b == 0 ? 0 : closes[b - 1] + 1;
+    if (first_term < head) return chunk;
+    return p.layer_end(j, layers - 1 - static_cast<int64_t>(first_term - head));
+  };
   const size_t first = ends->size();
-  for (double at = 0; at < chunk;) {
-    const double b = std::min(chunk - at, bucket_params);
-    at += b;
-    value->push_back(b);
-    ends->push_back(at);
+  for (size_t b = grads.size(); b-- > 0;) {
+    value->push_back(grads[b]);
+    ends->push_back(end_of(b));
   }
   const size_t n = ends->size() - first;
   size_t k = 0;

@@ -93,3 +93,38 @@ TEST(ParamPlan, WithoutDataParallelPeersNothingIsReducedOrGathered) {
   EXPECT_FALSE(a.plan.gathers);
   EXPECT_FALSE(same_param_shape(a.plan, build(2, 2).plan));
 }
+
+TEST(ParamPlan, GatheredBucketsAreTheGradientBucketsInForwardOrder) {
+  // Megatron gathers the updated parameters in the buckets their gradients were reduced in: per
+  // chunk, the gradient buckets reversed, each ending where its last layer (or the head) does.
+  for (const int tp : {2, 8}) {
+    const Built a = build(tp, 4, false, true);
+    const ParamPlan& p = a.plan;
+    ASSERT_TRUE(p.gathers);
+    const size_t chunks = p.grad_first.size() - 1;
+    for (size_t j = 0; j < chunks; ++j) {
+      const std::vector<double> grads(p.value.begin() + p.grad_first[j],
+                                      p.value.begin() + p.grad_first[j + 1]);
+      const std::vector<double> gathers(p.value.begin() + p.gather_first[j],
+                                        p.value.begin() + p.gather_first[j + 1]);
+      ASSERT_EQ(gathers.size(), grads.size()) << "tp " << tp << " chunk " << j;
+      double sum = 0;
+      for (size_t b = 0; b < gathers.size(); ++b) {
+        EXPECT_EQ(gathers[b], grads[grads.size() - 1 - b]) << "tp " << tp << " chunk " << j;
+        sum += gathers[b];
+        // The bucket's end is a layer's end (or the chunk's), within rounding of the sum.
+        const double end = p.gather_end[p.gather_first[j] - p.gather_first[0] + b];
+        EXPECT_NEAR(end, sum, 1e-9 * sum) << "tp " << tp << " chunk " << j << " bucket " << b;
+      }
+    }
+  }
+}
+
+TEST(ParamPlan, AnotherTensorDegreeWhoseLayersFillABucketEachIsPricedAsItsOwn) {
+  // With the distributed optimizer, a layer over 2 or 4 GPUs fills a bucket of its own at either
+  // degree: one shape, each layout's counts.
+  const Built a = build(2, 4, false, true), b = build(4, 2, false, true);
+  EXPECT_GT(b.plan.layer, b.costs.bucket_params);
+  expect_priced_as_own(a, b);
+  expect_priced_as_own(b, a);
+}

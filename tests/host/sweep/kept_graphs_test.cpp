@@ -98,8 +98,17 @@ TEST(KeptGraphs, AGraphOfAnotherShapeIsNotTaken) {
   const ModelSpec m = preset("llama3-70b");
   sweep::FoldedGraphs kept;
   keep(m, kept, layout_of(m, 2, 2, 8, 1));
-  // Another tensor degree gathers parameters in other counts of buckets: another graph.
-  EXPECT_EQ(reuse(kept, layout_of(m, 4, 2, 4, 1)), nullptr);
+  // No tensor parallelism: no tensor-parallel collectives, other ops.
+  EXPECT_EQ(reuse(kept, layout_of(m, 1, 2, 16, 1)), nullptr);
   // No context parallelism: no ring attention, other ops.
   EXPECT_EQ(reuse(kept, layout_of(m, 2, 1, 16, 2)), nullptr);
+}
+
+TEST(KeptGraphs, AnotherTensorDegreeWhoseLayersFillABucketEachTakesTheGraph) {
+  // A layer of Llama 3 70B over 2 or 4 GPUs holds more than a bucket's 40 M parameters: one
+  // gradient bucket a layer, gathered as such, at either degree.
+  const ModelSpec m = preset("llama3-70b");
+  sweep::FoldedGraphs kept;
+  keep(m, kept, layout_of(m, 2, 2, 8, 1));
+  EXPECT_NE(reuse(kept, layout_of(m, 4, 2, 4, 1)), nullptr);
 }
