@@ -19,8 +19,8 @@ void label_group(ParamPlan* p, size_t begin, size_t end) {
 }
 
 // A chunk's gradient buckets: its backward adds the head (last virtual stage), then each layer
-// from the last (the first also the embedding; a first chunk without layers adds it at the
-// flush), then flushes; a bucket is reduced once full.
+// from the last (the first also the embedding), then flushes; a bucket is reduced once full.
+// Every chunk has a layer (check_layout).
 void grad_buckets(const ParamPlan& p, int64_t j, int64_t last_vs, int64_t layers,
                   double bucket_params, std::vector<double>* value, std::vector<uint32_t>* close) {
   double filled = 0;
@@ -36,7 +36,7 @@ void grad_buckets(const ParamPlan& p, int64_t j, int64_t last_vs, int64_t layers
   };
   if (j == last_vs) add(p.head, false);
   for (int64_t i = layers - 1; i >= 0; --i) add(p.layer + (j == 0 && i == 0 ? p.embed : 0), false);
-  add(j == 0 && layers == 0 ? p.embed : 0, true);
+  add(0, true);
 }
 
 // A chunk's gathered buckets: its gradient buckets (Megatron's distributed optimizer gathers the

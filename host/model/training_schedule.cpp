@@ -75,7 +75,7 @@ void Builder<P>::forward_pass(int s, const PipelineTask& t) {
       wait_gathered(s, t.chunk, params_.layer_end(j, i));
       kernels(s, k_.layer_fwd, t.microbatch == 0);
     }
-  // Whatever rounding left over in the chunk's last bucket is needed by now too.
+  // The bucket that holds the head alone (param_plan.cpp) is needed by now too.
   wait_gathered(s, t.chunk, 1e300);
   if (j == last_vs_) kernels(s, k_.head_fwd);
   if (j < last_vs_) {
@@ -132,8 +132,8 @@ void Builder<P>::backward_pass(int s, const PipelineTask& t) {
 
 // Distributed optimizer: the parameters the previous step's optimizer updated are gathered
 // back, bucket by bucket, while the forward pass starts (Megatron's overlap_param_gather);
-// a chunk's first forward waits, before each layer, for the buckets that hold it. Buckets cut
-// the chunk's parameters in forward order: embedding, layers, head.
+// a chunk's first forward waits, before each layer, for the buckets that hold it. The buckets are
+// the chunk's gradient buckets in forward order (param_plan.cpp): embedding, layers, head.
 template <Pass P>
 void Builder<P>::gather_updated_params(int s) {
   Stage& st = stages_[static_cast<size_t>(s)];

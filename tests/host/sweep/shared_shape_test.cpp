@@ -82,6 +82,15 @@ TEST(SharedShape, DegreesWhoseLayersFillBucketsDifferentlyBuildAGraphEach) {
   expect_shared(spec, "layers smaller than a bucket over 4 GPUs", 2);
 }
 
+TEST(SharedShape, AHeadSmallerThanABucketAtEveryDegreeSharesTheLastLayersBucket) {
+  // A vocabulary of 8,192 makes the output layer 50 M parameters: 25 M over 2 GPUs, 13 M over 4,
+  // short of a bucket at both, so the head's gradients close with the last layer's (gathered
+  // last, waited for before the last layer) alike: one graph.
+  SweepSpec spec = degrees_spec();
+  spec.model.vocab = 8192;
+  expect_shared(spec, "head with the last layer", 1);
+}
+
 TEST(SharedShape, WithoutTheDistributedOptimizerAllDegreesShareOneGraph) {
   SweepSpec spec = degrees_spec();
   spec.distributed_optimizer = {0};
