@@ -20,10 +20,22 @@ double layer_activation_bytes(const ModelSpec& m, const ParallelConfig& c,
   if (stack && stack->attention == cost::AttentionImpl::kUnfused && c.recompute == Recompute::kNone)
     scores = (stack->dropout ? 5.0 : 2.0) * static_cast<double>(m.heads) * s *
              static_cast<double>(m.seq) * b / t;
+  // Korthikanti et al.'s 34 s b h, term by term, for the model's own shapes: the attention keeps
+  // its input (2), Q (2 q/h), K and V (2 kv/h each: smaller than Q with grouped-query attention)
+  // and its output (2 q/h); the MLP its input (2) and, per element of its inner size, the first
+  // GEMM's output and the activation's (2 + 2, or 4 + 2 when gated: gate and up are both kept);
+  // the two norms their inputs (4); and with dropout, the two 1-byte masks (2).
+  const double q = static_cast<double>(m.q_size()) / h, kv = static_cast<double>(m.kv_size()) / h;
   const double ffn_ratio = static_cast<double>(m.ffn) / h;
-  if (c.sequence_parallel) return sbh * (18 + 4 * ffn_ratio) / t + scores;
-  // Without sequence parallelism the norms' and dropouts' 10 sbh are replicated on every rank.
-  return sbh * (10 + (8 + 4 * ffn_ratio) / t) + scores;
+  const double mlp_inner = (m.act == Activation::kSwiglu ? 6.0 : 4.0) * ffn_ratio;
+  const double masks = (stack == nullptr || stack->dropout) ? 2.0 : 0.0;
+  // Split by tensor parallelism: Q, K, V, the attention output and the MLP's inner tensors.
+  const double split = 2 * q + 4 * kv + 2 * q + mlp_inner;
+  // Without sequence parallelism the norms' inputs (4), the attention's and the MLP's inputs
+  // (2 + 2) and the masks are replicated on every rank.
+  const double replicated = 8 + masks;
+  if (c.sequence_parallel) return sbh * (replicated + split) / t + scores;
+  return sbh * (replicated + split / t) + scores;
 }
 
 std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConfig& c,

@@ -35,8 +35,9 @@ constexpr double kGradBytesPerParam = 4;    // fp32 main grads
 constexpr double kOptimizerBytesPerParam = 12;  // fp32 master weights, Adam m and v
 
 // Activation bytes of one layer for one micro-batch on one GPU (Korthikanti et al. 2022, Table 2,
-// generalized to any FFN as in theoretical_memory_usage.py).
-// `stack` null: flash attention.
+// generalized to any FFN as in theoretical_memory_usage.py, and term by term to grouped-query
+// attention's smaller K and V, a gated MLP's two kept inner tensors and a stack without dropout).
+// `stack` null: flash attention, with dropout.
 double layer_activation_bytes(const ModelSpec& m, const ParallelConfig& c,
                               const cost::StackSpec* stack = nullptr);
 

@@ -121,6 +121,25 @@ TEST(Memory, FullRecomputeKeepsOnlyEachLayersInput) {
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, c), 2048.0 * 6144 * (10 + (8 + 4 * 2.0) / 2));
 }
 
+// Korthikanti et al.'s terms for the model's own shapes: grouped-query attention keeps K and V
+// of kv_heads x head_dim, a gated MLP keeps its first GEMM's two halves and the activation's
+// output (6 ffn/h in place of 4), and a stack without dropout keeps no masks. Llama 3 70B, flash
+// attention, sequence parallel: 2 + 2 + 2 x 2 x 1024/8192 + 2 + 2 + 6 x 28672/8192 + 4 (+ 2).
+TEST(Memory, ActivationsFollowGroupedQueryAttentionAGatedMlpAndTheStacksDropout) {
+  const auto& db = lumos::cost::embedded_db();
+  const ModelSpec m = preset("llama3-70b");
+  ASSERT_EQ(m.kv_size(), 1024);
+  ParallelConfig c;
+  c.tp = 8, c.sequence_parallel = true;
+  const double sbh = 8192.0 * 8192, per_sbh = 2 + 2 + 4 * 1024.0 / 8192 + 2 + 2 + 6 * 3.5 + 4;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, c, &db.stack("megatron-core")), sbh * per_sbh / 8);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, c), sbh * (per_sbh + 2) / 8);  // with dropout
+  // Without sequence parallelism the norms' and the two GEMM inputs' 8 s b h are on every rank.
+  c.sequence_parallel = false;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, c, &db.stack("megatron-core")),
+                   sbh * (8 + (per_sbh - 8) / 8));
+}
+
 TEST(Memory, FsdpShardsWeightsAndGradientsAndKeepsTwoLayersGathered) {
   const ModelSpec m = preset("llama3-8b");
   ParallelConfig c;
