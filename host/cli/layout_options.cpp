@@ -64,6 +64,16 @@ void layout_options(cxxopts::Options& o) {
       "tp-comm-overlap",
       "on | off: tensor-parallel all-gathers and reduce-scatters pipelined with their GEMMs in "
       "chunks (Transformer Engine userbuffers) (default: the stack's)",
+      cxxopts::value<std::string>())(
+      "param-remainders",
+      "the optimizer keeps fp32 master weights as the bf16 weights plus 16-bit remainders "
+      "(store_param_remainders): 10 B/param of optimizer state in place of 12")(
+      "attention",
+      "flash2 | flash3 | cudnn: the fused attention kernels, in place of the stack's (a stack "
+      "with unfused attention refuses it)",
+      cxxopts::value<std::string>())(
+      "grad-reduce-in-fp32",
+      "on | off: gradients kept and reduced in fp32 or in 16 bit (default: the stack's)",
       cxxopts::value<std::string>())("free-comm",
                                      "idealize: collectives and pipeline messages take no time")(
       "db", "read kernels_db from this folder", cxxopts::value<std::string>())(
@@ -86,6 +96,7 @@ EstimateRequest request_from(const cxxopts::ParseResult& a) {
   c.distributed_optimizer = a.count("dist-opt") > 0;
   c.fsdp = a.count("fsdp") > 0;
   c.split_counts_embedding = a.count("split-embedding") > 0;
+  c.param_remainders = a.count("param-remainders") > 0;
   c.dtype = cost::parse_dtype(a["dtype"].as<std::string>());
   if (c.dtype != cost::Dtype::kBf16 && c.dtype != cost::Dtype::kFp16 &&
       c.dtype != cost::Dtype::kFp8)
@@ -100,6 +111,22 @@ EstimateRequest request_from(const cxxopts::ParseResult& a) {
     const std::string v = a["overlap-grad-reduce"].as<std::string>();
     LUMOS_EXPECT(v == "on" || v == "off", "--overlap-grad-reduce " + v + ": expected on or off");
     c.overlap_grad_reduce = v == "on";
+  }
+  if (a.count("attention")) {
+    const std::string v = a["attention"].as<std::string>();
+    if (v == "flash2")
+      c.attention = cost::AttentionImpl::kFlash2;
+    else if (v == "flash3")
+      c.attention = cost::AttentionImpl::kFlash3;
+    else if (v == "cudnn")
+      c.attention = cost::AttentionImpl::kCudnn;
+    else
+      throw InputError("--attention " + v + ": expected flash2, flash3 or cudnn");
+  }
+  if (a.count("grad-reduce-in-fp32")) {
+    const std::string v = a["grad-reduce-in-fp32"].as<std::string>();
+    LUMOS_EXPECT(v == "on" || v == "off", "--grad-reduce-in-fp32 " + v + ": expected on or off");
+    c.grad_reduce_in_fp32 = v == "on";
   }
   req.gpu = a["gpu"].as<std::string>();
   if (a.count("topology")) req.topology = a["topology"].as<std::string>();

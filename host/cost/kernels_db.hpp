@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/attention_impl.hpp"
 #include "cost/dtype.hpp"
 
 namespace lumos::cost {
@@ -152,12 +153,10 @@ struct TrainingParams {
 
 // A software stack (kernels_db/stacks.json): what the training framework of an era runs for a
 // layer and an optimizer step. Read by the model-driven step (model/step_costs.cpp).
-enum class AttentionImpl { kUnfused, kFlash2, kFlash3, kCudnn };
 // kUserbuffers: kBackward, and every other tensor-parallel collective split into chunks and
 // pipelined with the GEMM beside it (Transformer Engine's userbuffers, --tp-comm-overlap).
 enum class TpOverlap { kNone, kBackward, kUserbuffers };
 enum class SelectiveRecompute { kAttentionCore, kEveryOtherMatmul };
-const char* to_string(AttentionImpl a);
 const char* to_string(TpOverlap t);
 const char* to_string(SelectiveRecompute s);
 

@@ -146,18 +146,23 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   e.cfg.gpus_per_node = topo.gpus_per_node;
   const cost::StackSpec& stack = db.stack(e.cfg.stack.empty() ? db.default_stack : e.cfg.stack);
   e.cfg.stack = stack.name;
+  if (e.cfg.attention && stack.attention == cost::AttentionImpl::kUnfused)
+    throw InputError(
+        std::string("--attention ") + cost::to_string(*e.cfg.attention) + ": stack " + stack.name +
+        " runs unfused attention (its own kernels); pick a stack with fused attention");
   e.stack_summary = strprintf(
       "%s attention%s, %s kernels, tensor-parallel overlap %s, gradient reduction %s in %s, "
       "optimizer %.0f B/param",
-      cost::to_string(stack.attention), stack.dropout ? " with dropout" : "",
-      stack.fused_kernels ? "fused" : "eager",
+      cost::to_string(e.cfg.attention.value_or(stack.attention)),
+      stack.dropout ? " with dropout" : "", stack.fused_kernels ? "fused" : "eager",
       e.cfg.tp_comm_overlap ? (*e.cfg.tp_comm_overlap                       ? "userbuffers"
                                : stack.tp_overlap == cost::TpOverlap::kNone ? "none"
                                                                             : "backward")
                             : cost::to_string(stack.tp_overlap),
       e.cfg.overlap_grad_reduce.value_or(stack.grad_reduce_overlap) ? "overlapped"
                                                                     : "after backward",
-      stack.grad_reduce_bytes == 2 ? "16 bit" : "fp32", stack.optimizer_bytes_per_param);
+      e.cfg.grad_reduce_bytes(stack.grad_reduce_bytes) == 2 ? "16 bit" : "fp32",
+      stack.optimizer_bytes_per_param);
   if (e.cfg.dtype == cost::Dtype::kFp8) e.stack_summary += ", FP8 " + stack.fp8.name;
   e.gpu = gpu.name;
   e.topology = topo.name;

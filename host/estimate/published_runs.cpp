@@ -24,10 +24,14 @@ std::string options_of(const EstimateRequest& q, const std::string& model_flags)
   if (c.distributed_optimizer && !c.fsdp) o += " --dist-opt";
   o += std::string(" --dtype ") + cost::to_string(c.dtype);
   if (c.split_counts_embedding) o += " --split-embedding";
+  if (c.param_remainders) o += " --param-remainders";
   if (c.overlap_grad_reduce)
     o += std::string(" --overlap-grad-reduce ") + (*c.overlap_grad_reduce ? "on" : "off");
   if (c.tp_comm_overlap)
     o += std::string(" --tp-comm-overlap ") + (*c.tp_comm_overlap ? "on" : "off");
+  if (c.attention) o += std::string(" --attention ") + cost::to_string(*c.attention);
+  if (c.grad_reduce_in_fp32)
+    o += std::string(" --grad-reduce-in-fp32 ") + (*c.grad_reduce_in_fp32 ? "on" : "off");
   return o + " --stack " + c.stack;
 }
 

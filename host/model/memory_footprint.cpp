@@ -25,15 +25,22 @@ double layer_activation_bytes(const ModelSpec& m, const ParallelConfig& c,
   // and its output (2 q/h); the MLP its input (2) and, per element of its inner size, the first
   // GEMM's output and the activation's (2 + 2, or 4 + 2 when gated: gate and up are both kept);
   // the two norms their inputs (4); and with dropout, the two 1-byte masks (2).
+  // With FP8 (Transformer Engine's LayerNormLinear, Linear and LayerNormMLP) a GEMM keeps the
+  // 1-byte FP8 copy of its input that it multiplied: the norms' outputs before QKV and FC1 and
+  // the activation's output before FC2 take 1 byte in place of 2, and the attention projection
+  // keeps an FP8 copy of its input beside the attention's own 16-bit output (+1 q/h).
+  const bool fp8 = c.dtype == cost::Dtype::kFp8;
+  const double gemm_input = fp8 ? 1.0 : 2.0;
   const double q = static_cast<double>(m.q_size()) / h, kv = static_cast<double>(m.kv_size()) / h;
   const double ffn_ratio = static_cast<double>(m.ffn) / h;
-  const double mlp_inner = (m.act == Activation::kSwiglu ? 6.0 : 4.0) * ffn_ratio;
+  const double mlp_inner = ((m.act == Activation::kSwiglu ? 4.0 : 2.0) + gemm_input) * ffn_ratio;
   const double masks = (stack == nullptr || stack->dropout) ? 2.0 : 0.0;
-  // Split by tensor parallelism: Q, K, V, the attention output and the MLP's inner tensors.
-  const double split = 2 * q + 4 * kv + 2 * q + mlp_inner;
+  // Split by tensor parallelism: Q, K, V, the attention output (and its FP8 copy) and the MLP's
+  // inner tensors.
+  const double split = 2 * q + 4 * kv + 2 * q + (fp8 ? q : 0.0) + mlp_inner;
   // Without sequence parallelism the norms' inputs (4), the attention's and the MLP's inputs
-  // (2 + 2) and the masks are replicated on every rank.
-  const double replicated = 8 + masks;
+  // (2 + 2, the norms' outputs) and the masks are replicated on every rank.
+  const double replicated = 4 + 2 * gemm_input + masks;
   if (c.sequence_parallel) return sbh * (replicated + split) / t + scores;
   return sbh * (replicated + split / t) + scores;
 }
@@ -61,16 +68,20 @@ std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConf
     sm.params = params;
     const double P = static_cast<double>(params);
     sm.weights_bytes = P * kWeightBytesPerParam;
-    sm.grads_bytes = P * kGradBytesPerParam;
+    // The gradient buffer holds each element in the type it is reduced in.
+    const double grad_bytes =
+        c.grad_reduce_bytes(stack ? stack->grad_reduce_bytes : kGradBytesPerParam);
+    sm.grads_bytes = P * grad_bytes;
     sm.optimizer_bytes =
-        P * kOptimizerBytesPerParam / (c.distributed_optimizer || c.fsdp ? dp_shards : 1.0);
+        P * (kOptimizerBytesPerParam - (c.param_remainders ? kRemainderSavedBytes : 0)) /
+        (c.distributed_optimizer || c.fsdp ? dp_shards : 1.0);
     if (c.fsdp) {  // sharded too, plus two layers' gathered weights and one layer's gradients
       // (the first stage gathers the embedding with its first layer, the last the output layer
       // with its last)
       double layer = static_cast<double>(pc.per_layer) / c.tp;
       if (st == 0 || st == c.pp - 1) layer += static_cast<double>(l.padded_vocab * m.hidden) / c.tp;
       sm.weights_bytes = sm.weights_bytes / dp_shards + 2 * layer * kWeightBytesPerParam;
-      sm.grads_bytes = sm.grads_bytes / dp_shards + layer * kGradBytesPerParam;
+      sm.grads_bytes = sm.grads_bytes / dp_shards + layer * grad_bytes;
     }
     // Micro-batches whose activations a stage holds at its peak (the schedule's warm-up); on the
     // first stage this is Megatron's p (1 + (p - 1) / (p v)).
@@ -82,6 +93,12 @@ std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConf
     if (st == c.pp - 1)  // fp32 logits for the loss, and the final norm's input
       act += 4 * s * b * (h + static_cast<double>(l.padded_vocab)) / t;
     sm.activations_bytes = act;
+    // The optimizer step copies the 16-bit gradients it updates (its shard) to fp32 once the
+    // activations are freed: the peak is the larger of the two.
+    if (grad_bytes < 4 && !c.fsdp) {
+      const double copies = 4 * P / (c.distributed_optimizer ? dp_shards : 1.0);
+      sm.grads_bytes += std::max(0.0, copies - act);
+    }
     out.push_back(sm);
   }
   return out;

@@ -29,15 +29,16 @@ struct StageMemory {
 };
 
 constexpr double kWeightBytesPerParam = 2;  // bf16
-constexpr double kGradBytesPerParam = 4;    // fp32 main grads
-// (Stacks that accumulate and reduce gradients in 16 bit, megatron-2021, still hold fp32 copies
-// of them at the optimizer step, the peak; so 4 bytes whatever the stack.)
+// fp32 main grads, where no stack is given; a stack's (or the layout's) grad_reduce_bytes
+// otherwise. 16-bit gradients are copied to fp32 for the optimizer at the step, after the
+// activations are freed: memory_per_stage counts the copies where they outgrow the activations.
+constexpr double kGradBytesPerParam = 4;
 constexpr double kOptimizerBytesPerParam = 12;  // fp32 master weights, Adam m and v
 
 // Activation bytes of one layer for one micro-batch on one GPU (Korthikanti et al. 2022, Table 2,
 // generalized to any FFN as in theoretical_memory_usage.py, and term by term to grouped-query
-// attention's smaller K and V, a gated MLP's two kept inner tensors and a stack without dropout).
-// `stack` null: flash attention, with dropout.
+// attention's smaller K and V, a gated MLP's two kept inner tensors, a stack without dropout and
+// FP8's 1-byte copies of GEMM inputs). `stack` null: flash attention, with dropout.
 double layer_activation_bytes(const ModelSpec& m, const ParallelConfig& c,
                               const cost::StackSpec* stack = nullptr);
 

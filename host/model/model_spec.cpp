@@ -112,21 +112,35 @@ void set_field(ModelSpec* m, const std::string& key, const std::string& value,
 
 void apply_overrides(ModelSpec* m, const std::vector<FieldOverride>& fields) {
   const bool multi_head = m->kv_heads == m->heads;
+  // Megatron's kv_channels defaults to hidden / heads: a base whose head dimension is that
+  // quotient keeps it so when its hidden size or heads change; a base whose head dimension is
+  // set apart from it keeps its own.
+  const bool head_dim_follows =
+      m->heads > 0 && m->head_dim > 0 && m->head_dim * m->heads == m->hidden;
   const FieldOverride* heads = nullptr;
-  bool kv_given = false;
+  bool shape = false;  // hidden or heads given
+  bool kv_given = false, head_dim_given = false;
   for (const FieldOverride& f : fields) {
     set_field(m, f.key, f.value, f.where);
     if (f.key == "heads") heads = &f;
+    shape = shape || f.key == "heads" || f.key == "hidden";
     kv_given = kv_given || f.key == "kv_heads" || f.key == "kv-heads";
+    head_dim_given = head_dim_given || f.key == "head_dim" || f.key == "head-dim";
   }
-  if (!heads || kv_given) return;
-  if (multi_head) {
-    m->kv_heads = m->heads;
-  } else if (m->kv_heads > 0 && m->heads % m->kv_heads != 0) {
-    throw InputError(heads->where + ": " + std::to_string(m->heads) +
-                     " heads are not a multiple of the model's " + std::to_string(m->kv_heads) +
-                     " KV heads (grouped-query attention); give kv_heads too");
+  if (heads && !kv_given) {
+    if (multi_head) {
+      m->kv_heads = m->heads;
+    } else if (m->kv_heads > 0 && m->heads % m->kv_heads != 0) {
+      throw InputError(heads->where + ": " + std::to_string(m->heads) +
+                       " heads are not a multiple of the model's " + std::to_string(m->kv_heads) +
+                       " KV heads (grouped-query attention); give kv_heads too");
+    }
   }
+  // (Where hidden is not a multiple of the heads there is no such quotient: the head dimension
+  // stays the base's, as given.)
+  if (shape && head_dim_follows && !head_dim_given && m->heads > 0 && m->hidden > 0 &&
+      m->hidden % m->heads == 0)
+    m->head_dim = m->hidden / m->heads;
 }
 
 toml::table parse_toml_file(const std::string& path, const std::string& kind) {

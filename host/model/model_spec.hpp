@@ -46,7 +46,9 @@ struct FieldOverride {
 // Applies overrides of a base model (a preset, or a file's fields over its preset). A multi-head
 // base (kv_heads == heads) given new `heads` stays multi-head: its KV heads follow, unless
 // kv_heads is overridden too. A GQA base keeps its KV heads; where they no longer divide the
-// heads, the error says to give kv_heads.
+// heads, the error says to give kv_heads. A base whose head_dim is hidden / heads keeps it so
+// when hidden or heads change (Megatron's kv_channels default) and hidden / heads is whole, unless
+// head_dim is given.
 void apply_overrides(ModelSpec* m, const std::vector<FieldOverride>& fields);
 
 // A TOML model file: optional `preset = "llama3-8b"` to start from, then any fields above

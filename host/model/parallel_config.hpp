@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/attention_impl.hpp"
 #include "cost/dtype.hpp"
 #include "model/model_spec.hpp"
 
@@ -16,6 +17,10 @@ namespace lumos::model {
 enum class Recompute { kNone, kSelective, kFull };
 const char* to_string(Recompute r);
 Recompute parse_recompute(const std::string& s);  // none | selective | full
+
+// Bytes per parameter that 16-bit remainders save: of optimizer state, and of the optimizer
+// step's writes.
+constexpr double kRemainderSavedBytes = 2;
 
 struct ParallelConfig {
   int tp = 1, cp = 1, pp = 1, dp = 1;
@@ -41,9 +46,24 @@ struct ParallelConfig {
   // Tensor-parallel communication overlap with userbuffers (Transformer Engine, NeMo's
   // tp_comm_overlap): on, off (the stack's overlap without it), or unset = the stack's.
   std::optional<bool> tp_comm_overlap;
+  // Gradients kept and reduced in fp32 (Megatron-Core's grad_reduce_in_fp32, NeMo's plugin
+  // setting) or in the 16-bit parameter type; unset = the stack's. Sets both the gradient
+  // buffer's bytes per parameter and the data-parallel reduction's message size.
+  std::optional<bool> grad_reduce_in_fp32;
+  // The optimizer keeps each fp32 master weight as the bf16 weight plus its 16-bit remainder
+  // (Apex/Transformer Engine store_param_remainders; NeMo 1's distributed Adam with bf16 models):
+  // 2 B of optimizer state per parameter in place of 4.
+  bool param_remainders = false;
+  // The attention kernels, where they differ from the stack's (a fused one: flash2, flash3 or
+  // cudnn; Transformer Engine's NVTE_FUSED_ATTN=0 runs FlashAttention-2 in place of cuDNN).
+  std::optional<cost::AttentionImpl> attention;
   int gpus_per_node = 8;
 
   int64_t gpus() const { return int64_t{tp} * cp * pp * dp; }
+  // Bytes per gradient element: 4 or 2 where set, else the stack's.
+  double grad_reduce_bytes(double stack_bytes) const {
+    return grad_reduce_in_fp32 ? (*grad_reduce_in_fp32 ? 4.0 : 2.0) : stack_bytes;
+  }
 };
 
 // What a checked layout implies.

@@ -115,7 +115,7 @@ class Pricer {
     q.causal = true;
     q.backward = backward;
     q.dtype = cost::Dtype::kBf16;
-    q.impl = stack_.attention;
+    q.impl = c_.attention.value_or(stack_.attention);
     KernelOp op;
     op.name = backward ? "flash_bwd_kernel" : "flash_fwd_kernel";
     // Context parallelism splits the queries evenly (load-balanced causal chunks).
@@ -191,9 +191,8 @@ KernelOp StepCosts::optimizer(double params) const {
   KernelOp op;
   op.name = "multi_tensor_apply_kernel (adam)";
   if (opt.uniform_kernel_us <= 0 && params > 0 && opt.with(Term::kOptimizerStep))
-    op.dur_us =
-        optimizer_scale * (opt.with(Term::kStackFactor) ? stack->kernel_time_factor : 1.0) *
-        cost::membound_time_us(*db, *gpu, "optimizer", params * stack->optimizer_bytes_per_param);
+    op.dur_us = optimizer_scale * (opt.with(Term::kStackFactor) ? stack->kernel_time_factor : 1.0) *
+                cost::membound_time_us(*db, *gpu, "optimizer", params * optimizer_bytes_per_param);
   return op;
 }
 
@@ -597,6 +596,7 @@ class StepPricer {
   // The pipeline message, the tied embedding's all-reduce, the host's call costs and the
   // gradient buckets.
   void messages_and_buckets(StepCosts* s) const {
+    const double grad_bytes = c.grad_reduce_bytes(stack.grad_reduce_bytes);
     // Pipeline messages: one activation (or its gradient) per micro-batch and stage boundary;
     // with sequence parallelism each tensor-parallel rank sends its own sequence shard.
     const int64_t msg = sp ? Tn * h : T * h;
@@ -606,9 +606,9 @@ class StepPricer {
     // Tied embeddings (GPT): the embedding's gradients, as kept for the optimizer.
     if (pc.tied && c.pp > 1) {
       const int64_t n = V / t * h;
-      s->embedding_allreduce = P.collective(CommGroup::kEmbedding, Collective::kAllReduce,
-                                            static_cast<double>(n) * stack.grad_reduce_bytes, n, n,
-                                            stack.grad_reduce_bytes >= 4 ? "f32" : "bf16");
+      s->embedding_allreduce =
+          P.collective(CommGroup::kEmbedding, Collective::kAllReduce,
+                       static_cast<double>(n) * grad_bytes, n, n, grad_bytes >= 4 ? "f32" : "bf16");
       if (opt.free_comm || opt.uniform_kernel_us > 0) s->embedding_allreduce.dur_us = 0;
     }
 
@@ -618,7 +618,11 @@ class StepPricer {
       s->launch_latency_us = tr.launch_latency_us;
       s->event_call_us = tr.event_call_us;
     }
-    s->grad_reduce_bytes = stack.grad_reduce_bytes;
+    s->grad_reduce_bytes = grad_bytes;
+    // With 16-bit remainders Adam writes the bf16 weight and its remainder (2 + 2 B) where it
+    // wrote the fp32 master and the bf16 copy (4 + 2 B).
+    s->optimizer_bytes_per_param =
+        stack.optimizer_bytes_per_param - (c.param_remainders ? kRemainderSavedBytes : 0.0);
     s->dp_group = c.dp * c.cp;
     s->dp_ranks_per_node = P.dp_per_node_;
     // Without overlap the gradients are reduced once the backward pass is over: one bucket.

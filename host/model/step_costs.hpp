@@ -81,6 +81,7 @@ struct StepCosts {
   double cpu_launch_us = 0, launch_latency_us = 0, event_call_us = 0;
   const cost::StackSpec* stack = nullptr;  // the software stack priced
   double grad_reduce_bytes = 4;
+  double optimizer_bytes_per_param = 0;  // the stack's, less what 16-bit remainders save
   double bucket_params = 0;
   int dp_group = 1;  // ranks that reduce gradients (dp x cp)
   int dp_ranks_per_node = 1;

@@ -171,17 +171,22 @@ TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
   }
   EXPECT_EQ(rows, 50u);  // calibration.md's 7 H100 rows and the 43 of published-runs.json
   // Each row's `lumos estimate` flags reproduce its step time: a pipelined SC21 run (its DDP
-  // reduces after the backward pass), BLOOM (own stack, topology, split embedding) and torchtitan.
+  // reduces after the backward pass), BLOOM (own stack, topology, split embedding), torchtitan and
+  // Nemotron-4 340B (its head dimension from hidden / heads, its recipe's gradient type, master
+  // weights and attention kernels).
   size_t replayed = 0;
   for (auto row : d["calibration"].get_array()) {
     const std::string id(row["id"].get_string().value());
     if (id != "narayanan21_t1_39.1B" && id != "bloom176b_production_iter85376" &&
-        id != "torchtitan_t1_8b_fsdp8")
+        id != "torchtitan_t1_8b_fsdp8" && id != "dgxc_nemotron4_340b_bf16_128gpu")
       continue;
     ++replayed;
     const std::string options(row["options"].get_string().value());
     if (id == "narayanan21_t1_39.1B")
       EXPECT_NE(options.find("--overlap-grad-reduce off"), std::string::npos) << options;
+    if (id == "dgxc_nemotron4_340b_bf16_128gpu")
+      EXPECT_NE(options.find("--attention flash2 --grad-reduce-in-fp32 off"), std::string::npos)
+          << options;
     const auto e = run_lumos("estimate --json " + options);
     ASSERT_EQ(e.exit_code, 0) << options << "\n" << e.out;
     simdjson::dom::parser ep;
@@ -189,7 +194,7 @@ TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
                 row["step_time_s"].get_double().value(), 1e-9)
         << options;
   }
-  EXPECT_EQ(replayed, 3u);
+  EXPECT_EQ(replayed, 4u);
   size_t groups = 0;
   for (auto g : d["groups"].get_array()) {
     ++groups;

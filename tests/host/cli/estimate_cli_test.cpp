@@ -236,6 +236,40 @@ TEST(EstimateCli, KernelsDbFolderGivesTheEmbeddedAnswer) {
   EXPECT_FALSE(field(folder.out, "low_s").empty()) << folder.out;
 }
 
+// Gradients in 16 bit halve the gradient buffer (and the reduction's bytes); remainders take
+// 2 B of each parameter's optimizer state; FlashAttention-2 in place of cuDNN's attention is
+// slower on an H100. Each says so in the stack line; bad values are one line and exit 1.
+TEST(EstimateCli, GradientTypeRemaindersAndAttentionOverrideTheStack) {
+  const std::string base =
+      "estimate --model llama3-8b --layers 4 --tp 1 --pp 1 --dp 8 --gbs 8 --dist-opt ";
+  auto number = [](const std::string& j, const std::string& key) {
+    return std::stod(j.substr(j.find("\"" + key + "\":") + key.size() + 3));
+  };
+  const auto plain = run_lumos(base + "--json");
+  const auto half = run_lumos(base + "--grad-reduce-in-fp32 off --param-remainders --json");
+  const auto fa2 = run_lumos(base + "--attention flash2 --json");
+  for (const auto* r : {&plain, &half, &fa2}) ASSERT_EQ(r->exit_code, 0) << r->out;
+  EXPECT_NEAR(number(half.out, "grads_bytes") / number(plain.out, "grads_bytes"), 0.5, 1e-12);
+  EXPECT_NEAR(number(half.out, "optimizer_bytes") / number(plain.out, "optimizer_bytes"), 10.0 / 12,
+              1e-12);
+  EXPECT_GT(number(fa2.out, "step_time_s"), number(plain.out, "step_time_s"));
+  const auto text = run_lumos(base + "--grad-reduce-in-fp32 off --attention flash2");
+  EXPECT_NE(text.out.find("flash2 attention"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("gradient reduction overlapped in 16 bit"), std::string::npos)
+      << text.out;
+  const auto bad = run_lumos(base + "--attention flash9");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.out.find("--attention flash9: expected flash2, flash3 or cudnn"), std::string::npos)
+      << bad.out;
+  const auto unfused = run_lumos(base + "--attention flash2 --stack megatron-2021");
+  EXPECT_EQ(unfused.exit_code, 1);
+  EXPECT_NE(unfused.out.find("runs unfused attention"), std::string::npos) << unfused.out;
+  const auto type = run_lumos(base + "--grad-reduce-in-fp32 half");
+  EXPECT_EQ(type.exit_code, 1);
+  EXPECT_NE(type.out.find("--grad-reduce-in-fp32 half: expected on or off"), std::string::npos)
+      << type.out;
+}
+
 TEST(EstimateCli, OverlapGradReduceOverridesTheStack) {
   // 32 GPUs over 4 nodes: the gradient all-reduce crosses the network.
   const std::string base = "estimate --model gpt3-15b --layers 8 --tp 1 --pp 1 --dp 32 --gbs 64 ";
