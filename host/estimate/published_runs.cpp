@@ -61,17 +61,6 @@ PublishedRun h100(std::string label, std::string source, double tflops, std::str
   return r;
 }
 
-// A DGX-H100 row of NeMo 24.07's performance summary: NeMo 24.x ran Transformer Engine's
-// delayed-scaling FP8 recipe (stack nemo-2024).
-PublishedRun nemo_2407(std::string label, double tflops, std::string note, int dp, int64_t mbs,
-                       int64_t gbs) {
-  PublishedRun r =
-      h100(std::move(label), "NVIDIA/NeMo docs/source/performance/performance_summary.md @070a0bb",
-           tflops, std::move(note), "gpt3-175b", 4, 1, 8, dp, 6, mbs, gbs, false);
-  r.request.cfg.stack = "nemo-2024";
-  return r;
-}
-
 struct Dims {
   int64_t layers, hidden, ffn, heads, kv_heads, vocab, seq;
 };
@@ -137,10 +126,6 @@ const std::vector<PublishedRun>& published_runs() {
         h100("Llama3.1-405B, 1024 GPUs, 26.02",
              "Megatron-Bridge docs/performance-summary.md (C §1.2)", 784, "", "llama3-405b", 8, 2,
              8, 8, 8, 1, 1536, true),
-        nemo_2407("GPT-3 175B, 128 GPUs, NeMo 24.07", 782,
-                  "another indexed copy of the page prints 745", 4, 1, 256),
-        nemo_2407("GPT-3 175B, 512 GPUs, NeMo 24.07", 842,
-                  "another indexed copy of the page prints 895", 16, 2, 2048),
     };
     const int64_t V = 51200, s = 2048;
     // Table 1 (weak scaling), layouts from the authors' run_table_1.sh.

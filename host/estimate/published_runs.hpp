@@ -1,7 +1,8 @@
 // Published training runs with the layouts that produced them: the calibration check of the
-// model-driven estimate. DGX-H100 throughputs (calibration.md §1.2: Megatron-Bridge's and NeMo's
-// performance summaries) and the A100 and torchtitan rows of published-runs.json (Narayanan et
-// al. SC21 Tables 1-2, BLOOM-176B, torchtitan). These are figures lumos did not measure.
+// model-driven estimate. DGX-H100 throughputs (calibration.md §1.2: Megatron-Bridge's performance
+// summary) and the rows of published-runs.json (Narayanan et al. SC21 Tables 1-2, BLOOM-176B,
+// torchtitan, dgxc-benchmarking, llm-foundry). These are figures lumos did not measure; rows of
+// sources kept out of calibration (docs/benchmarks.md, "Held-out sources") are not among them.
 #pragma once
 #include <string>
 #include <vector>

@@ -169,7 +169,7 @@ TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
     for (const char* k : {"label", "id", "tier", "gpu", "stack", "options", "source", "note"})
       EXPECT_TRUE(row[k].is_string());
   }
-  EXPECT_EQ(rows, 50u);  // calibration.md's 7 H100 rows and the 43 of published-runs.json
+  EXPECT_EQ(rows, 48u);  // calibration.md's 5 H100 rows and the 43 of published-runs.json
   // Each row's `lumos estimate` flags reproduce its step time: a pipelined SC21 run (its DDP
   // reduces after the backward pass), BLOOM (own stack, topology, split embedding), torchtitan and
   // Nemotron-4 340B (its head dimension from hidden / heads, its recipe's gradient type, master
@@ -202,8 +202,8 @@ TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
     EXPECT_GE(g["max_abs_error_pct"].get_double().value(),
               g["mean_abs_error_pct"].get_double().value());
   }
-  // nemo-2025, nemo-2024 (NeMo 24.07's rows), megatron-2021, -deepspeed, torchtitan on two GPUs,
-  // torchtitan-compile
+  // nemo-2025, nemo-2024 (dgxc-benchmarking's NeMo 24.12 rows), megatron-2021, -deepspeed,
+  // torchtitan on two GPUs, torchtitan-compile
   EXPECT_EQ(groups, 7u);
   const auto l = d["latency"];
   EXPECT_EQ(l["runs"].get_int64().value(), 1);
