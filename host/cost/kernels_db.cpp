@@ -457,6 +457,7 @@ void parse_stacks(element root, KernelsDb* db) {
       r.fail(path + ".grad_reduce_bytes", "expected 2 or 4");
     s.optimizer_bytes_per_param = non_negative("optimizer_bytes_per_param");
     s.grad_accumulation_bytes = non_negative("grad_accumulation_bytes");
+    s.fp8_param_gather = r.flag(e, "fp8_param_gather", path);
     s.selective = static_cast<SelectiveRecompute>(
         choice(r, e, "selective_recompute", path, {"attention_core", "every_other_matmul"}));
     const std::string recipe = r.str(e, "fp8_recipe", path);

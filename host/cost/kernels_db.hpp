@@ -195,6 +195,9 @@ struct StackSpec {
   // Accumulating each micro-batch's weight gradients into the main gradients as a separate
   // kernel (B per local parameter per micro-batch); 0 when the weight-gradient GEMM accumulates.
   double grad_accumulation_bytes = 0;
+  // With --dtype fp8 the weights are kept in FP8 (Megatron-Core's fp8_param_gather), so the
+  // distributed optimizer's or FSDP's parameter all-gathers move 1 B per parameter, not 2.
+  bool fp8_param_gather = false;
   SelectiveRecompute selective = SelectiveRecompute::kAttentionCore;
   Fp8Recipe fp8;  // the recipe its FP8 GEMMs run under (--dtype fp8)
   // The stack's one constant fitted to step-level published runs (the model allows one per stack):

@@ -386,6 +386,13 @@ void append_runs_2025(std::vector<PublishedRun>* v) {
     r.request.cfg.sequence_parallel = t.tp > 1;
     r.request.cfg.distributed_optimizer = true;
     if (t.base == std::string("gpt3-175b")) r.note = "squared-ReLU MLP modelled as GeLU's";
+    // dgxc-benchmarking's llama3.1/pretrain_llama31.py sets the FP8 runs' precision plugin to
+    // NeMo's bf16_with_fp8_mixed with grad_reduce_in_fp32 = False: their gradients are kept and
+    // reduced in bf16, the BF16 runs' (the recipe's bf16_mixed) in fp32.
+    if (std::string(t.id).find("llama31") != std::string::npos && t.dtype == F) {
+      r.request.cfg.grad_reduce_in_fp32 = false;
+      r.note = "bf16 gradients (the script's FP8 plugin)";
+    }
     // Nemotron-4 340B alone keeps and reduces its gradients in bf16: dgxc-benchmarking ran
     // this table (the same step times under its 24.11 release, NeMo 24.09) with NeMo 1's
     // megatron_gpt_pretraining.py and nemotron/nemotron4-340b-synth.yaml, whose

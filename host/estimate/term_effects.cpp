@@ -46,6 +46,10 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
       strprintf("%.0f per chunk and pass over %d ranks", s.fp8.amax_reductions_per_pass,
                 stage_ranks),
       recipe + ".amax_reductions_per_pass; nccl.json");
+  const bool gathers =
+      req.cfg.fsdp || (req.cfg.distributed_optimizer && req.cfg.dp * req.cfg.cp > 1);
+  add(Term::kFp8ParamGathers, fp8 && s.fp8_param_gather && gathers, "1 B per parameter",
+      stack + ".fp8_param_gather; nccl.json");
   add(Term::kTpUserbuffers, ub, strprintf("%d chunks", req.cfg.tp),
       stack + ".tp_overlap or --tp-comm-overlap");
   add(Term::kOverlapContention, tp || req.cfg.dp * req.cfg.cp > 1,

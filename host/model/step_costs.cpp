@@ -29,11 +29,11 @@ const char* to_string(CommGroup g) {
 }
 
 const char* to_string(Term t) {
-  static const char* kNames[kNumTerms] = {"stack kernel_time_factor", "fp8 operand casts",
-                                          "fp8 amax/scale updates",   "fp8 all-gathers",
-                                          "fp8 amax reduction",       "tp userbuffers",
-                                          "overlap SM contention",    "optimizer step",
-                                          "grad accumulation",        "host launch overhead"};
+  static const char* kNames[kNumTerms] = {
+      "stack kernel_time_factor", "fp8 operand casts",     "fp8 amax/scale updates",
+      "fp8 all-gathers",          "fp8 amax reduction",    "fp8 param gathers",
+      "tp userbuffers",           "overlap SM contention", "optimizer step",
+      "grad accumulation",        "host launch overhead"};
   return kNames[static_cast<int>(t)];
 }
 
@@ -181,8 +181,9 @@ KernelOp StepCosts::grad_reduce(double params) const {
 KernelOp StepCosts::param_gather(double params) const {
   const auto n = static_cast<int64_t>(params);
   KernelOp op =
-      priced_collective(*db, *gpu, *topo, CommGroup::kDp, Collective::kAllGather, params * 2,
-                        n / dp_group, n, dp_group, dp_ranks_per_node, "bf16", opt.free_comm);
+      priced_collective(*db, *gpu, *topo, CommGroup::kDp, Collective::kAllGather,
+                        params * param_gather_bytes, n / dp_group, n, dp_group, dp_ranks_per_node,
+                        param_gather_bytes < 2 ? "fp8" : "bf16", opt.free_comm);
   op.dur_us *= dp_comm_scale;
   return op;
 }
@@ -619,6 +620,8 @@ class StepPricer {
       s->event_call_us = tr.event_call_us;
     }
     s->grad_reduce_bytes = grad_bytes;
+    s->param_gather_bytes =
+        fp8 && stack.fp8_param_gather && opt.with(Term::kFp8ParamGathers) ? 1.0 : 2.0;
     // With 16-bit remainders Adam writes the bf16 weight and its remainder (2 + 2 B) where it
     // wrote the fp32 master and the bf16 copy (4 + 2 B).
     s->optimizer_bytes_per_param =

@@ -49,13 +49,14 @@ enum class Term : uint8_t {
   kFp8ScaleUpdates,    // delayed scaling's amax history and scale updates
   kFp8Gathers,         // sequence-parallel gathers in FP8 (taken out: in bf16)
   kFp8AmaxReduction,   // delayed scaling's amax all-reduce per model chunk and pass
+  kFp8ParamGathers,    // parameter all-gathers of FP8 weights (taken out: in bf16)
   kTpUserbuffers,      // TP collectives pipelined with their GEMMs (taken out: the stack's rest)
   kOverlapContention,  // compute beside a collective slowed by the SMs it holds
   kOptimizerStep,      // the optimizer step's passes over parameters and state
   kGradAccumulation,   // a kernel per micro-batch adding weight gradients into main grads
   kHostLaunch,         // CPU time per launch, launch latency, event calls
 };
-constexpr int kNumTerms = 10;
+constexpr int kNumTerms = 11;
 const char* to_string(Term t);
 
 // Knobs for tests and idealized what-ifs.
@@ -81,6 +82,7 @@ struct StepCosts {
   double cpu_launch_us = 0, launch_latency_us = 0, event_call_us = 0;
   const cost::StackSpec* stack = nullptr;  // the software stack priced
   double grad_reduce_bytes = 4;
+  double param_gather_bytes = 2;  // per parameter: 1 with FP8 weights (stack fp8_param_gather)
   double optimizer_bytes_per_param = 0;  // the stack's, less what 16-bit remainders save
   double bucket_params = 0;
   int dp_group = 1;  // ranks that reduce gradients (dp x cp)

@@ -48,6 +48,9 @@ TEST(TermEffects, Fp8JobListsItsRecipeTermsWithWhatEachAdds) {
   // FP8 gathers move half the bytes, userbuffers hide collectives: both save time.
   EXPECT_LT(find(terms, "fp8 all-gathers").added_us, 0);
   EXPECT_LT(find(terms, "tp userbuffers").added_us, 0);
+  // NeMo's FP8 weights: the distributed optimizer gathers 1 B per parameter, never more time.
+  EXPECT_TRUE(find(terms, "fp8 param gathers").applies);
+  EXPECT_LE(find(terms, "fp8 param gathers").added_us, 0);
   // The fitted factor scales the kernels' time: what it adds is at most (factor - 1) of the step.
   const auto& f = find(terms, "stack kernel_time_factor");
   const double factor = db.stack("nemo-2024").kernel_time_factor;
@@ -65,7 +68,28 @@ TEST(TermEffects, Bf16JobDoesNotRunTheFp8Terms) {
   EXPECT_FALSE(find(terms, "fp8 operand casts").applies);
   EXPECT_FALSE(find(terms, "fp8 amax/scale updates").applies);
   EXPECT_FALSE(find(terms, "fp8 all-gathers").applies);
+  EXPECT_FALSE(find(terms, "fp8 param gathers").applies);
   EXPECT_TRUE(find(terms, "optimizer step").applies);
   EXPECT_GT(find(terms, "optimizer step").added_us, 0);
   EXPECT_FALSE(find(terms, "grad accumulation").applies);  // Megatron-Core accumulates in place
+}
+
+// Current scaling (Megatron-Bridge's FP8-CS) quantizes a sequence-parallel input on the rank's
+// shard before the gather, as delayed scaling does, and has no amax history or amax all-reduce of
+// its own; its casts cost more than delayed scaling's, whose scale is known before the producer
+// runs.
+TEST(TermEffects, CurrentScalingGathersFp8WithoutAmaxHistories) {
+  const auto& db = lumos::cost::embedded_db();
+  auto q = nemotron_15b(lumos::cost::Dtype::kFp8);
+  q.cfg.stack = "nemo-2025";
+  const double step = run_estimate(q, db).estimate.step_time_us;
+  const auto terms = term_effects(q, db, step);
+  EXPECT_TRUE(find(terms, "fp8 all-gathers").applies);
+  EXPECT_LT(find(terms, "fp8 all-gathers").added_us, 0);
+  EXPECT_FALSE(find(terms, "fp8 amax/scale updates").applies);
+  EXPECT_FALSE(find(terms, "fp8 amax reduction").applies);
+  EXPECT_TRUE(find(terms, "fp8 param gathers").applies);
+  auto d = nemotron_15b(lumos::cost::Dtype::kFp8);
+  const auto delayed = term_effects(d, db, run_estimate(d, db).estimate.step_time_us);
+  EXPECT_GT(find(terms, "fp8 operand casts").added_us, find(delayed, "fp8 operand casts").added_us);
 }

@@ -141,3 +141,26 @@ TEST(SoftwareStack, EmbeddingAllReduceCrossesTheNetworkOnlyWhenStagesAreOnOtherN
   EXPECT_GT(embedding_us(2, 4, 1), 0);                            // 8 GPUs: one node
   EXPECT_LT(embedding_us(2, 4, 1), 0.5 * embedding_us(2, 4, 2));  // 16 GPUs: across nodes
 }
+
+// NeMo's and Megatron-Bridge's FP8 recipes keep the weights in FP8 (fp8_param_gather), so the
+// distributed optimizer gathers 1 B per parameter; Megatron-LM's default, and every BF16 job,
+// gather the 16-bit weights.
+TEST(SoftwareStack, NemoFp8RecipesGatherFp8WeightsAndMegatronCoreGathersBf16) {
+  const auto& db = lumos::cost::embedded_db();
+  auto gather_us = [&](const std::string& stack, lumos::cost::Dtype dt) {
+    ParallelConfig c;
+    c.tp = 8, c.dp = 16, c.mbs = 1, c.gbs = 16, c.stack = stack, c.dtype = dt;
+    c.sequence_parallel = c.distributed_optimizer = true;
+    const ModelSpec m = preset("llama3-70b");
+    const Layout l = check_layout(m, c);
+    const auto& g = db.gpu("h100");
+    const StepCosts k = price_step(m, c, l, db, g, db.default_topology_for(g));
+    return k.param_gather(1e9).dur_us;
+  };
+  using lumos::cost::Dtype;
+  const double bf16 = gather_us("nemo-2024", Dtype::kBf16);
+  EXPECT_LT(gather_us("nemo-2024", Dtype::kFp8), 0.6 * bf16);
+  EXPECT_LT(gather_us("nemo-2025", Dtype::kFp8), 0.6 * bf16);
+  EXPECT_DOUBLE_EQ(gather_us("megatron-core", Dtype::kFp8), bf16);
+  EXPECT_DOUBLE_EQ(gather_us("megatron-core", Dtype::kBf16), bf16);
+}
