@@ -68,6 +68,13 @@ std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConf
     sm.params = params;
     const double P = static_cast<double>(params);
     sm.weights_bytes = P * kWeightBytesPerParam;
+    // FP8 GEMMs multiply FP8 weights. Where the weights are 16-bit, Transformer Engine keeps each
+    // layer GEMM's FP8 copy and its transpose between micro-batches and steps (module/base.py
+    // get_weight_workspace: the "weight" workspace of _fp8_workspaces): 2 B more per layer
+    // parameter. Where they are FP8 (the stack's fp8_param_gather) the weight is that copy, 1 B
+    // and its 1 B transpose, in the 2 B already counted. The embedding and output layer stay bf16.
+    if (c.dtype == cost::Dtype::kFp8 && !c.fsdp && !(stack && stack->fp8_param_gather))
+      sm.weights_bytes += 2.0 * static_cast<double>(pc.per_layer * layers_per_stage / c.tp);
     // The gradient buffer holds each element in the type it is reduced in.
     const double grad_bytes =
         c.grad_reduce_bytes(stack ? stack->grad_reduce_bytes : kGradBytesPerParam);

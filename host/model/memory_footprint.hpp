@@ -1,10 +1,11 @@
 // Memory per GPU of a layout, by Megatron's accounting (calibration.md §2.2 and §4.3,
-// megatron/training/theoretical_memory_usage.py): bf16 weights, fp32 main gradients, fp32 Adam
-// state (master, m, v) sharded over data parallel with the distributed optimizer (and, with
-// FSDP, weights and gradients too, plus the gathered working copies), and the
-// activations of the micro-batches in flight. With flash attention there is no s^2 term, and
-// recompute none and selective keep the same activations; a stack with unfused attention keeps
-// the softmax output (and the dropout mask and output) of every head unless it recomputes them.
+// megatron/training/theoretical_memory_usage.py): bf16 weights (and with FP8 their cached FP8
+// copies, or FP8 weights), fp32 main gradients, fp32 Adam state (master, m, v) sharded over data
+// parallel with the distributed optimizer (and, with FSDP, weights and gradients too, plus the
+// gathered working copies), and the activations of the micro-batches in flight. With flash
+// attention there is no s^2 term, and recompute none and selective keep the same activations; a
+// stack with unfused attention keeps the softmax output (and the dropout mask and output) of every
+// head unless it recomputes them.
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -158,6 +158,34 @@ TEST(Memory, Fp8KeepsOneByteCopiesOfGemmInputs) {
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, c, &stack), 2 * sbh / 8);
 }
 
+// FP8 GEMMs multiply FP8 weights: with 16-bit weights (Megatron-LM's default) Transformer Engine
+// keeps each layer GEMM's FP8 copy and its transpose, 2 B more per layer parameter; NeMo's FP8
+// recipes keep the weights themselves in FP8 (1 B and a 1 B transpose), no more than bf16's 2 B.
+// The embedding and output layer stay bf16 in both.
+TEST(Memory, Fp8WeightCopiesAreKeptUnlessTheWeightsAreFp8) {
+  const auto& db = lumos::cost::embedded_db();
+  const ModelSpec m = preset("llama3-70b");
+  ParallelConfig c;
+  c.tp = 8, c.pp = 4, c.dp = 2, c.gbs = 8, c.distributed_optimizer = true;
+  const Layout l = check_layout(m, c);
+  auto weights = [&](const char* stack, lumos::cost::Dtype dt, int stage) {
+    c.dtype = dt;
+    return memory_per_stage(m, c, l, &db.stack(stack))[static_cast<size_t>(stage)].weights_bytes;
+  };
+  using lumos::cost::Dtype;
+  const ParamCounts pc = parameter_counts(m, l.padded_vocab);
+  const double layer_params = static_cast<double>(pc.per_layer * l.layers_on_stage(1, 4) / 8);
+  EXPECT_DOUBLE_EQ(
+      weights("megatron-core", Dtype::kFp8, 1) - weights("megatron-core", Dtype::kBf16, 1),
+      2 * layer_params);
+  EXPECT_DOUBLE_EQ(weights("nemo-2024", Dtype::kFp8, 1), weights("nemo-2024", Dtype::kBf16, 1));
+  // The first stage's embedding adds no FP8 copy.
+  const double first = static_cast<double>(pc.per_layer * l.layers_on_stage(0, 4) / 8);
+  EXPECT_DOUBLE_EQ(
+      weights("megatron-core", Dtype::kFp8, 0) - weights("megatron-core", Dtype::kBf16, 0),
+      2 * first);
+}
+
 // Gradients kept in 16 bit (Megatron-Core's grad_reduce_in_fp32 = False) take 2 B per parameter
 // in the buffer; the optimizer step's fp32 copies of the shard it updates (4 B x P / d) come once
 // the activations are freed, so they add only what outgrows the activations. 16-bit remainders
