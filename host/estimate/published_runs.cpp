@@ -36,7 +36,10 @@ std::string options_of(const EstimateRequest& q, const std::string& model_flags)
 }
 
 // A DGX-H100 row of calibration.md §1.2: FP8 GEMMs, sequence parallel whenever TP > 1,
-// distributed optimizer, no recomputation, NeMo / Megatron-Bridge recipes.
+// distributed optimizer, no recomputation, NeMo / Megatron-Bridge recipes. Megatron-Bridge's
+// performance scripts keep and reduce the Llama gradients in bf16 (scripts/performance/configs/
+// llama: set_llama3_common_configs and set_llama31_common_configs set grad_reduce_in_fp32 =
+// False; read at a later commit than these containers').
 PublishedRun h100(std::string label, std::string source, double tflops, std::string note,
                   const std::string& model, int tp, int cp, int pp, int dp, int v, int64_t mbs,
                   int64_t gbs, bool split, bool fsdp = false) {
@@ -56,6 +59,7 @@ PublishedRun h100(std::string label, std::string source, double tflops, std::str
   c.distributed_optimizer = !fsdp;
   c.fsdp = fsdp;
   c.split_counts_embedding = split;
+  c.grad_reduce_in_fp32 = false;
   c.stack = "nemo-2025";
   r.model_options = "--model " + model;
   return r;
