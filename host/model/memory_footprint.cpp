@@ -58,7 +58,8 @@ std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConf
     sm.stage = st;
     const int64_t layers_per_stage = l.layers_on_stage(st, c.pp);
     // Tensor-parallel layers split their weights; norms are replicated (small; counted split).
-    int64_t params = pc.per_layer * layers_per_stage / c.tp;
+    const int64_t layer_params = pc.per_layer * layers_per_stage / c.tp;
+    int64_t params = layer_params;
     if (st == 0)
       params += (l.padded_vocab * m.hidden) / c.tp + (pc.embedding - l.padded_vocab * m.hidden);
     if (st == c.pp - 1) {
@@ -74,7 +75,7 @@ std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConf
     // parameter. Where they are FP8 (the stack's fp8_param_gather) the weight is that copy, 1 B
     // and its 1 B transpose, in the 2 B already counted. The embedding and output layer stay bf16.
     if (c.dtype == cost::Dtype::kFp8 && !c.fsdp && !(stack && stack->fp8_param_gather))
-      sm.weights_bytes += 2.0 * static_cast<double>(pc.per_layer * layers_per_stage / c.tp);
+      sm.weights_bytes += 2.0 * static_cast<double>(layer_params);
     // The gradient buffer holds each element in the type it is reduced in.
     const double grad_bytes =
         c.grad_reduce_bytes(stack ? stack->grad_reduce_bytes : kGradBytesPerParam);
