@@ -458,6 +458,8 @@ void parse_stacks(element root, KernelsDb* db) {
     s.optimizer_bytes_per_param = non_negative("optimizer_bytes_per_param");
     s.grad_accumulation_bytes = non_negative("grad_accumulation_bytes");
     s.fp8_param_gather = r.flag(e, "fp8_param_gather", path);
+    s.fp8_cast_fusion = static_cast<Fp8CastFusion>(
+        choice(r, e, "fp8_cast_fusion", path, {"none", "norm", "norm_and_activation"}));
     s.selective = static_cast<SelectiveRecompute>(
         choice(r, e, "selective_recompute", path, {"attention_core", "every_other_matmul"}));
     const std::string recipe = r.str(e, "fp8_recipe", path);
@@ -670,6 +672,12 @@ const char* to_string(TpOverlap t) {
 
 const char* to_string(SelectiveRecompute s) {
   return s == SelectiveRecompute::kAttentionCore ? "attention_core" : "every_other_matmul";
+}
+
+const char* to_string(Fp8CastFusion f) {
+  return f == Fp8CastFusion::kNone   ? "none"
+         : f == Fp8CastFusion::kNorm ? "norm"
+                                     : "norm_and_activation";
 }
 
 const char* to_string(Arch a) {

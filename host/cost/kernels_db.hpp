@@ -157,8 +157,14 @@ struct TrainingParams {
 // pipelined with the GEMM beside it (Transformer Engine's userbuffers, --tp-comm-overlap).
 enum class TpOverlap { kNone, kBackward, kUserbuffers };
 enum class SelectiveRecompute { kAttentionCore, kEveryOtherMatmul };
+// Which kernels that produce an FP8 GEMM's input (or output gradient) also quantize it:
+// none (eager casts of their own), the norm before QKV and FC1 (Transformer Engine's
+// LayerNormLinear under Megatron-Core, whose activation is its own bf16 kernel), or the norm and
+// the activation before FC2 with the activation's backward.
+enum class Fp8CastFusion { kNone, kNorm, kNormAndActivation };
 const char* to_string(TpOverlap t);
 const char* to_string(SelectiveRecompute s);
+const char* to_string(Fp8CastFusion f);
 
 // What an FP8 recipe of Transformer Engine runs besides its FP8 GEMMs (stacks.json
 // "fp8_recipes"; docs/design.md, "FP8 recipes"): the quantization of every GEMM operand, in B of
@@ -167,10 +173,11 @@ const char* to_string(SelectiveRecompute s);
 struct Fp8Recipe {
   std::string name;
   // An activation cast by its own kernel; one whose cast is fused into the kernel that produces
-  // it (the norm before QKV and FC1, the activation before FC2), beyond what that kernel moves.
+  // it (the stack's fp8_cast_fusion says which), beyond what that kernel moves.
   double input_cast_bytes = 6, fused_input_cast_bytes = 6;
   double weight_cast_bytes = 5;  // once per step: cached across micro-batches
-  // An output gradient cast by its own kernel; one fused into the activation's backward.
+  // An output gradient cast by its own kernel; one fused into the activation's backward (where
+  // the stack's fp8_cast_fusion includes the activation).
   double grad_cast_bytes = 6, fused_grad_cast_bytes = 6;
   // Kernels per FP8 module (3 a layer) per pass that update amax histories and scales.
   double scale_update_kernels = 0;
@@ -198,6 +205,7 @@ struct StackSpec {
   // With --dtype fp8 the weights are kept in FP8 (Megatron-Core's fp8_param_gather), so the
   // distributed optimizer's or FSDP's parameter all-gathers move 1 B per parameter, not 2.
   bool fp8_param_gather = false;
+  Fp8CastFusion fp8_cast_fusion = Fp8CastFusion::kNorm;
   SelectiveRecompute selective = SelectiveRecompute::kAttentionCore;
   Fp8Recipe fp8;  // the recipe its FP8 GEMMs run under (--dtype fp8)
   // The stack's one constant fitted to step-level published runs (the model allows one per stack):

@@ -240,6 +240,8 @@ class StepPricer {
         swiglu(m.act == Activation::kSwiglu),
         fc1_n(f * (swiglu ? 2 : 1) / t),
         fused(stack.fused_kernels),
+        norm_casts(stack.fp8_cast_fusion != cost::Fp8CastFusion::kNone),
+        activation_casts(stack.fp8_cast_fusion == cost::Fp8CastFusion::kNormAndActivation),
         norm_b(fused ? 4.0 : stack.eager_norm_bytes),
         act(swiglu ? "swiglu" : "gelu"),
         act_fwd_b(fused ? (swiglu ? 6 : 4) : stack.eager_act_bytes),
@@ -495,7 +497,7 @@ class StepPricer {
   void layer_forward(std::vector<KernelOp>& F) {
     scale_update(F);
     F.push_back(norm_fwd());
-    quantize_fwd(F, (q + 2 * kv) / t, h, true);
+    quantize_fwd(F, (q + 2 * kv) / t, h, norm_casts);
     tp_gemm(F, true, P.gemm("qkv", T, (q + 2 * kv) / t, h, dt));
     if (!gpt) F.push_back(rope(false));
     if (c.cp > 1)
@@ -507,11 +509,11 @@ class StepPricer {
     tp_gemm(F, false, P.gemm("attention out", T, h, q / t, dt));
     F.push_back(residual());
     F.push_back(norm_fwd());
-    quantize_fwd(F, fc1_n, h, true);
+    quantize_fwd(F, fc1_n, h, norm_casts);
     tp_gemm(F, true, P.gemm("fc1", T, fc1_n, h, dt));
     F.push_back(
         P.membound(act + "_fwd_kernel", "elementwise", static_cast<double>(T * f / t) * act_fwd_b));
-    quantize_fwd(F, h, f / t, true);
+    quantize_fwd(F, h, f / t, activation_casts);
     tp_gemm(F, false, P.gemm("fc2", T, h, f / t, dt));
     F.push_back(residual());
   }
@@ -524,7 +526,7 @@ class StepPricer {
     B.push_back(P.gemm("fc2 weight grad", h, f / t, T, dt));
     B.push_back(
         P.membound(act + "_bwd_kernel", "elementwise", static_cast<double>(T * f / t) * act_bwd_b));
-    quantize_bwd(B, fc1_n, true);
+    quantize_bwd(B, fc1_n, activation_casts);
     column_parallel_bwd(B, "fc1", fc1_n, h);
     B.push_back(after_column_parallel(norm_bwd()));
     B.push_back(residual());
@@ -719,6 +721,9 @@ class StepPricer {
   const bool swiglu;
   const int64_t fc1_n;
   const bool fused;
+  // FP8 casts fused into the norm before QKV and FC1, and into the activation before FC2 and
+  // its backward (the stack's fp8_cast_fusion).
+  const bool norm_casts, activation_casts;
   const double norm_b;
   const std::string act;
   const double act_fwd_b, act_bwd_b, rope_b;

@@ -164,3 +164,34 @@ TEST(SoftwareStack, NemoFp8RecipesGatherFp8WeightsAndMegatronCoreGathersBf16) {
   EXPECT_DOUBLE_EQ(gather_us("megatron-core", Dtype::kFp8), bf16);
   EXPECT_DOUBLE_EQ(gather_us("megatron-core", Dtype::kBf16), bf16);
 }
+
+// Under Megatron-Core only the norm before QKV and FC1 is Transformer Engine's and writes FP8:
+// the SwiGLU is Megatron's own bf16 kernel, so FC2's input and FC1's output gradient are cast by
+// kernels of their own (4 B per element under delayed scaling), where a stack whose activation
+// quantizes (norm_and_activation) leaves only the transposes.
+TEST(SoftwareStack, MegatronCastsTheActivationOutputAndGradientInKernelsOfTheirOwn) {
+  lumos::cost::KernelsDb db = lumos::cost::embedded_db();
+  ParallelConfig c;
+  c.tp = 4, c.dp = 1, c.mbs = 1, c.gbs = 1, c.stack = "megatron-core";
+  c.sequence_parallel = true, c.dtype = lumos::cost::Dtype::kFp8;
+  const ModelSpec m = preset("llama3-70b");
+  const Layout l = check_layout(m, c);
+  const auto& g = db.gpu("h100");
+  auto cast_bytes = [&](const std::vector<KernelOp>& ops) {
+    double us = 0;
+    for (const KernelOp& op : ops)
+      if (op.name.rfind("cast_transpose_fp8_kernel", 0) == 0 && !op.first_microbatch_only)
+        us += op.dur_us;
+    return us;
+  };
+  const StepCosts norm = price_step(m, c, l, db, g, db.default_topology_for(g));
+  db.stacks.at("megatron-core").fp8_cast_fusion = lumos::cost::Fp8CastFusion::kNormAndActivation;
+  const StepCosts both = price_step(m, c, l, db, g, db.default_topology_for(g));
+  ASSERT_EQ(db.stack("megatron-core").fp8.input_cast_bytes, 4);
+  // Forward: the attention projection's input alone with the activation fused; FC2's input
+  // (ffn / tp = 7168 per token against 8192) beside it without.
+  EXPECT_GT(cast_bytes(norm.layer_fwd), 1.8 * cast_bytes(both.layer_fwd));
+  // Backward: FC1's output gradient (2 x 7168 per token) joins those of FC2, the projection and
+  // QKV.
+  EXPECT_GT(cast_bytes(norm.layer_bwd), 1.5 * cast_bytes(both.layer_bwd));
+}
