@@ -163,7 +163,9 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
                                                                     : "after backward",
       e.cfg.grad_reduce_bytes(stack.grad_reduce_bytes) == 2 ? "16 bit" : "fp32",
       stack.optimizer_bytes_per_param);
-  if (e.cfg.dtype == cost::Dtype::kFp8) e.stack_summary += ", FP8 " + stack.fp8.name;
+  if (e.cfg.dtype == cost::Dtype::kFp8)
+    e.stack_summary += ", FP8 " + stack.fp8.name +
+                       " (cast fusion: " + cost::to_string(stack.fp8_cast_fusion) + ")";
   e.gpu = gpu.name;
   e.topology = topo.name;
   if (req.nic_gbps > 0) e.topology += strprintf(" with %.4g GB/s NICs", req.nic_gbps);
