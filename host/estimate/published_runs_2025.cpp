@@ -389,9 +389,16 @@ void append_runs_2025(std::vector<PublishedRun>* v) {
     // dgxc-benchmarking's llama3.1/pretrain_llama31.py sets the FP8 runs' precision plugin to
     // NeMo's bf16_with_fp8_mixed with grad_reduce_in_fp32 = False: their gradients are kept and
     // reduced in bf16, the BF16 runs' (the recipe's bf16_mixed) in fp32.
+    // Its 70B and 405B FP8 runs take NeMo's userbuffers_fp8_h100_* configs, whose attention
+    // projection and FC2 reduce-scatters have fp8_buf set (NeMo's
+    // nemo/collections/llm/recipes/tp_overlap_configs/userbuffers.py).
     if (std::string(t.id).find("llama31") != std::string::npos && t.dtype == F) {
       r.request.cfg.grad_reduce_in_fp32 = false;
       r.note = "bf16 gradients (the script's FP8 plugin)";
+      if (t.tp > 1) {
+        r.request.cfg.tp_comm_fp8_reduce_scatter = true;
+        r.note += "; FP8 reduce-scatter buffers (its userbuffers config)";
+      }
     }
     // Nemotron-4 340B alone keeps and reduces its gradients in bf16: dgxc-benchmarking ran
     // this table (the same step times under its 24.11 release, NeMo 24.09) with NeMo 1's

@@ -41,6 +41,8 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
       recipe + ".scale_update_kernels; membound.json floor_us");
   add(Term::kFp8Gathers, fp8 && sp && s.fp8.gather_fp8, "1 B per element",
       recipe + ".gather_fp8; nccl.json");
+  add(Term::kFp8ReduceScatters, fp8 && sp && ub && req.cfg.tp_comm_fp8_reduce_scatter,
+      "1 B per element", "--tp-comm-fp8-reduce-scatter (Transformer Engine userbuffers fp8_buf)");
   const int stage_ranks = req.cfg.tp * req.cfg.cp * req.cfg.dp;
   add(Term::kFp8AmaxReduction, fp8 && s.fp8.amax_reductions_per_pass > 0 && stage_ranks > 1,
       strprintf("%.0f per chunk and pass over %d ranks", s.fp8.amax_reductions_per_pass,

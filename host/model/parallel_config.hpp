@@ -46,6 +46,11 @@ struct ParallelConfig {
   // Tensor-parallel communication overlap with userbuffers (Transformer Engine, NeMo's
   // tp_comm_overlap): on, off (the stack's overlap without it), or unset = the stack's.
   std::optional<bool> tp_comm_overlap;
+  // With userbuffers and FP8, the forward row-parallel GEMMs (attention projection, FC2) write
+  // FP8 into the reduce-scatter's buffers and the reduce-scatter moves 1 B per element
+  // (Transformer Engine's fp8_buf on proj_fprop and fc2_fprop, as NeMo's FP8 userbuffers configs
+  // for H100 set it); off, Transformer Engine's default, they move bf16.
+  bool tp_comm_fp8_reduce_scatter = false;
   // Gradients kept and reduced in fp32 (Megatron-Core's grad_reduce_in_fp32, NeMo's plugin
   // setting) or in the 16-bit parameter type; unset = the stack's. Sets both the gradient
   // buffer's bytes per parameter and the data-parallel reduction's message size.

@@ -30,10 +30,10 @@ const char* to_string(CommGroup g) {
 
 const char* to_string(Term t) {
   static const char* kNames[kNumTerms] = {
-      "stack kernel_time_factor", "fp8 operand casts",     "fp8 amax/scale updates",
-      "fp8 all-gathers",          "fp8 amax reduction",    "fp8 param gathers",
-      "tp userbuffers",           "overlap SM contention", "optimizer step",
-      "grad accumulation",        "host launch overhead"};
+      "stack kernel_time_factor", "fp8 operand casts",   "fp8 amax/scale updates",
+      "fp8 all-gathers",          "fp8 reduce-scatters", "fp8 amax reduction",
+      "fp8 param gathers",        "tp userbuffers",      "overlap SM contention",
+      "optimizer step",           "grad accumulation",   "host launch overhead"};
   return kNames[static_cast<int>(t)];
 }
 
@@ -257,6 +257,8 @@ class StepPricer {
         scores(static_cast<double>(bh) * static_cast<double>(sq) * static_cast<double>(sk)),
         fp8(dt == cost::Dtype::kFp8),
         fp8_gather(fp8 && stack.fp8.gather_fp8 && opt.with(Term::kFp8Gathers)),
+        fp8_scatter(fp8 && sp && c.tp_comm_fp8_reduce_scatter &&
+                    opt.with(Term::kFp8ReduceScatters)),
         ub(t > 1 && opt.with(Term::kTpUserbuffers) &&
            c.tp_comm_overlap.value_or(stack.tp_overlap == cost::TpOverlap::kUserbuffers)),
         overlap_tp(t > 1 && (ub || stack.tp_overlap != cost::TpOverlap::kNone)),
@@ -342,6 +344,8 @@ class StepPricer {
       return;
     }
     KernelOp comm = gather ? gather_op(true) : scatter_op();
+    if (!gather && ub && fp8_scatter)
+      comm = P.collective(CommGroup::kTp, Collective::kReduceScatter, hb / 2, T * h, Tn * h, "fp8");
     if (!ub) {
       if (gather) ops.push_back(comm);
       ops.push_back(gemm);
@@ -732,8 +736,9 @@ class StepPricer {
   const int64_t heads_l, sq, sk, d, bh;
   const double scores;
   const bool fp8;
-  const bool fp8_gather;  // sequence-parallel gathers of GEMM inputs in FP8
-  const bool ub;          // userbuffers: forward and row-parallel backward collectives pipelined
+  const bool fp8_gather;   // sequence-parallel gathers of GEMM inputs in FP8
+  const bool fp8_scatter;  // userbuffers reduce-scatters of forward GEMM outputs in FP8
+  const bool ub;           // userbuffers: forward and row-parallel backward collectives pipelined
   const bool overlap_tp;
   const double kv_bytes;
   const KernelOp amax_share;       // a layer's share of its chunk's amax all-reduce, per pass

@@ -48,6 +48,7 @@ enum class Term : uint8_t {
   kFp8Casts,           // the FP8 recipe's operand and weight casts
   kFp8ScaleUpdates,    // delayed scaling's amax history and scale updates
   kFp8Gathers,         // sequence-parallel gathers in FP8 (taken out: in bf16)
+  kFp8ReduceScatters,  // userbuffers reduce-scatters of FP8 GEMM outputs (taken out: in bf16)
   kFp8AmaxReduction,   // delayed scaling's amax all-reduce per model chunk and pass
   kFp8ParamGathers,    // parameter all-gathers of FP8 weights (taken out: in bf16)
   kTpUserbuffers,      // TP collectives pipelined with their GEMMs (taken out: the stack's rest)
@@ -56,7 +57,7 @@ enum class Term : uint8_t {
   kGradAccumulation,   // a kernel per micro-batch adding weight gradients into main grads
   kHostLaunch,         // CPU time per launch, launch latency, event calls
 };
-constexpr int kNumTerms = 11;
+constexpr int kNumTerms = 12;
 const char* to_string(Term t);
 
 // Knobs for tests and idealized what-ifs.

@@ -93,3 +93,26 @@ TEST(TermEffects, CurrentScalingGathersFp8WithoutAmaxHistories) {
   const auto delayed = term_effects(d, db, run_estimate(d, db).estimate.step_time_us);
   EXPECT_GT(find(terms, "fp8 operand casts").added_us, find(delayed, "fp8 operand casts").added_us);
 }
+
+// NeMo's FP8 userbuffers configs set fp8_buf on the attention projection's and FC2's
+// reduce-scatters: the GEMMs write FP8 and the reduce-scatters move half the bytes. Off by
+// default (Transformer Engine's), never for BF16 or without userbuffers.
+TEST(TermEffects, Fp8ReduceScatterBuffersOnlyWhereAsked) {
+  const auto& db = lumos::cost::embedded_db();
+  auto terms_of = [&](const EstimateRequest& q) {
+    return term_effects(q, db, run_estimate(q, db).estimate.step_time_us);
+  };
+  auto q = nemotron_15b(lumos::cost::Dtype::kFp8);
+  EXPECT_FALSE(find(terms_of(q), "fp8 reduce-scatters").applies);
+  q.cfg.tp_comm_fp8_reduce_scatter = true;
+  const auto on = terms_of(q);
+  EXPECT_TRUE(find(on, "fp8 reduce-scatters").applies);
+  EXPECT_LT(find(on, "fp8 reduce-scatters").added_us, 0);
+  EXPECT_LT(run_estimate(q, db).estimate.step_time_us,
+            run_estimate(nemotron_15b(lumos::cost::Dtype::kFp8), db).estimate.step_time_us);
+  q.cfg.tp_comm_overlap = false;
+  EXPECT_FALSE(find(terms_of(q), "fp8 reduce-scatters").applies);
+  auto b = nemotron_15b(lumos::cost::Dtype::kBf16);
+  b.cfg.tp_comm_fp8_reduce_scatter = true;
+  EXPECT_FALSE(find(terms_of(b), "fp8 reduce-scatters").applies);
+}
