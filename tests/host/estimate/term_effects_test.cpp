@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "common/error.hpp"
 #include "cost/kernels_db.hpp"
 #include "estimate/term_effects.hpp"
 
@@ -96,7 +97,7 @@ TEST(TermEffects, CurrentScalingGathersFp8WithoutAmaxHistories) {
 
 // NeMo's FP8 userbuffers configs set fp8_buf on the attention projection's and FC2's
 // reduce-scatters: the GEMMs write FP8 and the reduce-scatters move half the bytes. Off by
-// default (Transformer Engine's), never for BF16 or without userbuffers.
+// default (Transformer Engine's); not run without userbuffers; refused for a BF16 job.
 TEST(TermEffects, Fp8ReduceScatterBuffersOnlyWhereAsked) {
   const auto& db = lumos::cost::embedded_db();
   auto terms_of = [&](const EstimateRequest& q) {
@@ -114,5 +115,5 @@ TEST(TermEffects, Fp8ReduceScatterBuffersOnlyWhereAsked) {
   EXPECT_FALSE(find(terms_of(q), "fp8 reduce-scatters").applies);
   auto b = nemotron_15b(lumos::cost::Dtype::kBf16);
   b.cfg.tp_comm_fp8_reduce_scatter = true;
-  EXPECT_FALSE(find(terms_of(b), "fp8 reduce-scatters").applies);
+  EXPECT_THROW(run_estimate(b, db), lumos::InputError);
 }
