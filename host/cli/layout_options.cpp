@@ -106,6 +106,7 @@ EstimateRequest request_from(const cxxopts::ParseResult& a) {
   if (c.dtype != cost::Dtype::kBf16 && c.dtype != cost::Dtype::kFp16 &&
       c.dtype != cost::Dtype::kFp8)
     throw InputError("--dtype " + a["dtype"].as<std::string>() + ": expected bf16, fp16 or fp8");
+  estimate::check_settings(c);
   if (a.count("stack")) c.stack = a["stack"].as<std::string>();
   if (a.count("tp-comm-overlap")) {
     const std::string v = a["tp-comm-overlap"].as<std::string>();

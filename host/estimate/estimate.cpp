@@ -129,6 +129,15 @@ void derive(const cost::StackSpec& stack, const cost::GpuSpec& gpu, const cost::
 
 }  // namespace
 
+// Layouts without userbuffers reduce-scatters (TP 1, no sequence parallelism, overlap off: a
+// search passes through them) run them in bf16; a BF16 job has no FP8 to write into them.
+void check_settings(const model::ParallelConfig& c) {
+  if (c.tp_comm_fp8_reduce_scatter && c.dtype != cost::Dtype::kFp8)
+    throw InputError(
+        "--tp-comm-fp8-reduce-scatter: needs --dtype fp8 (the GEMMs write FP8 into the "
+        "reduce-scatter's buffers)");
+}
+
 EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) {
   EstimateRun run;
   Estimate& e = run.estimate;
@@ -150,12 +159,7 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
     throw InputError(
         std::string("--attention ") + cost::to_string(*e.cfg.attention) + ": stack " + stack.name +
         " runs unfused attention (its own kernels); pick a stack with fused attention");
-  // Layouts without userbuffers reduce-scatters (TP 1, no sequence parallelism, overlap off:
-  // a search passes through them) run it as the bf16 it is; a BF16 job has no FP8 to write.
-  if (e.cfg.tp_comm_fp8_reduce_scatter && e.cfg.dtype != cost::Dtype::kFp8)
-    throw InputError(
-        "--tp-comm-fp8-reduce-scatter: needs --dtype fp8 (the GEMMs write FP8 into "
-        "the reduce-scatter's buffers)");
+  check_settings(e.cfg);
   e.stack_summary = strprintf(
       "%s attention%s, %s kernels, tensor-parallel overlap %s, gradient reduction %s in %s, "
       "optimizer %.0f B/param",

@@ -93,6 +93,10 @@ struct EstimateRun {
   replay::ReplayResult replay;
 };
 
+// Throws InputError where a layout's settings contradict each other beyond what a layout search
+// passes through (FP8 reduce-scatter buffers for a job without FP8).
+void check_settings(const model::ParallelConfig& c);
+
 // Throws InputError for an invalid model or layout, or an unknown GPU or topology.
 EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db);
 
