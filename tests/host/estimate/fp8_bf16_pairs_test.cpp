@@ -1,6 +1,7 @@
 // BF16 against FP8 on the same layout: the dgxc-benchmarking rows of published-runs.json (NVIDIA
-// DGX Cloud benchmarking recipes, NeMo 24.12, H100) come in pairs that differ only in the GEMM
-// precision. The FP8 recipe's own costs (its casts, scale updates and FP8 gathers, stacks.json
+// DGX Cloud benchmarking recipes, NeMo 24.12, H100) come in pairs that differ in the GEMM
+// precision and in what the FP8 runs' script sets with it (bf16 gradients, FP8 reduce-scatter
+// buffers). The FP8 recipe's own costs (its casts, scale updates and FP8 gathers, stacks.json
 // fp8_recipes) and the FP8 GEMMs' efficiency decide the ratio of the two step times, which the
 // stack's fitted constant cancels out of; so the ratio checks the FP8 terms on their own. The
 // rows are the ones `lumos bench estimate` prices (estimate/published_runs_2025.cpp), each pair
