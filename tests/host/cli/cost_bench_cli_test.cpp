@@ -173,12 +173,14 @@ TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
   // Each row's `lumos estimate` flags reproduce its step time: a pipelined SC21 run (its DDP
   // reduces after the backward pass), BLOOM (own stack, topology, split embedding), torchtitan and
   // Nemotron-4 340B (its head dimension from hidden / heads, its recipe's gradient type, master
-  // weights and attention kernels).
+  // weights and attention kernels), and Llama 3.1 405B in FP8 (its script's bf16 gradients and
+  // FP8 reduce-scatter buffers).
   size_t replayed = 0;
   for (auto row : d["calibration"].get_array()) {
     const std::string id(row["id"].get_string().value());
     if (id != "narayanan21_t1_39.1B" && id != "bloom176b_production_iter85376" &&
-        id != "torchtitan_t1_8b_fsdp8" && id != "dgxc_nemotron4_340b_bf16_128gpu")
+        id != "torchtitan_t1_8b_fsdp8" && id != "dgxc_nemotron4_340b_bf16_128gpu" &&
+        id != "dgxc_llama31_405b_fp8_576gpu")
       continue;
     ++replayed;
     const std::string options(row["options"].get_string().value());
@@ -187,6 +189,8 @@ TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
     if (id == "dgxc_nemotron4_340b_bf16_128gpu")
       EXPECT_NE(options.find("--attention flash2 --grad-reduce-in-fp32 off"), std::string::npos)
           << options;
+    if (id == "dgxc_llama31_405b_fp8_576gpu")
+      EXPECT_NE(options.find("--tp-comm-fp8-reduce-scatter"), std::string::npos) << options;
     const auto e = run_lumos("estimate --json " + options);
     ASSERT_EQ(e.exit_code, 0) << options << "\n" << e.out;
     simdjson::dom::parser ep;
@@ -194,7 +198,7 @@ TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
                 row["step_time_s"].get_double().value(), 1e-9)
         << options;
   }
-  EXPECT_EQ(replayed, 4u);
+  EXPECT_EQ(replayed, 5u);
   size_t groups = 0;
   for (auto g : d["groups"].get_array()) {
     ++groups;

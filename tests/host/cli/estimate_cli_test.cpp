@@ -65,14 +65,36 @@ TEST(EstimateCli, TextReportNamesTheLayoutAndMemoryVerdict) {
   EXPECT_NE(r.out.find("MFU"), std::string::npos);
 }
 
+// The FP8 reduce-scatter buffers through the command: the published runs' option string
+// (estimate/published_runs.cpp) carries the flag, and the command prices the term it names.
+TEST(EstimateCli, Fp8ReduceScatterBuffersAreAnOptionTheExplanationPrices) {
+  const std::string job =
+      "estimate --model llama3-70b --gpu h100 --tp 4 --pp 2 --dp 2 --gbs 16 --sp --dtype fp8 "
+      "--stack nemo-2024 --explain";
+  const auto on = run_lumos(job + " --tp-comm-fp8-reduce-scatter");
+  ASSERT_EQ(on.exit_code, 0) << on.out;
+  const auto at = on.out.find("fp8 reduce-scatters");
+  ASSERT_NE(at, std::string::npos) << on.out;
+  EXPECT_NE(on.out.substr(at, 80).find("1 B per element"), std::string::npos) << on.out;
+  const auto off = run_lumos(job);
+  ASSERT_EQ(off.exit_code, 0) << off.out;
+  EXPECT_NE(off.out.substr(off.out.find("fp8 reduce-scatters"), 80).find("not used"),
+            std::string::npos)
+      << off.out;
+  EXPECT_NE(off.out.find("step time"), std::string::npos);
+  EXPECT_NE(on.out.substr(on.out.find("step time"), 40),
+            off.out.substr(off.out.find("step time"), 40));
+}
+
 TEST(EstimateCli, InvalidLayoutsGetOneLineAndExitOne) {
   for (const char* args :
        {"estimate --tp 5", "estimate --gbs 63", "estimate --pp 1 --interleave 2",
         "estimate --pp 4 --interleave 2 --gbs 6 --dp 1", "estimate --model gpt4",
         "estimate --sp --tp 1", "estimate --recompute most", "estimate --dtype int4",
         "estimate --layers 0", "estimate --model llama3-405b --pp 8 --interleave 8 --tp 8",
-        "estimate --gpu a100 --dtype fp8", "generate", "estimate --tp 0",
-        "estimate --fsdp --dp 1"}) {
+        "estimate --gpu a100 --dtype fp8", "generate", "estimate --tp 0", "estimate --fsdp --dp 1",
+        "estimate --tp-comm-fp8-reduce-scatter",
+        "estimate --search --gpus 16 --gbs 64 --tp-comm-fp8-reduce-scatter"}) {
     const auto r = run_lumos(args);
     EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.out;
     EXPECT_EQ(lines(r.out), 1u) << args << "\n" << r.out;
