@@ -409,6 +409,12 @@ void parse_fp8_recipes(const Reader& r, element root, KernelsDb* db) {
     f.scale_update_kernels = bytes("scale_update_kernels");
     f.amax_reductions_per_pass = bytes("amax_reductions_per_pass");
     f.gather_fp8 = r.sourced_required(e, "gather_fp8", path) != 0;
+    f.gathered_cast_bytes = bytes("gathered_cast_bytes");
+    // The one figure that can be negative: a norm that writes FP8 writes 1 B less than in bf16.
+    f.gathered_fused_cast_bytes = r.sourced_required(e, "gathered_fused_cast_bytes", path);
+    if (!(f.gathered_fused_cast_bytes >= -2 && f.gathered_fused_cast_bytes <= 64))
+      r.fail(path + ".gathered_fused_cast_bytes.value", "expected a number in [-2, 64]");
+    f.gathered_transpose_bytes = bytes("gathered_transpose_bytes");
     db->fp8_recipes[f.name] = f;
   }
   if (db->fp8_recipes.empty()) r.fail("fp8_recipes", "expected at least one recipe");

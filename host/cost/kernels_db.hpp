@@ -184,6 +184,10 @@ struct Fp8Recipe {
   // Amax all-reduces across the pipeline stage's ranks per model chunk and pass (delayed scaling).
   double amax_reductions_per_pass = 0;
   bool gather_fp8 = false;  // sequence-parallel all-gathers of GEMM inputs move FP8 (1 B)
+  // A tensor gathered in FP8 (gather_fp8, sequence parallel) is quantized on the rank's shard,
+  // data only, by a cast of its own or by the norm that produces it (negative where the norm's
+  // FP8 output saves bytes), and transposed for the weight gradient once gathered.
+  double gathered_cast_bytes = 5, gathered_fused_cast_bytes = 3, gathered_transpose_bytes = 2;
 };
 
 struct StackSpec {

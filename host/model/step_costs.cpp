@@ -435,24 +435,49 @@ class StepPricer {
   // fused into the norm or activation that produced it (`fused`), and, on the first micro-batch
   // only (Transformer Engine caches FP8 weights across micro-batches), the weight; in backward
   // the output gradient. Delayed scaling also updates each FP8 module's amax history and scales.
-  void quantize_fwd(std::vector<KernelOp>& ops, int64_t N, int64_t K, bool fused) const {
+  // A tensor that a sequence-parallel all-gather moves in FP8 (`gathered`: the norm's output
+  // before QKV and FC1, the output gradient of the attention projection and FC2) is quantized
+  // on the rank's shard of Tn rows, data only, and transposed once gathered (stacks.json
+  // gathered_*_bytes).
+  void quantize_fwd(std::vector<KernelOp>& ops, int64_t N, int64_t K, bool fused,
+                    bool gathered = false) const {
     if (!fp8 || !opt.with(Term::kFp8Casts)) return;
     KernelOp w = P.membound("cast_transpose_fp8_kernel (weight)", "elementwise",
                             stack.fp8.weight_cast_bytes * static_cast<double>(N * K));
     w.first_microbatch_only = true;
     ops.push_back(w);
+    if (gathered_fp8(gathered)) return quantize_gathered(ops, K, fused);
     const double b = fused ? stack.fp8.fused_input_cast_bytes : stack.fp8.input_cast_bytes;
     if (b > 0)
       ops.push_back(P.membound(fused ? "fp8_transpose_kernel" : "cast_transpose_fp8_kernel",
                                "elementwise", b * static_cast<double>(T * K)));
   }
-  void quantize_bwd(std::vector<KernelOp>& ops, int64_t N, bool fused) const {
+  void quantize_bwd(std::vector<KernelOp>& ops, int64_t N, bool fused,
+                    bool gathered = false) const {
     if (!fp8 || !opt.with(Term::kFp8Casts)) return;
+    if (gathered_fp8(gathered)) return quantize_gathered(ops, N, fused);
     const double b = fused ? stack.fp8.fused_grad_cast_bytes : stack.fp8.grad_cast_bytes;
     if (b > 0)
       ops.push_back(
           P.membound(fused ? "fp8_transpose_kernel (gradient)" : "cast_transpose_fp8_kernel",
                      "elementwise", b * static_cast<double>(T * N)));
+  }
+  bool gathered_fp8(bool gathered) const { return gathered && fp8_gather && sp && t > 1; }
+  // Fused into the norm, the shard's bytes net into the transpose's kernel (they can be
+  // negative: the norm writes FP8 in place of bf16).
+  void quantize_gathered(std::vector<KernelOp>& ops, int64_t width, bool fused) const {
+    const double w = static_cast<double>(width);
+    const double shard_b =
+        (fused ? stack.fp8.gathered_fused_cast_bytes : stack.fp8.gathered_cast_bytes) *
+        static_cast<double>(Tn) * w;
+    const double transpose_b = stack.fp8.gathered_transpose_bytes * static_cast<double>(T) * w;
+    if (fused) {
+      ops.push_back(
+          P.membound("fp8_transpose_kernel", "elementwise", std::max(0.0, shard_b + transpose_b)));
+      return;
+    }
+    ops.push_back(P.membound("cast_fp8_kernel (shard)", "elementwise", shard_b));
+    ops.push_back(P.membound("fp8_transpose_kernel", "elementwise", transpose_b));
   }
   // Amax history and scale update: kernels per FP8 module (QKV with its norm, the attention
   // projection, the MLP) and pass, of a few bytes each (the launch floor prices them).
@@ -501,7 +526,7 @@ class StepPricer {
   void layer_forward(std::vector<KernelOp>& F) {
     scale_update(F);
     F.push_back(norm_fwd());
-    quantize_fwd(F, (q + 2 * kv) / t, h, norm_casts);
+    quantize_fwd(F, (q + 2 * kv) / t, h, norm_casts, true);
     tp_gemm(F, true, P.gemm("qkv", T, (q + 2 * kv) / t, h, dt));
     if (!gpt) F.push_back(rope(false));
     if (c.cp > 1)
@@ -513,7 +538,7 @@ class StepPricer {
     tp_gemm(F, false, P.gemm("attention out", T, h, q / t, dt));
     F.push_back(residual());
     F.push_back(norm_fwd());
-    quantize_fwd(F, fc1_n, h, norm_casts);
+    quantize_fwd(F, fc1_n, h, norm_casts, true);
     tp_gemm(F, true, P.gemm("fc1", T, fc1_n, h, dt));
     F.push_back(
         P.membound(act + "_fwd_kernel", "elementwise", static_cast<double>(T * f / t) * act_fwd_b));
@@ -525,7 +550,7 @@ class StepPricer {
   // Backward of one layer: the conjugate collectives, data and weight gradients.
   void layer_backward(std::vector<KernelOp>& B) {
     scale_update(B);
-    quantize_bwd(B, h, false);
+    quantize_bwd(B, h, false, true);
     tp_gemm(B, true, P.gemm("fc2 data grad", T, f / t, h, dt));
     B.push_back(P.gemm("fc2 weight grad", h, f / t, T, dt));
     B.push_back(
@@ -534,7 +559,7 @@ class StepPricer {
     column_parallel_bwd(B, "fc1", fc1_n, h);
     B.push_back(after_column_parallel(norm_bwd()));
     B.push_back(residual());
-    quantize_bwd(B, h, false);
+    quantize_bwd(B, h, false, true);
     tp_gemm(B, true, P.gemm("attention out data grad", T, q / t, h, dt));
     B.push_back(P.gemm("attention out weight grad", h, q / t, T, dt));
     append(B, attention_core(true));

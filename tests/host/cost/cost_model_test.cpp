@@ -402,6 +402,13 @@ TEST(KernelsDb, MalformedOptionalFieldsAreErrorsNotDefaults) {
   expect_error("stacks.json", "\"selective_recompute\": \"attention_core\",",
                "\"selective_recompute\": \"attention_core\", \"kernel_time_factor\": 3,",
                "kernel_time_factor: expected a number in [0.5, 2]");
+  // The one byte count that may be negative (a norm writing FP8) still has a floor.
+  expect_error("stacks.json", "\"gathered_fused_cast_bytes\": {\n        \"value\": -1,",
+               "\"gathered_fused_cast_bytes\": {\n        \"value\": -3,",
+               "gathered_fused_cast_bytes.value: expected a number in [-2, 64]");
+  expect_error("stacks.json", "\"gathered_transpose_bytes\": {\n        \"value\": 2,",
+               "\"gathered_transpose_bytes\": {\n        \"value\": -2,",
+               "gathered_transpose_bytes.value: expected a number in [0, 64]");
 }
 
 TEST(PowerCap, MatrixKernelsOfACappedPartRunAtTheClockItsCapAllows) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cost/kernels_db.hpp"
+#include "cost/memory_model.hpp"
 #include "model/memory_footprint.hpp"
 #include "model/step_costs.hpp"
 #include "model/step_graph.hpp"
@@ -191,7 +192,55 @@ TEST(SoftwareStack, MegatronCastsTheActivationOutputAndGradientInKernelsOfTheirO
   // Forward: the attention projection's input (q / tp = 2048 per token) alone with the activation
   // fused; FC2's input (ffn / tp = 7168 per token) beside it without.
   EXPECT_GT(cast_us(norm.layer_fwd), 1.8 * cast_us(both.layer_fwd));
-  // Backward: FC1's output gradient (2 x 7168 per token) joins those of FC2, the projection and
-  // QKV.
+  // Backward: FC1's output gradient (2 x 7168 per token) joins QKV's (FC2's and the
+  // projection's, gathered, are cast on the shard: below).
   EXPECT_GT(cast_us(norm.layer_bwd), 1.5 * cast_us(both.layer_bwd));
+}
+
+// Under sequence parallelism a tensor that is gathered in FP8 is quantized on the rank's shard,
+// data only, and transposed once gathered (Transformer Engine's grad_output_preprocess and
+// LayerNormLinear): the output gradients of the attention projection and FC2 are cast by a
+// kernel of 3 B per element of the shard (T / tp rows) and transposed at 2 B per element of all
+// T rows, in place of one cast-transpose of 4 B over all T rows; the norm before QKV and FC1
+// writes FP8 on its shard (1 B less) and the gathered input is transposed.
+TEST(SoftwareStack, SequenceParallelFp8TensorsAreCastOnTheShardAndTransposedOnceGathered) {
+  const auto& db = lumos::cost::embedded_db();
+  ParallelConfig c;
+  c.tp = 8, c.dp = 1, c.mbs = 1, c.gbs = 1, c.stack = "nemo-2024";
+  c.sequence_parallel = true, c.dtype = lumos::cost::Dtype::kFp8;
+  const ModelSpec m = preset("llama3-405b");
+  const Layout l = check_layout(m, c);
+  const auto& g = db.gpu("h100");
+  const StepCosts k = price_step(m, c, l, db, g, db.default_topology_for(g));
+  const auto& fp8 = db.stack("nemo-2024").fp8;
+  ASSERT_EQ(fp8.gathered_cast_bytes, 3);
+  ASSERT_EQ(fp8.gathered_fused_cast_bytes, -1);
+  ASSERT_EQ(fp8.gathered_transpose_bytes, 2);
+  const double factor = db.stack("nemo-2024").kernel_time_factor;
+  const double T = static_cast<double>(l.tokens_per_microbatch), h = m.hidden;
+  auto us = [&](double bytes) {
+    return lumos::cost::membound_time_us(db, g, "elementwise", bytes) * factor;
+  };
+  auto durations = [](const std::vector<KernelOp>& ops, const std::string& name) {
+    std::vector<double> d;
+    for (const KernelOp& op : ops)
+      if (op.name == name) d.push_back(op.dur_us);
+    return d;
+  };
+  const auto shard = durations(k.layer_bwd, "cast_fp8_kernel (shard)");
+  ASSERT_EQ(shard.size(), 2u);  // the attention projection's and FC2's output gradients
+  for (double d : shard) EXPECT_NEAR(d, us(3 * T / 8 * h), 1e-6);
+  const auto transposes = durations(k.layer_bwd, "fp8_transpose_kernel");
+  ASSERT_EQ(transposes.size(), 2u);
+  for (double d : transposes) EXPECT_NEAR(d, us(2 * T * h), 1e-6);
+  const auto inputs = durations(k.layer_fwd, "fp8_transpose_kernel");
+  ASSERT_EQ(inputs.size(), 2u);  // QKV's and FC1's inputs, from the norm
+  for (double d : inputs) EXPECT_NEAR(d, us(2 * T * h - T / 8 * h), 1e-6);
+  // Without sequence parallelism nothing is gathered: one cast-transpose over all T rows.
+  c.sequence_parallel = false;
+  const StepCosts full = price_step(m, c, check_layout(m, c), db, g, db.default_topology_for(g));
+  EXPECT_EQ(count(full.layer_bwd, "(shard)"), 0u);
+  EXPECT_EQ(durations(full.layer_fwd, "fp8_transpose_kernel").size(), 2u);
+  for (double d : durations(full.layer_fwd, "fp8_transpose_kernel"))
+    EXPECT_NEAR(d, us(fp8.fused_input_cast_bytes * T * h), 1e-6);
 }
