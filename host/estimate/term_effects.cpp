@@ -32,9 +32,14 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
   };
   add(Term::kStackFactor, s.kernel_time_factor != 1, strprintf("x%.3f", s.kernel_time_factor),
       stack + ".kernel_time_factor (fitted; its sources name the rows)");
+  // Tensors gathered in FP8 are cast on the shard and transposed once gathered.
+  const bool gathered = sp && s.fp8.gather_fp8;
   add(Term::kFp8Casts, fp8,
-      strprintf("%.0f/%.0f B in, %.0f/%.0f B grad per element", s.fp8.input_cast_bytes,
-                s.fp8.fused_input_cast_bytes, s.fp8.grad_cast_bytes, s.fp8.fused_grad_cast_bytes),
+      strprintf("%.0f/%.0f B in, %.0f/%.0f B grad", s.fp8.input_cast_bytes,
+                s.fp8.fused_input_cast_bytes, s.fp8.grad_cast_bytes, s.fp8.fused_grad_cast_bytes) +
+          (gathered ? strprintf("; shard %.0f/%.0f+%.0f", s.fp8.gathered_cast_bytes,
+                                s.fp8.gathered_fused_cast_bytes, s.fp8.gathered_transpose_bytes)
+                    : std::string(" per element")),
       recipe + " cast bytes; membound.json elementwise");
   add(Term::kFp8ScaleUpdates, fp8 && s.fp8.scale_update_kernels > 0,
       strprintf("%.0f kernel per module and pass", s.fp8.scale_update_kernels),
