@@ -25,6 +25,14 @@ StepCosts priced(const std::string& stack, const std::string& model, Recompute r
   return price_step(m, c, l, db, g, db.default_topology_for(g));
 }
 
+// One micro-batch of an FP8, sequence-parallel layout at tensor degree `tp` under `stack`.
+ParallelConfig fp8_sequence_parallel(int tp, const std::string& stack) {
+  ParallelConfig c;
+  c.tp = tp, c.dp = 1, c.mbs = 1, c.gbs = 1, c.stack = stack;
+  c.sequence_parallel = true, c.dtype = lumos::cost::Dtype::kFp8;
+  return c;
+}
+
 size_t count(const std::vector<KernelOp>& ops, const std::string& part) {
   return static_cast<size_t>(std::count_if(ops.begin(), ops.end(), [&](const KernelOp& op) {
     return op.name.find(part) != std::string::npos;
@@ -172,9 +180,7 @@ TEST(SoftwareStack, NemoFp8RecipesGatherFp8WeightsAndMegatronCoreGathersBf16) {
 // quantizes (norm_and_activation) leaves only the transposes.
 TEST(SoftwareStack, MegatronCastsTheActivationOutputAndGradientInKernelsOfTheirOwn) {
   lumos::cost::KernelsDb db = lumos::cost::embedded_db();
-  ParallelConfig c;
-  c.tp = 4, c.dp = 1, c.mbs = 1, c.gbs = 1, c.stack = "megatron-core";
-  c.sequence_parallel = true, c.dtype = lumos::cost::Dtype::kFp8;
+  const ParallelConfig c = fp8_sequence_parallel(4, "megatron-core");
   const ModelSpec m = preset("llama3-70b");
   const Layout l = check_layout(m, c);
   const auto& g = db.gpu("h100");
@@ -205,9 +211,7 @@ TEST(SoftwareStack, MegatronCastsTheActivationOutputAndGradientInKernelsOfTheirO
 // writes FP8 on its shard (1 B less) and the gathered input is transposed.
 TEST(SoftwareStack, SequenceParallelFp8TensorsAreCastOnTheShardAndTransposedOnceGathered) {
   const auto& db = lumos::cost::embedded_db();
-  ParallelConfig c;
-  c.tp = 8, c.dp = 1, c.mbs = 1, c.gbs = 1, c.stack = "nemo-2024";
-  c.sequence_parallel = true, c.dtype = lumos::cost::Dtype::kFp8;
+  ParallelConfig c = fp8_sequence_parallel(8, "nemo-2024");
   const ModelSpec m = preset("llama3-405b");
   const Layout l = check_layout(m, c);
   const auto& g = db.gpu("h100");
