@@ -11,6 +11,9 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
   const cost::StackSpec& s = db.stack(req.cfg.stack.empty() ? db.default_stack : req.cfg.stack);
   const bool fp8 = req.cfg.dtype == cost::Dtype::kFp8;
   const bool tp = req.cfg.tp > 1, sp = tp && req.cfg.sequence_parallel;
+  // Sequence-parallel gathers move FP8: their tensors are cast on the shard, transposed once
+  // gathered.
+  const bool gathered = sp && s.fp8.gather_fp8;
   const bool ub =
       tp && req.cfg.tp_comm_overlap.value_or(s.tp_overlap == cost::TpOverlap::kUserbuffers);
   const std::string stack = "stacks.json " + s.name,
@@ -32,8 +35,6 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
   };
   add(Term::kStackFactor, s.kernel_time_factor != 1, strprintf("x%.3f", s.kernel_time_factor),
       stack + ".kernel_time_factor (fitted; its sources name the rows)");
-  // Tensors gathered in FP8 are cast on the shard and transposed once gathered.
-  const bool gathered = sp && s.fp8.gather_fp8;
   add(Term::kFp8Casts, fp8,
       strprintf("%.0f/%.0f B in, %.0f/%.0f B grad", s.fp8.input_cast_bytes,
                 s.fp8.fused_input_cast_bytes, s.fp8.grad_cast_bytes, s.fp8.fused_grad_cast_bytes) +
@@ -44,8 +45,7 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
   add(Term::kFp8ScaleUpdates, fp8 && s.fp8.scale_update_kernels > 0,
       strprintf("%.0f kernel per module and pass", s.fp8.scale_update_kernels),
       recipe + ".scale_update_kernels; membound.json floor_us");
-  add(Term::kFp8Gathers, fp8 && sp && s.fp8.gather_fp8, "1 B per element",
-      recipe + ".gather_fp8; nccl.json");
+  add(Term::kFp8Gathers, fp8 && gathered, "1 B per element", recipe + ".gather_fp8; nccl.json");
   add(Term::kFp8ReduceScatters, fp8 && sp && ub && req.cfg.tp_comm_fp8_reduce_scatter,
       "1 B per element", "--tp-comm-fp8-reduce-scatter (Transformer Engine userbuffers fp8_buf)");
   const int stage_ranks = req.cfg.tp * req.cfg.cp * req.cfg.dp;
