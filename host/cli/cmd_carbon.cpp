@@ -9,6 +9,7 @@
 #include "carbon/grid_series.hpp"
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
+#include "cli/decimal_options.hpp"
 #include "cli/help_text.hpp"
 #include "cli/layout_options.hpp"
 #include "cli/unexpected_args.hpp"
@@ -29,8 +30,7 @@ int cmd_carbon(int argc, char** argv) {
                      "carbon on a grid region or an hourly series (and the best start), embodied "
                      "carbon beside it");
   layout_options(o);
-  o.add_options()("tokens", "tokens to train (an estimate)",
-                  cxxopts::value<double>()->default_value("300e9"))(
+  o.add_options()("tokens", "tokens to train (an estimate)", decimal_value("300e9"))(
       "trace", "account for a traced job instead: a Kineto trace or .lgraph (its steps replayed)",
       cxxopts::value<std::string>())("traced-gpu",
                                      "with --trace: the GPU it ran on (default: the trace's "
@@ -39,9 +39,8 @@ int cmd_carbon(int argc, char** argv) {
       "on-gpu", "with --trace: what if it ran on this GPU (as lumos whatif --gpus)",
       cxxopts::value<std::string>())(
       "speed", "with --trace: what if kernel classes ran faster, e.g. compute=2,comm=0.5",
-      cxxopts::value<std::string>())("steps",
-                                     "with --trace: steps in the run (default: the traced steps)",
-                                     cxxopts::value<double>())(
+      cxxopts::value<std::string>())(
+      "steps", "with --trace: steps in the run (default: the traced steps)", decimal_value())(
       kGpus.name, count_help("with --trace: GPUs in the job (default: the traced ranks)", kGpus),
       count_value())("region", "grid region in kernels_db/carbon.json (default: world)",
                      cxxopts::value<std::string>())(
@@ -52,8 +51,7 @@ int cmd_carbon(int argc, char** argv) {
       cxxopts::value<std::string>())(
       "window-end", "latest start to consider: also report the start that emits least",
       cxxopts::value<std::string>())(
-      "pue", "the site's PUE, in [1, 5] (default: kernels_db/carbon.json's)",
-      cxxopts::value<double>());
+      "pue", "the site's PUE, in [1, 5] (default: kernels_db/carbon.json's)", decimal_value());
   const auto a = parse_options(o, argc, argv);
   if (a.count("help")) {
     std::cout << help_with_examples(
@@ -78,9 +76,9 @@ int cmd_carbon(int argc, char** argv) {
   const cost::KernelsDb& db =
       a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
   estimate::CarbonRequest req;
-  req.pue = a.count("pue")
-                ? expect_in_range(kPueRange, a["pue"].as<double>(), "lumos carbon: --pue")
-                : db.carbon.pue;
+  req.pue = a.count("pue") ? expect_in_range(kPueRange, decimal_of(a, "pue", "lumos carbon"),
+                                             "lumos carbon: --pue")
+                           : db.carbon.pue;
   if (a.count("grid-series")) {
     const std::string basis = a["basis"].as<std::string>();
     LUMOS_EXPECT(basis == "lifecycle" || basis == "direct",
@@ -97,10 +95,10 @@ int cmd_carbon(int argc, char** argv) {
     if (a.count("traced-gpu")) req.traced_gpu = a["traced-gpu"].as<std::string>();
     if (a.count("on-gpu")) req.on_gpu = a["on-gpu"].as<std::string>();
     if (a.count("speed")) req.speed = a["speed"].as<std::string>();
-    if (a.count("steps")) req.steps = a["steps"].as<double>();
+    if (a.count("steps")) req.steps = decimal_of(a, "steps", "lumos carbon");
     if (a.count("gpus")) req.gpus = count_of(a, kGpus, "lumos carbon: ");
   } else {
-    req.tokens = a["tokens"].as<double>();
+    req.tokens = decimal_of(a, "tokens", "lumos carbon");
     req.estimate = request_from(a);
   }
   const estimate::CarbonAnswer ans = estimate::run_carbon(req, db);

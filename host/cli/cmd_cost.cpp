@@ -15,6 +15,7 @@
 #include "cli/input_options.hpp"
 #include "common/did_you_mean.hpp"
 #include "common/error.hpp"
+#include "common/format.hpp"
 #include "cost/memory_model.hpp"
 #include "cost/size_units.hpp"
 #include "report/cost_report.hpp"
@@ -45,6 +46,14 @@ int cost_gemm(int argc, char** argv) {
   const GpuSpec& gpu = c.gpu();
   const GemmQuery q{c.positive(kM), c.positive(kN), c.positive(kK), c.positive(kBatch),
                     parse_dtype(c.str("dtype"))};
+  // The model counts output tiles in 64-bit integers: the output stays within 2^53 elements
+  // (18 PB in bf16), each dimension within its own range.
+  const double outputs =
+      static_cast<double>(q.m) * static_cast<double>(q.n) * static_cast<double>(q.batch);
+  LUMOS_EXPECT(outputs <= 9007199254740992.0,
+               strprintf("lumos cost gemm: M x N x batch is %.3g output elements; at most 2^53 "
+                         "(9.01e15) are priced",
+                         outputs));
   return c.render(report::gemm_json, report::gemm_text, gpu, q,
                   gemm_time(*c.db, gpu, q, !c.has("no-points")));
 }
@@ -92,15 +101,15 @@ int cost_memory(int argc, char** argv) {  // memory, optimizer or memcpy, as arg
                                       : "Time of a memcpy.");
   c.o.add_options()("class", "norm, softmax, loss, elementwise, embedding, optimizer, reduce",
                     arg<std::string>("elementwise"))("bytes", "bytes moved", arg<std::string>())(
-      "params", "parameters (optimizer)", arg<double>())("direction", "h2d, d2h or d2d (memcpy)",
-                                                         arg<std::string>("h2d"));
+      "params", "parameters (optimizer)", decimal_value())("direction", "h2d, d2h or d2d (memcpy)",
+                                                           arg<std::string>("h2d"));
   if (!c.parse(argc, argv,
                {"lumos cost memory --class norm --bytes 256MiB",
                 "lumos cost optimizer --params 7e9 --gpu h200",
                 "lumos cost memcpy --bytes 1GiB --direction d2h"}))
     return 0;
   const GpuSpec& gpu = c.gpu();
-  const double params = c.opt<double>("params").value_or(0);
+  const double params = decimal_if(c.a, "params", "lumos cost").value_or(0);
   LUMOS_EXPECT(what != "optimizer" || params > 0,
                "lumos cost optimizer: missing or non-positive --params");
   LUMOS_EXPECT(std::isfinite(params) && params <= 1e15,
@@ -116,8 +125,10 @@ int cost_memory(int argc, char** argv) {  // memory, optimizer or memcpy, as arg
 
 int cost_gpus(int argc, char** argv) {
   CostOptions c("lumos cost gpus", "List the GPUs of kernels_db.");
-  if (c.parse(argc, argv, {"lumos cost gpus", "lumos cost gpus --db my_kernels_db"}))
-    report::gpus_text(std::cout, *c.db);
+  if (!c.parse(argc, argv, {"lumos cost gpus", "lumos cost gpus --db my_kernels_db"})) return 0;
+  // The list is every GPU; a --gpu given is still checked, so a misspelt one is not taken in.
+  if (c.has("gpu")) c.gpu();
+  report::gpus_text(std::cout, *c.db);
   return 0;
 }
 

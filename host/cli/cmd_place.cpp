@@ -12,6 +12,7 @@
 #include "carbon/sensitivity.hpp"
 #include "cli/commands.hpp"
 #include "cli/count_options.hpp"
+#include "cli/decimal_options.hpp"
 #include "cli/help_text.hpp"
 #include "cli/path_options.hpp"
 #include "cli/place_options.hpp"
@@ -73,10 +74,11 @@ int cmd_place(int argc, char** argv) {
   CarbonSettings s;
   s.amortization = parse_amortization(a["amortization"].as<std::string>(), "--amortization");
   s.procurement = a.count("procurement") > 0;
-  s.grid_g_per_kwh = a.count("grid-intensity")
-                         ? expect_in_range(kGridIntensityRange, a["grid-intensity"].as<double>(),
-                                           "--grid-intensity")
-                         : fleet.grid_g_per_kwh;
+  s.grid_g_per_kwh =
+      a.count("grid-intensity")
+          ? expect_in_range(kGridIntensityRange, decimal_of(a, "grid-intensity", "lumos place"),
+                            "--grid-intensity")
+          : fleet.grid_g_per_kwh;
   LUMOS_EXPECT(s.grid_g_per_kwh >= 0,
                "lumos place: no grid intensity (give --grid-intensity G or the fleet's "
                "grid_g_per_kwh)");
@@ -121,7 +123,7 @@ int cmd_place(int argc, char** argv) {
           "--case-study-model");
       s.server_base_w = case_study_server_base_w(fleet);
     } else {
-      const double score = a["job-score"].as<double>();
+      const double score = decimal_of(a, "job-score", "lumos place");
       LUMOS_EXPECT(score > 0 && std::isfinite(score), "--job-score must be positive");
       demand = [score](uint64_t) { return score; };
     }

@@ -35,9 +35,9 @@ int cost_collective(int argc, char** argv) {
       "topology", "a topology of kernels_db/nccl.json (default: the GPU's)", arg<std::string>())(
       "nic-bandwidth", "override: NIC line rate with its unit (400Gbps, 400Gb/s, 50GB/s)",
       arg<std::string>())("nic-gbps", "deprecated: NIC line rate in gigabits per second",
-                          arg<double>())(
+                          decimal_value())(
       kNicsPerGpu.name, count_help("override: NICs per GPU", kNicsPerGpu), count_value())(
-      "nic-efficiency", "override: achieved fraction of NIC line rate", arg<double>());
+      "nic-efficiency", "override: achieved fraction of NIC line rate", decimal_value());
   if (!c.parse(argc, argv,
                {"lumos cost collective --op allreduce --bytes 1GiB --ranks 64",
                 "lumos cost collective --op alltoall --bytes 64MiB --ranks 16 "
@@ -50,11 +50,12 @@ int cost_collective(int argc, char** argv) {
   if (c.has("nic-bandwidth"))
     nic_gbytes = parse_bandwidth_gbytes_per_s(c.str("nic-bandwidth"), "--nic-bandwidth");
   if (c.has("nic-gbps"))  // gigabits, as the name says and NICs are sold
-    nic_gbytes = c.a["nic-gbps"].as<double>() / 8;
+    nic_gbytes = decimal_of(c.a, "nic-gbps", "lumos cost") / 8;
   std::optional<int> nics;
   if (c.has("nics-per-gpu")) nics = c.positive<int>(kNicsPerGpu);
-  const Topology topo = collective_topology(*c.db, gpu, c.opt<std::string>("topology"),
-                                            {nic_gbytes, nics, c.opt<double>("nic-efficiency")});
+  const Topology topo =
+      collective_topology(*c.db, gpu, c.opt<std::string>("topology"),
+                          {nic_gbytes, nics, decimal_if(c.a, "nic-efficiency", "lumos cost")});
   LUMOS_EXPECT(c.has("bytes"), "lumos cost collective: missing --bytes");
   const CollectiveQuery q{parse_collective(c.str("op")), parse_bytes(c.str("bytes"), "--bytes"),
                           c.positive<int>(kRanks), c.positive<int>(kRanksPerNode),

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/count_options.hpp"
+#include "cli/decimal_options.hpp"
 #include "cli/help_text.hpp"
 #include "cli/unexpected_args.hpp"
 #include "common/error.hpp"

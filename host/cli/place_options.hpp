@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "cli/count_options.hpp"
+#include "cli/decimal_options.hpp"
 #include "cli/quiet_option.hpp"
 
 namespace lumos::cli {
@@ -30,7 +31,7 @@ inline void place_options(cxxopts::Options& o) {
       "sweep the load FROM:TO:STEP (e.g. 0:1:0.05; at most 1,000,000 jobs a level, estimated "
       "before any is built)",
       cxxopts::value<std::string>())(
-      "job-score", "--utilization: every job needs this benchmark score", cxxopts::value<double>())(
+      "job-score", "--utilization: every job needs this benchmark score", decimal_value())(
       "case-study", "--utilization: jobs of the paper's virtual-core classes (seeded)")(
       kPlaceSeed.name, count_help("--case-study seed", kPlaceSeed), count_value("1"))(
       "case-study-model",
@@ -51,7 +52,7 @@ inline void place_options(cxxopts::Options& o) {
       "amortization", "linear | zero-after-lifetime | years-in-service",
       cxxopts::value<std::string>()->default_value("years-in-service"))(
       "grid-intensity", "gCO2/kWh, in [0, 10000] (default: the fleet's grid_g_per_kwh)",
-      cxxopts::value<double>())(
+      decimal_value())(
       "procurement",
       "the server types are candidates to buy: footprints count the embodied carbon of the "
       "servers the jobs need, not of every server listed")("json", "print JSON")("h,help",

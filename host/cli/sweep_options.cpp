@@ -5,12 +5,15 @@
 #endif
 #include "cli/sweep_options.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "cli/count_options.hpp"
+#include "cli/decimal_options.hpp"
 #include "cli/headroom_option.hpp"
 #include "cli/model_options.hpp"
 #include "cli/path_options.hpp"
@@ -89,7 +92,7 @@ void sweep_options(cxxopts::Options& o) {
       "NVLink bandwidths per direction with their unit (list, e.g. 450GB/s,900GB/s; default: "
       "the GPU's)",
       cxxopts::value<std::string>())("tokens", "tokens to train, for time to train and GPU-hours",
-                                     cxxopts::value<double>()->default_value("300e9"))(
+                                     decimal_value("300e9"))(
       "objectives", "Pareto objectives: 2 or 3 columns, minimised ('-' prefix: maximised)",
       cxxopts::value<std::string>()->default_value(sweep::kDefaultObjectives))(
       "o,output", "variants CSV", cxxopts::value<std::string>())("pareto", "Pareto front CSV",
@@ -134,10 +137,12 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
     file = sweep::load_sweep_file(a["spec"].as<std::string>(), sweep::sweep_file_options());
   auto given = [&](const char* k) { return a.count(k) > 0 || file.options.count(k) > 0; };
   std::map<std::string, std::string> read;  // every option the sweep is built from
+  std::set<std::string> from_file;          // those of them the sweep file gave
   auto text = [&](const char* k) {
-    const std::string v =
-        !a.count(k) && file.options.count(k) ? file.options.at(k) : a[k].as<std::string>();
+    const bool in_file = !a.count(k) && file.options.count(k);
+    const std::string v = in_file ? file.options.at(k) : a[k].as<std::string>();
     read[k] = v;
+    if (in_file) from_file.insert(k);
     return v;
   };
   // Before any work: no output may be an input (the sweep file's trace included) or the other.
@@ -147,7 +152,20 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
               {{"output", "-o"}, {"pareto", "--pareto"}}, traced);
   SweepRequest q;
   q.spec.model = model_from(a, file.model ? &*file.model : nullptr);
-  sweep::parse_axes({given, text}, &q.spec);
+  try {
+    sweep::parse_axes({given, text}, &q.spec);
+  } catch (const InputError& e) {
+    // An axis the file gave is named as the file writes it, not as the flag it stands for.
+    const std::string m = e.what();
+    const size_t colon = m.find(':');
+    const std::string flag = m.rfind("--", 0) == 0 && colon != std::string::npos
+                                 ? m.substr(2, colon - 2)
+                                 : std::string();
+    if (flag.empty() || !from_file.count(flag)) throw;
+    std::string key = flag;
+    std::replace(key.begin(), key.end(), '-', '_');
+    throw InputError(a["spec"].as<std::string>() + ": [sweep] " + key + m.substr(colon));
+  }
   LUMOS_EXPECT(
       given("trace") || !(a.count("traced") || a.count("group")),
       "lumos sweep: --traced and --group say what the traced job is: they go with --trace");
@@ -162,12 +180,12 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
   // The model is checked as `lumos estimate` checks it, once for the whole sweep: a bad model
   // is bad input, not a sweep of configurations that are all infeasible.
   model::validate(q.spec.model);
-  q.spec.tokens_to_train = a["tokens"].as<double>();
+  q.spec.tokens_to_train = decimal_of(a, "tokens", "lumos sweep");
   if (!a.count("tokens") && file.options.count("tokens"))
     q.spec.tokens_to_train =
         sweep::parse_tokens(file.options.at("tokens"), a["spec"].as<std::string>());
-  LUMOS_EXPECT(q.spec.tokens_to_train > 0 && q.spec.tokens_to_train < 1e18,
-               "--tokens: expected a positive number of tokens below 1e18");
+  LUMOS_EXPECT(q.spec.tokens_to_train >= 1 && q.spec.tokens_to_train < 1e18,
+               "--tokens: expected a number of tokens from 1 to below 1e18");
   q.min_headroom_fraction = min_headroom_of(a, "lumos sweep");
   // It changes the CSVs' feasible cells: shards merged must agree on it.
   if (a.count("min-headroom")) read["min-headroom"] = strprintf("%.17g", q.min_headroom_fraction);

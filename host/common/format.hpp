@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -27,16 +28,14 @@ strprintf(const char* fmt, ...) {
   return out;
 }
 
-// The whole of `text` as a finite number, or nothing (empty text, trailing characters, inf, nan).
+// The whole of `text` as a finite number, or nothing (empty text, trailing characters, inf, nan,
+// beyond a double's range). A value below the smallest double reads as its nearest (0 or
+// subnormal), as strtod gives it; std::stod would throw on it.
 inline std::optional<double> parse_finite(const std::string& text) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (used != text.size() || !std::isfinite(v)) return std::nullopt;
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 

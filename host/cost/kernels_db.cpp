@@ -153,7 +153,9 @@ void parse_gpus(element root, KernelsDb* db) {
     s.hbm_gib = r.sourced_required(g, "hbm_gib", path);
     s.l2_mib = r.sourced(g, "l2_mib", path);
     s.nvlink_gbps = r.sourced_required(g, "nvlink_gbps", path);
-    s.nvlink_links = static_cast<int>(r.sourced_required(g, "nvlink_links", path));
+    const double links = r.sourced_required(g, "nvlink_links", path);
+    if (!(links >= 0 && links <= 1000)) r.fail(path + ".nvlink_links", "expected 0..1000");
+    s.nvlink_links = static_cast<int>(links);
     s.nccl_link_gbps = r.sourced_required(g, "nccl_link_gbps", path);
     s.pcie_h2d_gbps = r.sourced_required(g, "pcie_h2d_gbps", path);
     s.pcie_d2h_gbps = r.sourced_required(g, "pcie_d2h_gbps", path);

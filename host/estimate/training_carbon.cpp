@@ -71,8 +71,8 @@ void trace_subject(const CarbonRequest& req, const cost::KernelsDb& db, CarbonAn
 }
 
 void estimate_subject(const CarbonRequest& req, const cost::KernelsDb& db, CarbonAnswer& out) {
-  LUMOS_EXPECT(req.tokens > 0 && req.tokens <= 1e16,
-               "lumos carbon: --tokens must be positive, at most 1e16");
+  LUMOS_EXPECT(req.tokens >= 1 && req.tokens <= 1e16,
+               "lumos carbon: --tokens must be at least 1, at most 1e16");
   const EstimateRun run = run_estimate(req.estimate, db);
   const Estimate& e = run.estimate;
   // The graph is built whole: each kernel's duration is its slot's.

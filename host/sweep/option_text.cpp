@@ -118,15 +118,9 @@ void parse_axes(const OptionText& o, SweepSpec* spec) {
 }
 
 double parse_tokens(const std::string& t, const std::string& file) {
-  size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(t, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  LUMOS_EXPECT(used == t.size() && !t.empty(), file + ": tokens: '" + t + "' is not a number");
-  return v;
+  const std::optional<double> v = parse_finite(t);
+  LUMOS_EXPECT(v.has_value(), file + ": tokens: '" + t + "' is not a number");
+  return *v;
 }
 
 std::pair<uint32_t, uint32_t> parse_shard(const std::string& s) {

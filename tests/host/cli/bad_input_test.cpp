@@ -127,6 +127,33 @@ TEST(BadInput, CommandLineErrorsExitOne) {
   expect_one_line_exit_1("replay --from-step 1 --predict-step 7", "no ProfilerStep#7");
   expect_one_line_exit_1("replay --critical-path sideways", "expected hta or timing");
   expect_one_line_exit_1("frobnicate", "unknown command");
+  expect_one_line_exit_1("replay ''", "the input path is empty");
+}
+
+// A decimal option is the whole text a finite number, or one line naming the option: no trailing
+// characters read as the number before them, no exception out of the parse for a value past a
+// double's range, no tokens below one.
+TEST(BadInput, DecimalOptionsNameTheOptionAndTheText) {
+  expect_one_line_exit_1("carbon --tokens 12abc",
+                         "--tokens: expected a finite number, got '12abc'");
+  expect_one_line_exit_1("carbon --tokens nan", "--tokens: expected a finite number, got 'nan'");
+  expect_one_line_exit_1("carbon --tokens 1e309", "--tokens: expected a finite number");
+  expect_one_line_exit_1("carbon --tokens 1e-300", "--tokens must be at least 1");
+  expect_one_line_exit_1("carbon --pue 1.2x", "--pue: expected a finite number, got '1.2x'");
+  expect_one_line_exit_1("sweep --tokens 1e-300", "--tokens: expected a number of tokens from 1");
+  expect_one_line_exit_1("cost optimizer --params 12abc", "--params: expected a finite number");
+  expect_one_line_exit_1("cost collective --op allreduce --bytes 1GiB --ranks 16 --nic-gbps 4x",
+                         "--nic-gbps: expected a finite number, got '4x'");
+  expect_one_line_exit_1("place " + std::string(LUMOS_EXAMPLES_DIR) +
+                             "/fleets/mit-740.toml --score-year --grid-intensity 12abc",
+                         "--grid-intensity: expected a finite number");
+}
+
+// Every count at its range's top still prices in range: a GEMM whose output tiles would not fit
+// a 64-bit count is refused, not wrapped.
+TEST(BadInput, GemmAtTheDimensionLimitsIsRefusedNotWrapped) {
+  expect_one_line_exit_1("cost gemm --m 2147483648 --n 2147483648 --k 2147483648 --batch 16777216",
+                         "output elements; at most 2^53");
 }
 
 TEST(BadInput, FuzzCorpusNeverCrashesTheLoader) {

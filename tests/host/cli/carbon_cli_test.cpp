@@ -117,7 +117,7 @@ TEST(CarbonCli, BadInputGetsOneLine) {
       {kRun + "--region se --grid-series " + gap, "give --region or --grid-series, not both"},
       {kRun + "--start 2023-01-01T00:00Z", "--start and --window-end go with --grid-series"},
       {kRun + "--pue 0.5", "--pue: expected a PUE in [1, 5], got 0.5"},
-      {kRun + "--tokens -1", "--tokens must be positive"},
+      {kRun + "--tokens -1", "--tokens must be at least 1"},
       {kRun + "--steps 10", "--steps goes with --trace"},
       {"carbon --trace '' --tokens 1e9", "--tokens goes with an estimate"},
       {"carbon --trace '' --steps 0", "--gpus and --steps must be positive"},

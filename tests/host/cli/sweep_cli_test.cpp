@@ -166,6 +166,13 @@ TEST(SweepCli, ASweepFileEqualsTheSameFlagsAndTheCommandLineWins) {
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("s.toml:11: threads_not_here: unknown key"), std::string::npos) << r.out;
   EXPECT_FALSE(std::filesystem::exists(tmp.file("v.csv")));
+  // A bad axis value the file gives is named as the file writes it, not as the flag.
+  const std::string bad = tmp.write("b.toml", "[sweep]\ngpus = 8\ntp = 2.5\n");
+  r = run_lumos("sweep --spec " + bad + " -o " + tmp.file("v.csv"));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("b.toml: [sweep] tp: '2.5' is not a positive integer"), std::string::npos)
+      << r.out;
+  EXPECT_FALSE(std::filesystem::exists(tmp.file("v.csv")));
   const std::string good =
       tmp.write("g.toml",
                 "[model]\npreset = \"gpt3-15b\"\nlayers = 8\n\n[sweep]\ngpus = [8, 16]\ntp = "
