@@ -215,13 +215,13 @@ std::vector<Job> load_jobs(const std::string& path, const Fleet& f) {
           throw InputError(where(path, on, "pool") + ": " + e.what());
         }
         opt.resources = number(ot, path, "resources", 1e-9, true);
-        opt.hours = number(ot, path, "hours", 1e-9, true);
+        opt.hours = ranged(ot, path, "hours", kJobHoursRange, true);
         opt.label = ot.get("label") ? text(ot, path, "label", true) : pool;
         j.options.push_back(opt);
       }
     } else {
       const double score = number(t, path, "score", 1e-9, true);
-      const double hours = number(t, path, "hours", 1e-9, true);
+      const double hours = ranged(t, path, "hours", kJobHoursRange, true);
       j = job_from_score(f, name, score, hours);
     }
     // Counted before the copies are made: a file of 40 x 10^6 jobs is refused at once.

@@ -74,8 +74,10 @@ std::vector<double> parse_sweep_values(const std::string& text, const std::strin
   const double from = parts[0], to = parts[1], step = parts[2];
   LUMOS_EXPECT(from >= lo && to <= hi && from <= to,
                where + strprintf(": values lie in [%g, %g], FROM <= TO", lo, hi));
-  LUMOS_EXPECT(step > 0 && (to - from) / step <= 10000,
-               where + ": STEP must be positive (at most 10,000 values)");
+  LUMOS_EXPECT(step > 0, where + ": STEP must be positive");
+  LUMOS_EXPECT((to - from) / step <= 10000,
+               where + strprintf(": %.4g values from FROM to TO by STEP; at most 10,000",
+                                 std::floor((to - from) / step) + 1));
   std::vector<double> out;
   for (int64_t i = 0;; ++i) {
     const double v = from + static_cast<double>(i) * step;

@@ -76,6 +76,12 @@ int cmd_demo_trace(int argc, char** argv) {
 }
 
 int cmd_info(int argc, char** argv) {
+  if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::cout << "The version, the GPU devices and batch-replay backend this build can use, and "
+                 "whether it was built with MPI\nUsage:\n  lumos info\n\nExamples:\n  lumos info\n"
+                 "  lumos --version\n";
+    return 0;
+  }
   refuse_unexpected_args(std::vector<std::string>(argv + 1, argv + argc), "lumos info");
   std::cout << "lumos " << LUMOS_VERSION << "\n";
   for (const std::string& line : engine::device_report()) std::cout << line << '\n';

@@ -132,7 +132,8 @@ int cmd_replay(int argc, char** argv) {
   }
   refuse_unexpected_args(args, "lumos replay", "one trace, graph file or folder of rank traces");
   apply_input_options(args);
-  check_paths("lumos replay", args, {{"input", "the input"}}, {{"timeline", "--timeline"}});
+  check_paths("lumos replay", args, {{"input", "the input"}},
+              {{"timeline", "--timeline"}, {"utilization-csv", "--utilization-csv"}});
   const bool want_transplant = args.count("from-step") || args.count("predict-step");
   LUMOS_EXPECT(!want_transplant || (args.count("from-step") && args.count("predict-step")),
                "lumos replay: --from-step and --predict-step go together");
@@ -157,6 +158,9 @@ int cmd_replay(int argc, char** argv) {
                               "lumos replay: --utilization-bin");
   }
   const std::string path = args.count("input") ? args["input"].as<std::string>() : "";
+  // No input replays the embedded demo trace; an empty path given is a mistake, not that.
+  LUMOS_EXPECT(!args.count("input") || !path.empty(),
+               "lumos replay: the input path is empty (expected a trace, graph file or folder)");
   if (!path.empty() && std::filesystem::is_directory(path)) {
     LUMOS_EXPECT(!want_transplant,
                  "lumos replay: transplant works on one rank's trace, not a folder");

@@ -212,6 +212,7 @@ FileBytes gunzip_bytes(const char* data, size_t size, size_t padding, const std:
 }
 
 void expect_regular_file(const std::string& path, const std::string& expected) {
+  if (path.empty()) throw InputError("an empty path, expected " + expected);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     throw InputError(path + ": cannot open file (" + std::strerror(errno) + ")");

@@ -52,7 +52,8 @@ struct FileBytes {
 };
 
 // Throws InputError naming the path unless it is a regular file: "is a folder; expected
-// `expected`", or a FIFO, device or socket. A missing file is "cannot open file (...)".
+// `expected`", or a FIFO, device or socket. A missing file is "cannot open file (...)", an
+// empty path "an empty path, expected `expected`".
 void expect_regular_file(const std::string& path, const std::string& expected = "a trace file");
 
 // The bytes of a regular file as they are (no inflation); `path` "-" reads standard input to its

@@ -21,6 +21,7 @@ inline constexpr PhysicalRange kServerPowerRange{"a power", "W", 0, 1e6};
 inline constexpr PhysicalRange kPueRange{"a PUE", "", 1, 5};
 inline constexpr PhysicalRange kGridIntensityRange{"a grid intensity", "gCO2/kWh", 0, 1e4};
 inline constexpr PhysicalRange kEmbodiedRange{"an embodied carbon", "kg", 0, 1e6};
+inline constexpr PhysicalRange kJobHoursRange{"a job's length", "hours", 1e-9, 1e6};
 
 // "[1, 5]", "[0, 100] years".
 std::string range_text(const PhysicalRange& r);

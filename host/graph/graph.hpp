@@ -13,6 +13,8 @@ namespace lumos::graph {
 
 using NodeId = uint32_t;
 constexpr NodeId kOrigin = 0;
+// The largest graph lumos builds, from a model or by editing a trace (about 10 s and 3 GiB).
+constexpr uint64_t kMaxBuiltNodes = 20'000'000;
 constexpr uint32_t kNoResource = UINT32_MAX;
 
 enum class NodeKind : uint8_t {

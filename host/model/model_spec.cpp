@@ -183,6 +183,10 @@ ModelSpec model_from_toml(const toml::table& t, const std::string& path) {
       value = std::to_string(i->get());
     else if (const auto* s = node.as_string())
       value = s->get();
+    else if (node.is_table())
+      throw InputError(where +
+                       ": not a table lumos reads; model fields go at the top level or "
+                       "under [model]");
     else
       throw InputError(where + ": expected an integer or a string");
     fields.push_back({key, value, where});

@@ -218,8 +218,8 @@ KernelBusy kernel_busy_us(const StepGraph& g, const std::vector<double>& slot_us
 // node) is then the built configuration's.
 bool same_structure(const StepCosts& a, const StepCosts& b);
 
-// The largest graph an estimate builds (about 10 s and 3 GiB).
-constexpr uint64_t kMaxStepGraphNodes = 20'000'000;
+// The largest graph an estimate builds.
+constexpr uint64_t kMaxStepGraphNodes = graph::kMaxBuiltNodes;
 
 // Throws InputError when the iteration would exceed `max_nodes` graph nodes. With
 // `fold_layers`, runs of identical layers (those between which nothing else happens: not the

@@ -2,10 +2,12 @@
 // cell is a number), a --json report is checked and kept as it was written.
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "common/csv_table.hpp"
 #include "common/error.hpp"
@@ -42,6 +44,10 @@ void cell_value(common::JsonWriter& w, const std::string& cell) {
 
 HtmlSection sweep_section(const std::string& path) {
   const CsvTable t = read_csv(path);
+  // The columns the page draws from: another CSV (a grid series, a Pareto front) is not a sweep.
+  for (const char* column : {"feasible", "step_time_s"})
+    LUMOS_EXPECT(std::find(t.header.begin(), t.header.end(), column) != t.header.end(),
+                 path + ": no column '" + column + "'; " + kExpected);
   LUMOS_EXPECT(!t.rows.empty(), path + ": the table has no rows; " + kExpected);
   std::ostringstream os;
   common::JsonWriter w(os, common::JsonWriter::Document::plain);
@@ -67,6 +73,59 @@ std::string report_kind(simdjson::dom::object doc) {
   return "";
 }
 
+// The fields the page draws for a report of `kind`, each of the type the command writes: a
+// report edited by hand or cut short is refused here, not drawn as an empty section.
+void check_report_fields(simdjson::dom::object doc, const std::string& kind,
+                         const std::string& path) {
+  using simdjson::dom::element_type;
+  struct Field {
+    const char* key;
+    element_type type;
+    bool required;
+  };
+  constexpr element_type kObject = element_type::OBJECT, kArray = element_type::ARRAY,
+                         kNumber = element_type::DOUBLE;
+  auto name = [](element_type t) {
+    return t == kObject ? "an object" : t == kArray ? "an array" : "a number";
+  };
+  auto number = [](element_type t) {
+    return t == element_type::DOUBLE || t == element_type::INT64 || t == element_type::UINT64;
+  };
+  std::vector<Field> fields;
+  if (kind == "estimate")
+    fields = {{"layout", kObject, true},
+              {"model", kObject, true},
+              {"step_time_s", kNumber, true},
+              {"breakdown", kObject, true},
+              {"stages", kArray, true},
+              {"tokens_per_s", kNumber, false},
+              {"mfu", kNumber, false},
+              {"memory", kObject, false},
+              {"operational_kg", kNumber, false},
+              {"energy_kwh", kNumber, false}};
+  else if (kind == "replay")
+    fields = {{"steps", kArray, true},
+              {"breakdown", kObject, false},
+              {"measured_breakdown", kObject, false},
+              {"ranks", kArray, false},
+              {"critical_path", kObject, false}};
+  else
+    fields = {{"energy_kwh", kNumber, true},   {"operational_kg", kNumber, true},
+              {"embodied_kg", kNumber, false}, {"sci_kg", kNumber, false},
+              {"hours", kNumber, false},       {"gpu_energy_kwh", kNumber, false}};
+  for (const Field& f : fields) {
+    simdjson::dom::element v;
+    if (doc[f.key].get(v) != simdjson::SUCCESS) {
+      LUMOS_EXPECT(!f.required, path + ": field '" + f.key + "' is missing; a " + kind +
+                                    " report has it (" + kExpected + ")");
+      continue;
+    }
+    const bool ok = f.type == kNumber ? number(v.type()) : v.type() == f.type;
+    LUMOS_EXPECT(ok, path + ": field '" + f.key + "': expected " + name(f.type) + ", as lumos " +
+                         kind + " --json writes it");
+  }
+}
+
 }  // namespace
 
 HtmlSection read_report_input(const std::string& path) {
@@ -84,6 +143,7 @@ HtmlSection read_report_input(const std::string& path) {
     throw InputError(path + ": not a JSON object; " + kExpected);
   const std::string kind = report_kind(doc);
   if (kind.empty()) throw InputError(path + ": not a report lumos report reads; " + kExpected);
+  check_report_fields(doc, kind, path);
   return {kind, path, text};
 }
 

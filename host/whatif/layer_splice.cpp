@@ -334,6 +334,12 @@ LayerSplice splice_layers(const Graph& g, const std::vector<LayerStretch>& stret
     if (role[v] == kAnchor) copy_pos[v] = static_cast<uint32_t>(copied.size()), copied.push_back(v);
   }
   const uint32_t copies = delta > 0 ? static_cast<uint32_t>(delta) : 0;
+  const uint64_t total = d.nodes.size() + uint64_t{copies} * copied.size();
+  LUMOS_EXPECT(total <= graph::kMaxBuiltNodes,
+               strprintf("%s: the edited graph would have %llu nodes, more than the limit of %llu "
+                         "(fewer layers)",
+                         label.c_str(), static_cast<unsigned long long>(total),
+                         static_cast<unsigned long long>(graph::kMaxBuiltNodes)));
   std::vector<std::vector<uint32_t>> copy_id(copies);
   auto unit_shift_us = [&](NodeId v) {
     const int32_t un = unit_of_virtual(g, u, v);

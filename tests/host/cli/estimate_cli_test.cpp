@@ -146,6 +146,16 @@ TEST(ModelFile, BadFilesNameTheFileAndKey) {
   }
   const auto missing = run_lumos("estimate --model-file " + tmp.file("none.toml"));
   EXPECT_EQ(missing.exit_code, 1) << missing.out;
+  // A table other than [model] is named as such, with its line.
+  tmp.write("e.toml", "preset = \"llama3-8b\"\n[foo]\nx = 1\n");
+  const auto table = run_lumos("estimate --model-file " + tmp.file("e.toml"));
+  EXPECT_EQ(table.exit_code, 1) << table.out;
+  EXPECT_NE(table.out.find("e.toml:2: foo: not a table lumos reads"), std::string::npos)
+      << table.out;
+  const auto empty = run_lumos("estimate --model-file ''");
+  EXPECT_EQ(empty.exit_code, 1) << empty.out;
+  EXPECT_NE(empty.out.find("an empty path, expected a TOML model file"), std::string::npos)
+      << empty.out;
 }
 
 TEST(Layout, ChecksNameTheRuleTheyBreak) {

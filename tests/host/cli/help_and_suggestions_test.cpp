@@ -35,7 +35,8 @@ TEST(Help, EveryCommandsHelpHasAnExamplesSection) {
                           "bench",
                           "bench batch",
                           "bench estimate",
-                          "bench whatif"}) {
+                          "bench whatif",
+                          "info"}) {
     const auto r = run_lumos(std::string(cmd) + " --help");
     EXPECT_EQ(r.exit_code, 0) << cmd << "\n" << r.out;
     const size_t at = r.out.find("Examples:\n  lumos ");

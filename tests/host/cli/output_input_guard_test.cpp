@@ -65,6 +65,18 @@ TEST(OutputNamesAnInput, ReplayTimelineOntoItsTraceIsRefused) {
                           tmp.path() + "/./t.json", t, bytes);
 }
 
+TEST(OutputNamesAnInput, ReplayUtilizationCsvOntoItsTraceOrTheTimelineIsRefused) {
+  TempDir tmp;
+  const std::string bytes = demo_trace(tmp);
+  const std::string t = tmp.file("t.json");
+  expect_refused_and_kept("replay " + t + " --utilization-csv " + t, t, t, bytes);
+  // Two outputs on one path: the second would silently replace the first.
+  const std::string o = tmp.file("o.x");
+  const RunResult r = run_lumos("replay " + t + " --timeline " + o + " --utilization-csv " + o);
+  expect_one_line_exit_1(r, "is also the output " + o + " (--timeline)");
+  EXPECT_FALSE(fs::exists(o));
+}
+
 TEST(OutputNamesAnInput, WhatifCsvOntoItsTraceIsRefused) {
   TempDir tmp;
   const std::string bytes = demo_trace(tmp);

@@ -101,10 +101,14 @@ TEST(PlaceCli, BadInputGetsOneLineAndNoFile) {
       tmp.write("jobs.toml",
                 "[[job]]\nname = \"big\"\n[[job.option]]\npool = \"S_A\"\nresources = 20\n"
                 "hours = 5\n");
+  const std::string long_job =
+      tmp.write("long.toml", "[[job]]\nname = \"long\"\nscore = 10\nhours = 1e300\n");
   const std::string out = tmp.file("curve.csv");
   const std::pair<std::string, std::string> cases[] = {
       {"place " + neg + " --score-year --grid-intensity 10",
        "idle_w: expected a power in [0, 1000000] W, got -3"},
+      {"place " + fleet("two-servers.toml") + " --jobs " + long_job,
+       "long.toml:4: hours: expected a job's length in [1e-09, 1000000] hours, got 1e+300"},
       {"place " + fleet("two-servers.toml") + " --jobs " + jobs, "job big fits on no server type"},
       {"place " + fleet("two-servers.toml") + " --score-year --amortization forever",
        "expected linear, zero-after-lifetime or years-in-service"},

@@ -71,6 +71,10 @@ TEST(PlaceSensitivityCli, BadSweepsAreOneLineAndWriteNothing) {
       {"place " + two + " --sweep-lifetime 0:12:1 -o " + out, "lifetimes must be positive"},
       {"place " + two + " --sweep-grid-intensity -5:10:1 -o " + out, "values lie in [0, 10000]"},
       {"place " + two + " --sweep-grid-intensity 0:10 -o " + out, "expected FROM:TO:STEP"},
+      {"place " + two + " --sweep-grid-intensity 0:10:0 -o " + out, "STEP must be positive"},
+      // A positive step that gives too many values says so, not that the step is not positive.
+      {"place " + two + " --sweep-grid-intensity 0:10:1e-7 -o " + out,
+       "1e+08 values from FROM to TO by STEP; at most 10,000"},
       {"place " + two + " --sweep-lifetime 3:12:1 --score-year", "give one of --jobs"},
       {"place " + fleet("mit-740.toml") +
            " --utilization 0:1:0.5 --case-study "

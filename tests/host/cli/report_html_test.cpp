@@ -81,8 +81,27 @@ TEST(Report, RefusesAnInputItDoesNotReadAndWritesNothing) {
                          "not a report lumos report reads");
   expect_one_line_exit_1(
       run_lumos("report " + dir.write("bad.json", "{\"steps\": [") + " -o " + out), "invalid JSON");
-  expect_one_line_exit_1(run_lumos("report " + dir.write("empty.csv", "gpu,tp\n") + " -o " + out),
-                         "the table has no rows");
+  expect_one_line_exit_1(
+      run_lumos("report " + dir.write("empty.csv", "gpu,tp,feasible,step_time_s\n") + " -o " + out),
+      "the table has no rows");
+  // A CSV of another kind (an hourly grid series) lacks the sweep's columns.
+  expect_one_line_exit_1(
+      run_lumos("report " + dir.write("grid.csv", "timestamp,g_per_kwh\n2024-01-01T00:00Z,300\n") +
+                " -o " + out),
+      "no column 'feasible'");
+  // A report edited by hand: the page's fields keep the types the command writes.
+  const std::string estimate = dir.file("estimate.json");
+  ASSERT_EQ(run_shell(std::string(LUMOS_BINARY) + " estimate --json > " + estimate).exit_code, 0);
+  std::string text = run_shell("cat " + estimate).out;
+  const size_t at = text.find("\"step_time_s\":");
+  ASSERT_NE(at, std::string::npos);
+  const size_t end = text.find(',', at);
+  const std::string mistyped = text.substr(0, at) + "\"step_time_s\":\"x\"" + text.substr(end);
+  expect_one_line_exit_1(run_lumos("report " + dir.write("mistyped.json", mistyped) + " -o " + out),
+                         "field 'step_time_s': expected a number");
+  const std::string missing = text.substr(0, at) + text.substr(end + 1);
+  expect_one_line_exit_1(run_lumos("report " + dir.write("missing.json", missing) + " -o " + out),
+                         "field 'step_time_s' is missing");
   expect_one_line_exit_1(run_lumos("report " + gemm), "-o OUT.html is required");
   EXPECT_FALSE(std::filesystem::exists(out));
 }

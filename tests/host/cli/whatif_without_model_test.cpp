@@ -107,6 +107,12 @@ TEST(WhatifWithoutModel, TheCommandEditsLayersWithoutAModel) {
   EXPECT_EQ(j.exit_code, 0) << j.out;
   EXPECT_NE(j.out.find("\"predicted_us\""), std::string::npos) << j.out;
   EXPECT_EQ(j.out.find("\"rebuild_predicted_us\""), std::string::npos) << j.out;
+  // A layer count within --layers' range whose edited graph is beyond what lumos builds is
+  // refused before the copies are made (it ran out of memory before).
+  const auto huge = run_lumos("whatif " + job + " --layers 16777216", 60);
+  EXPECT_EQ(huge.exit_code, 1) << huge.out;
+  EXPECT_EQ(std::count(huge.out.begin(), huge.out.end(), '\n'), 1) << huge.out;
+  EXPECT_NE(huge.out.find("more than the limit of 20000000"), std::string::npos) << huge.out;
 }
 
 // An edit that needs the model's dimensions says so, in one line.
