@@ -24,7 +24,8 @@ inline double decimal_of(const cxxopts::ParseResult& a, const std::string& key,
                          const std::string& who) {
   const std::string text = a[key].as<std::string>();
   const std::optional<double> v = parse_finite(text);
-  LUMOS_EXPECT(v.has_value(), who + ": --" + key + ": expected a finite number, got '" + text + "'");
+  LUMOS_EXPECT(v.has_value(),
+               who + ": --" + key + ": expected a finite number, got '" + text + "'");
   return *v;
 }
 
