@@ -158,9 +158,6 @@ int cmd_replay(int argc, char** argv) {
                               "lumos replay: --utilization-bin");
   }
   const std::string path = args.count("input") ? args["input"].as<std::string>() : "";
-  // No input replays the embedded demo trace; an empty path given is a mistake, not that.
-  LUMOS_EXPECT(!args.count("input") || !path.empty(),
-               "lumos replay: the input path is empty (expected a trace, graph file or folder)");
   if (!path.empty() && std::filesystem::is_directory(path)) {
     LUMOS_EXPECT(!want_transplant,
                  "lumos replay: transplant works on one rank's trace, not a folder");

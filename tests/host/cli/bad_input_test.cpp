@@ -127,7 +127,6 @@ TEST(BadInput, CommandLineErrorsExitOne) {
   expect_one_line_exit_1("replay --from-step 1 --predict-step 7", "no ProfilerStep#7");
   expect_one_line_exit_1("replay --critical-path sideways", "expected hta or timing");
   expect_one_line_exit_1("frobnicate", "unknown command");
-  expect_one_line_exit_1("replay ''", "the input path is empty");
 }
 
 // A decimal option is the whole text a finite number, or one line naming the option: no trailing
