@@ -409,6 +409,7 @@ void parse_fp8_recipes(const Reader& r, element root, KernelsDb* db) {
     f.input_cast_bytes = bytes("input_cast_bytes");
     f.fused_input_cast_bytes = bytes("fused_input_cast_bytes");
     f.weight_cast_bytes = bytes("weight_cast_bytes");
+    f.primary_weight_bytes = bytes("primary_weight_bytes");
     f.grad_cast_bytes = bytes("grad_cast_bytes");
     f.fused_grad_cast_bytes = bytes("fused_grad_cast_bytes");
     f.scale_update_kernels = bytes("scale_update_kernels");

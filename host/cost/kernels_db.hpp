@@ -176,6 +176,9 @@ struct Fp8Recipe {
   // it (the stack's fp8_cast_fusion says which), beyond what that kernel moves.
   double input_cast_bytes = 6, fused_input_cast_bytes = 6;
   double weight_cast_bytes = 5;  // once per step: cached across micro-batches
+  // With FP8 primary weights (the stack's fp8_param_gather) the weight is already FP8: once per
+  // step its transpose, in place of weight_cast_bytes.
+  double primary_weight_bytes = 2;
   // An output gradient cast by its own kernel; one fused into the activation's backward (where
   // the stack's fp8_cast_fusion includes the activation).
   double grad_cast_bytes = 6, fused_grad_cast_bytes = 6;

@@ -40,7 +40,11 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
                 s.fp8.fused_input_cast_bytes, s.fp8.grad_cast_bytes, s.fp8.fused_grad_cast_bytes) +
           (gathered ? strprintf("; shard %.0f/%.0f+%.0f", s.fp8.gathered_cast_bytes,
                                 s.fp8.gathered_fused_cast_bytes, s.fp8.gathered_transpose_bytes)
-                    : std::string(" per element")),
+                    : std::string(" per element")) +
+          // The weight's bytes once per step: its cast, or where the weights are kept in FP8
+          // (fp8_param_gather) its transpose.
+          strprintf("; weight %.0f B",
+                    s.fp8_param_gather ? s.fp8.primary_weight_bytes : s.fp8.weight_cast_bytes),
       recipe + " cast bytes; membound.json elementwise");
   add(Term::kFp8ScaleUpdates, fp8 && s.fp8.scale_update_kernels > 0,
       strprintf("%.0f kernel per module and pass", s.fp8.scale_update_kernels),

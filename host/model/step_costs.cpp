@@ -433,7 +433,8 @@ class StepPricer {
   // FP8 GEMMs need their operands quantized, as the stack's FP8 recipe does it (stacks.json
   // fp8_recipes; docs/design.md, "FP8 recipes"): in forward the input, by a kernel of its own or
   // fused into the norm or activation that produced it (`fused`), and, on the first micro-batch
-  // only (Transformer Engine caches FP8 weights across micro-batches), the weight; in backward
+  // only (Transformer Engine caches FP8 weights across micro-batches), the weight, or where the
+  // weights are kept in FP8 (fp8_param_gather) only its transpose; in backward
   // the output gradient. Delayed scaling also updates each FP8 module's amax history and scales.
   // A tensor that a sequence-parallel all-gather moves in FP8 (`gathered`: the norm's output
   // before QKV and FC1, the output gradient of the attention projection and FC2) is quantized
@@ -442,8 +443,11 @@ class StepPricer {
   void quantize_fwd(std::vector<KernelOp>& ops, int64_t N, int64_t K, bool fused,
                     bool gathered = false) const {
     if (!fp8 || !opt.with(Term::kFp8Casts)) return;
-    KernelOp w = P.membound("cast_transpose_fp8_kernel (weight)", "elementwise",
-                            stack.fp8.weight_cast_bytes * static_cast<double>(N * K));
+    KernelOp w = stack.fp8_param_gather
+                     ? P.membound("fp8_transpose_kernel (FP8 weight)", "elementwise",
+                                  stack.fp8.primary_weight_bytes * static_cast<double>(N * K))
+                     : P.membound("cast_transpose_fp8_kernel (weight)", "elementwise",
+                                  stack.fp8.weight_cast_bytes * static_cast<double>(N * K));
     w.first_microbatch_only = true;
     ops.push_back(w);
     if (gathered_fp8(gathered)) return quantize_gathered(ops, K, fused);

@@ -2,20 +2,27 @@
 
 #include "common/format.hpp"
 
+#include <algorithm>
+
 namespace lumos::report {
 
 void terms_text(std::ostream& os, const std::vector<estimate::TermEffect>& terms, double step_us) {
   os << "terms (each taken out in turn: what it adds to the step)\n";
-  os << strprintf("  %-26s %-34s %12s %8s  %s\n", "term", "value", "added", "of step", "source");
+  // The value column is as wide as its longest value, and no narrower than 34.
+  int value_w = 34;
+  for (const auto& t : terms)
+    if (t.applies) value_w = std::max(value_w, static_cast<int>(t.value.size()));
+  os << strprintf("  %-26s %-*s %12s %8s  %s\n", "term", value_w, "value", "added", "of step",
+                  "source");
   for (const auto& t : terms) {
     if (!t.applies) {
-      os << strprintf("  %-26s %-34s %12s %8s  %s\n", t.term.c_str(), "not used", "-", "-",
+      os << strprintf("  %-26s %-*s %12s %8s  %s\n", t.term.c_str(), value_w, "not used", "-", "-",
                       t.source.c_str());
       continue;
     }
-    os << strprintf("  %-26s %-34s %+11.4fs %+7.1f%%  %s\n", t.term.c_str(), t.value.c_str(),
-                    t.added_us / 1e6, step_us > 0 ? 100 * t.added_us / step_us : 0.0,
-                    t.source.c_str());
+    os << strprintf("  %-26s %-*s %+11.4fs %+7.1f%%  %s\n", t.term.c_str(), value_w,
+                    t.value.c_str(), t.added_us / 1e6,
+                    step_us > 0 ? 100 * t.added_us / step_us : 0.0, t.source.c_str());
   }
 }
 

@@ -248,3 +248,41 @@ TEST(SoftwareStack, SequenceParallelFp8TensorsAreCastOnTheShardAndTransposedOnce
   for (double d : durations(full.layer_fwd, "fp8_transpose_kernel"))
     EXPECT_NEAR(d, us(fp8.fused_input_cast_bytes * T * h), 1e-6);
 }
+
+// Where the stack keeps the weights in FP8 (NeMo's fp8_param_gather: Transformer Engine's FP8
+// primary weights) the first micro-batch only transposes each weight (2 B per element); where
+// the weights are 16 bit it casts and transposes them (delayed scaling: 4 B). Either runs on the
+// first micro-batch only.
+TEST(SoftwareStack, Fp8PrimaryWeightsAreTransposedNotCastOnTheFirstMicrobatch) {
+  const auto& db = lumos::cost::embedded_db();
+  const ModelSpec m = preset("llama3-70b");
+  const auto& g = db.gpu("h100");
+  auto weight_ops = [&](const std::string& stack) {
+    const ParallelConfig c = fp8_sequence_parallel(4, stack);
+    const StepCosts k = price_step(m, c, check_layout(m, c), db, g, db.default_topology_for(g));
+    std::vector<KernelOp> out;
+    for (const KernelOp& op : k.layer_fwd)
+      if (op.first_microbatch_only) out.push_back(op);
+    return out;
+  };
+  ASSERT_TRUE(db.stack("nemo-2024").fp8_param_gather);
+  ASSERT_FALSE(db.stack("megatron-core").fp8_param_gather);
+  ASSERT_EQ(db.stack("nemo-2024").fp8.primary_weight_bytes, 2);
+  ASSERT_EQ(db.stack("megatron-core").fp8.weight_cast_bytes, 4);
+  const auto fp8_weights = weight_ops("nemo-2024"), bf16_weights = weight_ops("megatron-core");
+  // Llama 3 70B at TP 4, weights N x K per rank: QKV, the attention projection, FC1, FC2.
+  const double weights[4] = {2560.0 * 8192, 8192.0 * 2048, 14336.0 * 8192, 8192.0 * 7168};
+  const double factor = db.stack("nemo-2024").kernel_time_factor;
+  ASSERT_EQ(factor, db.stack("megatron-core").kernel_time_factor);
+  auto us = [&](double bytes) {
+    return lumos::cost::membound_time_us(db, g, "elementwise", bytes) * factor;
+  };
+  ASSERT_EQ(fp8_weights.size(), 4u);
+  ASSERT_EQ(bf16_weights.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(fp8_weights[i].name, "fp8_transpose_kernel (FP8 weight)");
+    EXPECT_NEAR(fp8_weights[i].dur_us, us(2 * weights[i]), 1e-6) << i;
+    EXPECT_EQ(bf16_weights[i].name, "cast_transpose_fp8_kernel (weight)");
+    EXPECT_NEAR(bf16_weights[i].dur_us, us(4 * weights[i]), 1e-6) << i;
+  }
+}
