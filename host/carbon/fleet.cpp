@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <toml++/toml.h>
 
@@ -259,8 +260,23 @@ Job job_from_sweep_csv(const std::string& path, const Fleet& f, const std::strin
       j.options.push_back(o);
     }
   }
-  LUMOS_EXPECT(!j.options.empty(), path + ": no feasible row runs on a GPU of fleet " + f.name +
-                                       " (its server types name their GPUs with gpu = \"...\")");
+  if (j.options.empty()) {
+    // Name both sides: a fleet's gpu is free text (a sweep run with --db may name GPUs of its
+    // own), so a misspelling shows only here.
+    std::set<std::string> fleet_gpus, csv_gpus;
+    for (const ServerPool& p : f.pools)
+      if (!p.gpu.empty()) fleet_gpus.insert(p.gpu);
+    for (const auto& row : t.rows)
+      if (row[feasible] == "1") csv_gpus.insert(row[gpu]);
+    auto list = [](const std::set<std::string>& names) {
+      std::string out;
+      for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+      return out.empty() ? std::string("none") : out;
+    };
+    throw InputError(path + ": no feasible row runs on a GPU of fleet " + f.name +
+                     " (its server types name their GPUs with gpu = \"...\": " + list(fleet_gpus) +
+                     "; the CSV's feasible rows: " + list(csv_gpus) + ")");
+  }
   return j;
 }
 

@@ -398,7 +398,8 @@ GridSeries load_grid_series(const std::string& path, IntensityBasis basis) {
   // One byte of padding keeps the buffer non-null for an empty file (memset of a null pointer
   // is undefined even for zero bytes, and the sanitizer build reports it).
   const common::FileBytes bytes = common::read_file_bytes(
-      path, 1, kMaxGridFileBytes, "a grid series (a year of hours is ~1 MB)");
+      path, 1, kMaxGridFileBytes, "a grid series (a year of hours is ~1 MB)", {},
+      "an hourly grid series (CSV, plain or gzip)");
   std::string_view text(bytes.data.data(), bytes.size);
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
 

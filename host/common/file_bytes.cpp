@@ -272,8 +272,9 @@ std::optional<std::string> regular_file_prefix(const std::string& path, size_t n
 
 FileBytes read_file_bytes(const std::string& path, size_t padding, uint64_t max_bytes,
                           const std::string& limit_of,
-                          const std::function<void(char*, size_t)>& on_buffer) {
-  FileBytes raw = read_regular_file(path, padding, max_bytes, "a trace file", limit_of);
+                          const std::function<void(char*, size_t)>& on_buffer,
+                          const std::string& expected) {
+  FileBytes raw = read_regular_file(path, padding, max_bytes, expected, limit_of);
   if (!looks_gzip(raw.data.data(), raw.size)) return raw;
   const std::string what = path == "-" ? "<stdin>" : path;
   return gunzip_bytes(raw.data.data(), raw.size, padding, what, max_bytes, limit_of, on_buffer);

@@ -72,11 +72,13 @@ std::optional<std::string> regular_file_prefix(const std::string& path, size_t n
 
 // read_regular_file, then inflated when it is gzip; the limit applies to the inflated size too.
 // Throws InputError naming the file on a truncated or corrupt gzip stream.
-// `on_buffer`, when given, is called as gunzip_bytes calls it.
+// `on_buffer`, when given, is called as gunzip_bytes calls it; `expected` names the input as
+// read_regular_file does.
 FileBytes read_file_bytes(const std::string& path, size_t padding,
                           uint64_t max_bytes = max_trace_bytes(),
                           const std::string& limit_of = kTraceLimit,
-                          const std::function<void(char*, size_t)>& on_buffer = {});
+                          const std::function<void(char*, size_t)>& on_buffer = {},
+                          const std::string& expected = "a trace file");
 
 // Inflates an in-memory gzip stream (one or more members). `what` names the source in messages.
 // The size trailer is not trusted: the output buffer starts at 8 times the compressed size (at

@@ -32,7 +32,13 @@ std::vector<size_t> pareto_rows(const CsvView& t, const std::vector<std::string>
   std::vector<size_t> candidates;
   std::vector<std::vector<double>> obj(cols.size());
   for (size_t r = 0; r < t.rows; ++r) {
-    if (feasible_col < t.header.size() && t.cell(r, feasible_col) != "1") continue;
+    if (feasible_col < t.header.size()) {
+      const std::string f = t.cell(r, feasible_col);
+      LUMOS_EXPECT(f == "0" || f == "1", t.source + ":" + std::to_string(r + 2) +
+                                             ": column 'feasible': expected 0 or 1, got '" + f +
+                                             "'");
+      if (f != "1") continue;
+    }
     candidates.push_back(r);
     for (size_t k = 0; k < cols.size(); ++k) {
       const std::string s = t.cell(r, cols[k]);

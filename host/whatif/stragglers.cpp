@@ -31,6 +31,16 @@ void check_range(const RankValue& v, const std::string& option) {
                  "lumos replay: --skew: the skew must be within +-1e9 us (about 17 minutes)");
 }
 
+// A rank named twice by one option is a typo or a script's mistake: the two factors would
+// compound (or the skews add) without anyone having asked for that.
+void expect_each_rank_once(const std::vector<RankValue>& values, const std::string& option) {
+  for (size_t i = 0; i < values.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      LUMOS_EXPECT(values[j].rank != values[i].rank, "lumos replay: " + option + ": rank " +
+                                                         std::to_string(values[i].rank) +
+                                                         " given twice (one value per rank)");
+}
+
 bool on_rank(const graph::Graph& g, graph::NodeId v, int32_t rank) {
   return g.resource[v] != graph::kNoResource && g.resources[g.resource[v]].rank == rank;
 }
@@ -55,6 +65,8 @@ RankValue parse_rank_value(const std::string& text, const std::string& option) {
 
 std::vector<double> apply_stragglers(graph::MultiRankResult* m, const StragglerEdits& edits) {
   graph::Graph& g = m->graph;
+  expect_each_rank_once(edits.slow, "--slow-rank");
+  expect_each_rank_once(edits.skew, "--skew");
   std::vector<double> dur = g.dur_us;
   for (const RankValue& s : edits.slow) {
     expect_rank(*m, s.rank);

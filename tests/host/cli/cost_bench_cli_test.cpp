@@ -44,6 +44,10 @@ TEST(CostCli, TextLinesNameTheQueryAndTheGpu) {
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(starts_with(r.out, "gpu    arch        SMs   bf16 TF")) << r.out;
   EXPECT_NE(r.out.find("\nh100 "), std::string::npos);
+  // The list is every GPU, but a --gpu given is checked: a misspelt one exited 0.
+  r = run_lumos("cost gpus --gpu foo");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("unknown GPU 'foo'"), std::string::npos) << r.out;
 }
 
 TEST(CostCli, JsonHasTheDocumentedFields) {

@@ -43,6 +43,14 @@ TEST(InputFiles, FolderGivenToACommandThatTakesOneTraceIsOneLine) {
   EXPECT_FALSE(std::filesystem::exists(tmp.file("g.lgraph")));
 }
 
+// A folder given as the grid series is named as what was expected there, not as a trace.
+TEST(InputFiles, FolderGivenAsAGridSeriesIsNamedAsSuch) {
+  TempDir tmp;
+  expect_one_line_exit_1(
+      run_bounded("carbon --grid-series " + tmp.path()),
+      tmp.path() + " is a folder; expected an hourly grid series (CSV, plain or gzip)");
+}
+
 TEST(InputFiles, DeviceIsRefused) {
   expect_one_line_exit_1(run_bounded("replay /dev/zero"),
                          "/dev/zero is a character device; expected a trace file");

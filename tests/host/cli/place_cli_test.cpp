@@ -18,6 +18,15 @@ std::string fleet(const std::string& name) {
   return std::string(LUMOS_EXAMPLES_DIR) + "/fleets/" + name;
 }
 
+// A variants CSV of GPT-3 15B (8 layers) on 64 GPUs of each of `gpus`, written into `tmp`.
+std::string sweep_csv(const TempDir& tmp, const std::string& tp, const std::string& gpus) {
+  const std::string out = tmp.file("v.csv");
+  const auto s = run_lumos("sweep --model gpt3-15b --layers 8 --gpus 64 --gbs 512 --tp " + tp +
+                           " --pp 1,2 --gpu " + gpus + " --tokens 100e9 --threads 2 -o " + out);
+  EXPECT_EQ(s.exit_code, 0) << s.out;
+  return out;
+}
+
 TEST(PlaceCli, ScoreYearPrintsTable2AndWhatSciCosts) {
   const auto r = run_lumos("place " + fleet("two-servers.toml") + " --score-year");
   ASSERT_EQ(r.exit_code, 0) << r.out;
@@ -66,12 +75,8 @@ TEST(PlaceCli, TheCaseStudyCurveIsWrittenForEachPolicy) {
 // jobs to them and the fleet emits more; oSCI keeps them on the efficient GPUs.
 TEST(PlaceCli, SciPutsTrainingOnOldGpusAndTheFleetEmitsMore) {
   TempDir tmp;
-  const auto s = run_lumos(
-      "sweep --model gpt3-15b --layers 8 --gpus 64 --gbs 512 --tp 1,2,4,8 --pp 1,2 --gpu "
-      "a100,h100,h200,b200 --tokens 100e9 --threads 2 -o " +
-      tmp.file("v.csv"));
-  ASSERT_EQ(s.exit_code, 0) << s.out;
-  const auto r = run_lumos("place " + fleet("gpu-fleet.toml") + " --sweep " + tmp.file("v.csv") +
+  const std::string csv = sweep_csv(tmp, "1,2,4,8", "a100,h100,h200,b200");
+  const auto r = run_lumos("place " + fleet("gpu-fleet.toml") + " --sweep " + csv +
                            " --copies 6 --amortization zero-after-lifetime --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const size_t sci = r.out.find("\"metric\":\"SCI\"");
@@ -89,6 +94,17 @@ TEST(PlaceCli, SciPutsTrainingOnOldGpusAndTheFleetEmitsMore) {
   const size_t added = sci_part.find("\"added_over_osci\":");
   ASSERT_NE(added, std::string::npos);
   EXPECT_GT(std::stod(sci_part.substr(added + 18)), 0.0) << r.out;
+}
+
+// A fleet whose gpu names match none of the CSV's feasible rows (a misspelling: gpu is free text,
+// as a sweep run with --db may name GPUs of its own) is refused naming both sides.
+TEST(PlaceCli, ASweepOnGpusTheFleetLacksNamesBothSides) {
+  TempDir tmp;
+  const auto r =
+      run_lumos("place " + fleet("gpu-fleet.toml") + " --sweep " + sweep_csv(tmp, "4,8", "h800"));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("a100, b200, h100, h200; the CSV's feasible rows: h800)"), std::string::npos)
+      << r.out;
 }
 
 TEST(PlaceCli, BadInputGetsOneLineAndNoFile) {

@@ -129,6 +129,11 @@ TEST(Ranges, StragglerFactorsAndSkewsHaveSaneRanges) {
   expect_one_line_exit_1(base + " --skew 0:1e308", "--skew: the skew must be within +-1e9 us");
   expect_one_line_exit_1(base + " --skew 0:-1e308", "--skew: the skew must be within +-1e9 us");
   EXPECT_EQ(run_lumos(base + " --slow-rank 0:1000 --skew 1:-1e9").exit_code, 0);
+  // One value per rank: two would compound (2 x 3) without anyone having asked for 6.
+  expect_one_line_exit_1(base + " --slow-rank 1:2 --slow-rank 1:3",
+                         "--slow-rank: rank 1 given twice (one value per rank)");
+  expect_one_line_exit_1(base + " --skew 0:5 --skew 0:5", "--skew: rank 0 given twice");
+  EXPECT_EQ(run_lumos(base + " --slow-rank 0:2 --slow-rank 1:3").exit_code, 0);
 }
 
 // Rows 19 and 20: --speed factors that are not finite or far out of range, and an empty spec.

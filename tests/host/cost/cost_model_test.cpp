@@ -409,6 +409,11 @@ TEST(KernelsDb, MalformedOptionalFieldsAreErrorsNotDefaults) {
   expect_error("stacks.json", "\"gathered_transpose_bytes\": {\n        \"value\": 2,",
                "\"gathered_transpose_bytes\": {\n        \"value\": -2,",
                "gathered_transpose_bytes.value: expected a number in [0, 64]");
+  // A link count of 1e308 was cast straight to int (undefined; the sanitizer build reports it).
+  expect_error("gpus.json", "\"nvlink_links\": {\"value\": 12,",
+               "\"nvlink_links\": {\"value\": 1e308,", ".nvlink_links: expected 0..1000");
+  expect_error("gpus.json", "\"nvlink_links\": {\"value\": 12,",
+               "\"nvlink_links\": {\"value\": -1,", ".nvlink_links: expected 0..1000");
 }
 
 TEST(PowerCap, MatrixKernelsOfACappedPartRunAtTheClockItsCapAllows) {

@@ -81,6 +81,24 @@ TEST(ParetoCsv, BadTablesFailInOneLineNamingTheFile) {
   EXPECT_THROW(pareto_rows(csv_view(t), {"a"}), lumos::InputError);
 }
 
+// A feasible flag is 0 or 1 as the sweep writes it: a 2 (or "yes") was read as infeasible and
+// its row silently left off the front.
+TEST(ParetoCsv, AFeasibleFlagOtherThanZeroOrOneIsRefusedWithItsLine) {
+  std::istringstream in("index,feasible,a,b\n0,1,1,2\n1,2,2,1\n");
+  const CsvTable t = lumos::parse_csv(in, "v.csv");
+  try {
+    pareto_rows(csv_view(t), {"a", "b"});
+    FAIL();
+  } catch (const lumos::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("v.csv:3: column 'feasible': expected 0 or 1, got '2'"),
+              std::string::npos)
+        << e.what();
+  }
+  std::istringstream good("index,feasible,a,b\n0,1,1,2\n1,0,0,0\n");
+  const CsvTable g = lumos::parse_csv(good, "w.csv");
+  EXPECT_EQ(pareto_rows(csv_view(g), {"a", "b"}).size(), 1u);
+}
+
 // A sweep's front taken over its rows (the cells formatted as the CSV holds them) is the front of
 // its CSV written and read back, for any columns, and fails the same way on a text column.
 TEST(ParetoCsv, TheFrontOfASweepsRowsIsTheFrontOfItsCsv) {
