@@ -9,7 +9,6 @@
 #include <iostream>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 
 #include "cli/count_options.hpp"
@@ -137,12 +136,10 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
     file = sweep::load_sweep_file(a["spec"].as<std::string>(), sweep::sweep_file_options());
   auto given = [&](const char* k) { return a.count(k) > 0 || file.options.count(k) > 0; };
   std::map<std::string, std::string> read;  // every option the sweep is built from
-  std::set<std::string> from_file;          // those of them the sweep file gave
   auto text = [&](const char* k) {
     const bool in_file = !a.count(k) && file.options.count(k);
     const std::string v = in_file ? file.options.at(k) : a[k].as<std::string>();
     read[k] = v;
-    if (in_file) from_file.insert(k);
     return v;
   };
   // Before any work: no output may be an input (the sweep file's trace included) or the other.
@@ -152,20 +149,14 @@ SweepRequest sweep_request(const cxxopts::ParseResult& a, const cost::KernelsDb&
               {{"output", "-o"}, {"pareto", "--pareto"}}, traced);
   SweepRequest q;
   q.spec.model = model_from(a, file.model ? &*file.model : nullptr);
-  try {
-    sweep::parse_axes({given, text}, &q.spec);
-  } catch (const InputError& e) {
-    // An axis the file gave is named as the file writes it, not as the flag it stands for.
-    const std::string m = e.what();
-    const size_t colon = m.find(':');
-    const std::string flag = m.rfind("--", 0) == 0 && colon != std::string::npos
-                                 ? m.substr(2, colon - 2)
-                                 : std::string();
-    if (flag.empty() || !from_file.count(flag)) throw;
-    std::string key = flag;
+  // An axis the file gave is named as the file writes it, not as the flag it stands for.
+  auto name = [&](const char* k) {
+    if (a.count(k) || !file.options.count(k)) return std::string("--") + k;
+    std::string key = k;
     std::replace(key.begin(), key.end(), '-', '_');
-    throw InputError(a["spec"].as<std::string>() + ": [sweep] " + key + m.substr(colon));
-  }
+    return a["spec"].as<std::string>() + ": [sweep] " + key;
+  };
+  sweep::parse_axes({given, text, name}, &q.spec);
   LUMOS_EXPECT(
       given("trace") || !(a.count("traced") || a.count("group")),
       "lumos sweep: --traced and --group say what the traced job is: they go with --trace");

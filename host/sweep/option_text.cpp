@@ -11,6 +11,10 @@ namespace lumos::sweep {
 
 namespace {
 
+std::string named(const OptionText& o, const char* option) {
+  return o.name ? o.name(option) : std::string("--") + option;
+}
+
 std::vector<int> parse_switch_axis(const std::string& text, const std::string& what) {
   std::vector<int> out;
   for (const std::string& s : parse_name_axis(text, what)) {
@@ -25,34 +29,34 @@ std::vector<int> parse_switch_axis(const std::string& text, const std::string& w
 void parse_layout_axes(const OptionText& o, SweepSpec* spec) {
   const auto& given = o.given;
   const auto& text = o.text;
-  if (given("gpus")) spec->total_gpus = parse_int_axis(text("gpus"), "--gpus");
+  if (given("gpus")) spec->total_gpus = parse_int_axis(text("gpus"), named(o, "gpus"));
   if (!given("gpus") && !given("dp")) spec->total_gpus = parse_int_axis("256..1024", "--gpus");
-  if (given("dp")) spec->dp = parse_int_axis(text("dp"), "--dp");
+  if (given("dp")) spec->dp = parse_int_axis(text("dp"), named(o, "dp"));
   LUMOS_EXPECT(!(given("gpus") && given("dp")),
                "lumos sweep: give --gpus (dp follows) or --dp, not both");
-  spec->tp = parse_int_axis(text("tp"), "--tp");
-  spec->cp = parse_int_axis(text("cp"), "--cp");
-  spec->pp = parse_int_axis(text("pp"), "--pp");
-  spec->interleave = parse_int_axis(text("interleave"), "--interleave");
-  spec->mbs = parse_int_axis(text("mbs"), "--mbs");
-  spec->gbs = parse_int_axis(text("gbs"), "--gbs");
+  spec->tp = parse_int_axis(text("tp"), named(o, "tp"));
+  spec->cp = parse_int_axis(text("cp"), named(o, "cp"));
+  spec->pp = parse_int_axis(text("pp"), named(o, "pp"));
+  spec->interleave = parse_int_axis(text("interleave"), named(o, "interleave"));
+  spec->mbs = parse_int_axis(text("mbs"), named(o, "mbs"));
+  spec->gbs = parse_int_axis(text("gbs"), named(o, "gbs"));
   spec->recompute.clear();
-  for (const auto& r : parse_name_axis(text("recompute"), "--recompute"))
+  for (const auto& r : parse_name_axis(text("recompute"), named(o, "recompute")))
     spec->recompute.push_back(model::parse_recompute(r));
-  spec->sequence_parallel = parse_switch_axis(text("sp"), "--sp");
-  spec->distributed_optimizer = parse_switch_axis(text("dist-opt"), "--dist-opt");
-  if (given("stack")) spec->stacks = parse_name_axis(text("stack"), "--stack");
+  spec->sequence_parallel = parse_switch_axis(text("sp"), named(o, "sp"));
+  spec->distributed_optimizer = parse_switch_axis(text("dist-opt"), named(o, "dist-opt"));
+  if (given("stack")) spec->stacks = parse_name_axis(text("stack"), named(o, "stack"));
   spec->dtypes.clear();
-  for (const std::string& d : parse_name_axis(text("dtype"), "--dtype")) {
+  for (const std::string& d : parse_name_axis(text("dtype"), named(o, "dtype"))) {
     const cost::Dtype dtype = cost::parse_dtype(d);
     LUMOS_EXPECT(
         dtype == cost::Dtype::kBf16 || dtype == cost::Dtype::kFp16 || dtype == cost::Dtype::kFp8,
-        "--dtype " + d + ": expected bf16, fp16 or fp8");
+        named(o, "dtype") + " " + d + ": expected bf16, fp16 or fp8");
     spec->dtypes.push_back(dtype);
   }
   spec->fsdp.clear();
-  for (int f : parse_switch_axis(text("fsdp"), "--fsdp")) {
-    LUMOS_EXPECT(f >= 0, "--fsdp: expected on or off");
+  for (int f : parse_switch_axis(text("fsdp"), named(o, "fsdp"))) {
+    LUMOS_EXPECT(f >= 0, named(o, "fsdp") + ": expected on or off");
     spec->fsdp.push_back(f);
   }
 }
@@ -61,24 +65,26 @@ void parse_layout_axes(const OptionText& o, SweepSpec* spec) {
 void parse_hardware_axes(const OptionText& o, SweepSpec* spec) {
   const auto& given = o.given;
   const auto& text = o.text;
-  spec->gpus = parse_name_axis(text("gpu"), "--gpu");
-  if (given("topology")) spec->topologies = parse_name_axis(text("topology"), "--topology");
-  if (given("speed")) spec->speed = whatif::parse_speed_axes(text("speed"), "--speed");
+  spec->gpus = parse_name_axis(text("gpu"), named(o, "gpu"));
+  if (given("topology")) spec->topologies = parse_name_axis(text("topology"), named(o, "topology"));
+  if (given("speed")) spec->speed = whatif::parse_speed_axes(text("speed"), named(o, "speed"));
   if (given("nic-bandwidth"))
-    spec->nic_gbps = parse_bandwidth_axis(text("nic-bandwidth"), "--nic-bandwidth");
-  spec->regions = parse_name_axis(text("region"), "--region");
+    spec->nic_gbps = parse_bandwidth_axis(text("nic-bandwidth"), named(o, "nic-bandwidth"));
+  spec->regions = parse_name_axis(text("region"), named(o, "region"));
   if (given("pue")) {
     spec->pue.clear();
-    for (const std::string& item : parse_name_axis(text("pue"), "--pue")) {
+    for (const std::string& item : parse_name_axis(text("pue"), named(o, "pue"))) {
       const std::optional<double> v = parse_finite(item);
-      LUMOS_EXPECT(v, "--pue " + item + ": expected a number in " + range_text(kPueRange));
-      spec->pue.push_back(expect_in_range(kPueRange, *v, "--pue " + item));
+      LUMOS_EXPECT(
+          v, named(o, "pue") + " " + item + ": expected a number in " + range_text(kPueRange));
+      spec->pue.push_back(expect_in_range(kPueRange, *v, named(o, "pue") + " " + item));
     }
   }
   if (given("gpus-per-node"))
-    spec->gpus_per_node = parse_int_axis(text("gpus-per-node"), "--gpus-per-node");
+    spec->gpus_per_node = parse_int_axis(text("gpus-per-node"), named(o, "gpus-per-node"));
   if (given("nvlink-bandwidth"))
-    spec->nvlink_gbps = parse_bandwidth_axis(text("nvlink-bandwidth"), "--nvlink-bandwidth");
+    spec->nvlink_gbps =
+        parse_bandwidth_axis(text("nvlink-bandwidth"), named(o, "nvlink-bandwidth"));
 }
 
 }  // namespace

@@ -20,11 +20,15 @@ const std::vector<std::string>& sweep_file_options();
 struct OptionText {
   std::function<bool(const char*)> given;        // on the command line or in the sweep file
   std::function<std::string(const char*)> text;  // the given text, else the option's default
+  // How errors name the option where its text came from: "--tp", or "FILE: [sweep] tp" for a
+  // sweep file's. Unset: always the flag.
+  std::function<std::string(const char*)> name;
 };
 
 // Every axis of `spec` from its option: the layout, software, hardware and site axes (not the
 // model, the tokens or a trace). Without --gpus and --dp, the GPU counts are 256..1024. Throws
-// InputError for an axis that does not parse, or --gpus and --dp both given.
+// InputError, naming the option by `o.name`, for an axis that does not parse, or --gpus and --dp
+// both given.
 void parse_axes(const OptionText& o, SweepSpec* spec);
 
 // Tokens to train as a sweep file writes them; `file` names it in the error.

@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "support/test_util.hpp"
 
@@ -172,6 +175,21 @@ TEST(SweepCli, ASweepFileEqualsTheSameFlagsAndTheCommandLineWins) {
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("b.toml: [sweep] tp: '2.5' is not a positive integer"), std::string::npos)
       << r.out;
+  EXPECT_FALSE(std::filesystem::exists(tmp.file("v.csv")));
+  // Keys of two words, and messages that give the value after the option's name, likewise; the
+  // same option on the command line keeps its flag.
+  for (const auto& [body, want] : std::vector<std::pair<std::string, std::string>>{
+           {"dist_opt = \"maybe\"", "c.toml: [sweep] dist_opt: 'maybe': expected on, off or auto"},
+           {"pue = 0.5", "c.toml: [sweep] pue 0.5: expected a PUE in [1, 5]"},
+           {"nic_bandwidth = \"400\"", "c.toml: [sweep] nic_bandwidth: the unit is missing"}}) {
+    const std::string c = tmp.write("c.toml", "[sweep]\ngpus = 8\n" + body + "\n");
+    r = run_lumos("sweep --spec " + c + " -o " + tmp.file("v.csv"));
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.out.find(want), std::string::npos) << r.out;
+  }
+  r = run_lumos("sweep --spec " + tmp.file("c.toml") + " --nic-bandwidth 400 -o " +
+                tmp.file("v.csv"));
+  EXPECT_NE(r.out.find("lumos: --nic-bandwidth: the unit is missing"), std::string::npos) << r.out;
   EXPECT_FALSE(std::filesystem::exists(tmp.file("v.csv")));
   const std::string good =
       tmp.write("g.toml",
