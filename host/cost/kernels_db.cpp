@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "common/file_bytes.hpp"
 #include "common/format.hpp"
+#include "common/json_syntax.hpp"
 #include "common/physical_ranges.hpp"
 
 namespace lumos::cost {
@@ -712,8 +713,9 @@ KernelsDb parse_db(const std::map<std::string, std::string>& files, const std::s
       throw InputError("kernels_db/" + std::string(name) + ": missing (from " + origin + ")");
     element root;
     if (auto err = parser.parse(it->second).get(root))
-      throw InputError("kernels_db/" + std::string(name) +
-                       ": invalid JSON: " + simdjson::error_message(err));
+      throw InputError("kernels_db/" + std::string(name) + ": invalid JSON" +
+                       common::json_error_position(it->second) + ": " +
+                       simdjson::error_message(err));
     return root;
   };
   parse_gpus(root_of("gpus.json"), &db);

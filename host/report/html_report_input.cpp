@@ -12,6 +12,7 @@
 #include "common/csv_table.hpp"
 #include "common/error.hpp"
 #include "common/file_bytes.hpp"
+#include "common/json_syntax.hpp"
 #include "common/json_writer.hpp"
 #include "report/html_report.hpp"
 
@@ -137,7 +138,8 @@ HtmlSection read_report_input(const std::string& path) {
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (auto err = parser.parse(text).get(root))
-    throw InputError(path + ": invalid JSON (" + simdjson::error_message(err) + "); " + kExpected);
+    throw InputError(path + ": invalid JSON" + common::json_error_position(text) + " (" +
+                     simdjson::error_message(err) + "); " + kExpected);
   simdjson::dom::object doc;
   if (root.get(doc) != simdjson::SUCCESS)
     throw InputError(path + ": not a JSON object; " + kExpected);

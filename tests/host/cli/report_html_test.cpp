@@ -79,8 +79,13 @@ TEST(Report, RefusesAnInputItDoesNotReadAndWritesNothing) {
   run_shell(std::string(LUMOS_BINARY) + " cost gemm --m 64 --n 64 --k 64 --json > " + gemm);
   expect_one_line_exit_1(run_lumos("report " + gemm + " -o " + out),
                          "not a report lumos report reads");
+  // Cut short: the position is the end; a stray comma: its line and column.
   expect_one_line_exit_1(
-      run_lumos("report " + dir.write("bad.json", "{\"steps\": [") + " -o " + out), "invalid JSON");
+      run_lumos("report " + dir.write("bad.json", "{\"steps\": [") + " -o " + out),
+      "bad.json: invalid JSON: line 1, column 12 (byte 11)");
+  expect_one_line_exit_1(
+      run_lumos("report " + dir.write("comma.json", "{\n  \"a\": 1,,\n}") + " -o " + out),
+      "comma.json: invalid JSON: line 2, column 10 (byte 11)");
   expect_one_line_exit_1(
       run_lumos("report " + dir.write("empty.csv", "gpu,tp,feasible,step_time_s\n") + " -o " + out),
       "the table has no rows");

@@ -379,6 +379,9 @@ TEST(KernelsDb, MalformedOptionalFieldsAreErrorsNotDefaults) {
   };
   expect_error("gemm.json", "\"ceiling\": true", "\"ceiling\": \"true\"",
                ".ceiling: expected true or false");
+  // A syntax error names its line and column (simdjson says only what kind of error it met).
+  expect_error("gpus.json", "\"schema_version\": 1,", "\"schema_version\": 1,,",
+               "kernels_db/gpus.json: invalid JSON: line 2, column");
   expect_error("gemm.json", "\"batch\": 64", "\"batch\": 64.5", ".batch: expected a positive");
   expect_error("membound.json", "\"by_arch\": {\"ampere\": 0.67}", "\"by_arch\": 0.67",
                ".by_arch: expected an object");
