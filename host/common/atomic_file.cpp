@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "common/error.hpp"
+#include "common/format.hpp"
 
 namespace lumos {
 namespace {
@@ -33,6 +34,11 @@ void check_output_path(const std::string& path) {
   if (::stat(path.c_str(), &st) == 0) {
     LUMOS_EXPECT(S_ISREG(st.st_mode),
                  path + ": " + kind_of(st.st_mode) + "; outputs go only to regular files");
+    // The rename would replace a file nobody may write (even as root, where access(2) says
+    // yes): a file made read-only is one its owner meant to keep.
+    LUMOS_EXPECT((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) != 0,
+                 path + ": a read-only file (" + strprintf("mode %04o", st.st_mode & 07777) +
+                     "); outputs do not replace it (make it writable to allow that)");
     return;
   }
   // A new file: its folder must exist (a dangling link lands here too and is refused below).
@@ -54,12 +60,18 @@ void write_file_atomically(const std::string& path,
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     LUMOS_EXPECT(out.good(), path + ": cannot create output file (" + std::strerror(errno) + ")");
+    // The stream keeps no reason; the failed write(2) left it in errno (ENOSPC, EDQUOT, EIO).
+    auto failed = [&] {
+      return path + ": write failed" +
+             (errno != 0 ? " (" + std::string(std::strerror(errno)) + ")" : "");
+    };
     try {
+      errno = 0;
       write(out);
       out.flush();
-      LUMOS_EXPECT(out.good(), path + ": write failed");
+      LUMOS_EXPECT(out.good(), failed());
       out.close();  // closing flushes what is left: its failure loses data too
-      LUMOS_EXPECT(!out.fail(), path + ": write failed");
+      LUMOS_EXPECT(!out.fail(), failed());
     } catch (...) {
       out.close();
       std::remove(tmp.c_str());

@@ -64,10 +64,14 @@ std::vector<UtilizationSeries> utilization_bins(const graph::Graph& g, const Rep
     end_us = std::max({end_us, g.measured_finish_us(v), r.finish_us[v]});
   }
   const double n = std::ceil(end_us / bin_us);
-  LUMOS_EXPECT(n <= static_cast<double>(kMaxUtilizationBins),
-               strprintf("utilization: %.0f bins of %g us over the %.0f us timeline; at most %zu "
-                         "(use a wider bin)",
-                         n, bin_us, end_us, kMaxUtilizationBins));
+  // The narrowest bin that fits, rounded up to three digits so that it does fit as printed.
+  const double fits_us = end_us / static_cast<double>(kMaxUtilizationBins);
+  const double digit = fits_us > 0 ? std::pow(10.0, std::floor(std::log10(fits_us)) - 2) : 1;
+  LUMOS_EXPECT(
+      n <= static_cast<double>(kMaxUtilizationBins),
+      strprintf("utilization: %.3g bins of %g us over the %.0f us timeline; at most %zu "
+                "(use a bin of at least %.3g us)",
+                n, bin_us, end_us, kMaxUtilizationBins, std::ceil(fits_us / digit) * digit));
   const auto bins = std::max<size_t>(1, static_cast<size_t>(n));
   std::vector<UtilizationSeries> out;
   for (auto& [rank, iv] : by_rank) {

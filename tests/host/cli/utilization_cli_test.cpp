@@ -113,6 +113,15 @@ TEST(UtilizationCli, BadInputIsOneLineAndNoFile) {
       "u.csv");
   expect_one_line_exit_1(
       run_lumos("replay --utilization-bin 0.001us --utilization-csv " + tmp.file("u.csv")),
-      "wider bin");
+      "9.45e+06 bins of 0.001 us over the 9451 us timeline; at most 1000000 (use a bin of at "
+      "least 0.00946 us)");
+  // A bin of 1e-300 s printed a count of 300 digits.
+  expect_one_line_exit_1(
+      run_lumos("replay --utilization-bin 1e-300s --utilization-csv " + tmp.file("u.csv")),
+      "utilization: 9.45e+297 bins of 1e-294 us");
   EXPECT_FALSE(std::filesystem::exists(tmp.file("u.csv")));
+  // The bin it suggests does fit.
+  EXPECT_EQ(run_lumos("replay --utilization-bin 0.00946us --utilization-csv " + tmp.file("u.csv"))
+                .exit_code,
+            0);
 }

@@ -61,16 +61,20 @@ TEST(JsonSyntax, AgreesWithSimdjsonOnMutatedDocuments) {
       const size_t at = rng() % t.size();
       const char c = alphabet[rng() % alphabet.size()];
       switch (rng() % 3) {
-        case 0: t.erase(at, 1); break;
-        case 1: t.insert(at, 1, t[at]); break;
-        default: t[at] = c;
+        case 0:
+          t.erase(at, 1);
+          break;
+        case 1:
+          t.insert(at, 1, t[at]);
+          break;
+        default:
+          t[at] = c;
       }
     }
     simdjson::dom::element root;
     const simdjson::error_code err = parser.parse(t).get(root);
     // A number grown past a double's range is a value error, not syntax.
-    if (err == simdjson::NUMBER_ERROR || err == simdjson::NUMBER_OUT_OF_RANGE)
-      continue;
+    if (err == simdjson::NUMBER_ERROR || err == simdjson::NUMBER_OUT_OF_RANGE) continue;
     const bool ok = err == simdjson::SUCCESS;
     refused += !ok;
     EXPECT_EQ(json_syntax_error_offset(t).has_value(), !ok) << t;
