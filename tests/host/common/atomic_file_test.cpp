@@ -47,8 +47,9 @@ TEST(AtomicFile, AReadOnlyFileIsNotReplaced) {
     FAIL() << "replaced";
   } catch (const lumos::InputError& e) {
     EXPECT_EQ(std::string(e.what()),
-              path + ": a read-only file (mode 0444); outputs do not replace it (make it "
-                     "writable to allow that)");
+              path +
+                  ": a read-only file (mode 0444); outputs do not replace it (make it "
+                  "writable to allow that)");
   }
   EXPECT_EQ(std::filesystem::file_size(path), 2u);
 }
