@@ -167,6 +167,11 @@ void parse_gpus(element root, KernelsDb* db) {
       r.fail(path, "sms, hbm_gbps and tdp_w must be positive");
     if (!(s.idle_w >= 0 && s.idle_w < s.tdp_w))
       r.fail(path + ".idle_w", "expected at least 0 and below tdp_w");
+    if (!g["matmul_spread"].error()) {
+      s.matmul_spread = r.sourced(g, "matmul_spread", path).value_or(0);
+      if (!(s.matmul_spread >= 0 && s.matmul_spread <= 0.2))
+        r.fail(path + ".matmul_spread.value", "expected a fraction in [0, 0.2] or null");
+    }
     if (!g["full_clock_part"].error()) {
       s.full_clock_part = r.str(g, "full_clock_part", path);
       if (s.full_clock_part.empty()) r.fail(path + ".full_clock_part", "expected a GPU name");

@@ -41,6 +41,10 @@ struct GpuSpec {
   // P_idle) x util): (tdp_w - idle_w) / (full TDP - idle_w). 1 for every uncapped part.
   std::string full_clock_part;
   double matrix_clock_fraction = 1;
+  // (fastest - slowest) / fastest matrix throughput across the GPUs of one node (gpus.json
+  // matmul_spread): what sets a synchronous job's slowest GPU (model/slowest_gpu.hpp). 0 where no
+  // source gives it.
+  double matmul_spread = 0;
   // NCCL's view of a GPU's NVLink bandwidth: links x per-link constant (GB/s).
   double nccl_nvlink_total_gbps() const { return nccl_link_gbps * nvlink_links; }
 };

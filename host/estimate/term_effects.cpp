@@ -1,6 +1,7 @@
 #include "estimate/term_effects.hpp"
 
 #include "common/format.hpp"
+#include "model/slowest_gpu.hpp"
 
 namespace lumos::estimate {
 
@@ -35,6 +36,12 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
   };
   add(Term::kStackFactor, s.kernel_time_factor != 1, strprintf("x%.3f", s.kernel_time_factor),
       stack + ".kernel_time_factor (fitted; its sources name the rows)");
+  const int64_t gpus = req.cfg.gpus();
+  const cost::GpuSpec& gpu = db.gpu(req.gpu);
+  add(Term::kSlowestGpu, gpu.matmul_spread > 0 && gpus > 1,
+      strprintf("%.0f%% in a node: slowest of %lld, x%.3f", 100 * gpu.matmul_spread,
+                static_cast<long long>(gpus), model::slowest_gpu_matrix_factor(gpu, gpus)),
+      "gpus.json " + gpu.name + ".matmul_spread");
   add(Term::kFp8Casts, fp8,
       strprintf("%.0f/%.0f B in, %.0f/%.0f B grad", s.fp8.input_cast_bytes,
                 s.fp8.fused_input_cast_bytes, s.fp8.grad_cast_bytes, s.fp8.fused_grad_cast_bytes) +

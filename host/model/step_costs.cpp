@@ -7,6 +7,7 @@
 #include "cost/gemm_model.hpp"
 #include "cost/memory_model.hpp"
 #include "model/fp8_amax_reduction.hpp"
+#include "model/slowest_gpu.hpp"
 
 namespace lumos::model {
 
@@ -29,11 +30,19 @@ const char* to_string(CommGroup g) {
 }
 
 const char* to_string(Term t) {
-  static const char* kNames[kNumTerms] = {
-      "stack kernel_time_factor", "fp8 operand casts",   "fp8 amax/scale updates",
-      "fp8 all-gathers",          "fp8 reduce-scatters", "fp8 amax reduction",
-      "fp8 param gathers",        "tp userbuffers",      "overlap SM contention",
-      "optimizer step",           "grad accumulation",   "host launch overhead"};
+  static const char* kNames[kNumTerms] = {"stack kernel_time_factor",
+                                          "fp8 operand casts",
+                                          "fp8 amax/scale updates",
+                                          "fp8 all-gathers",
+                                          "fp8 reduce-scatters",
+                                          "fp8 amax reduction",
+                                          "fp8 param gathers",
+                                          "tp userbuffers",
+                                          "overlap SM contention",
+                                          "optimizer step",
+                                          "grad accumulation",
+                                          "host launch overhead",
+                                          "slowest GPU"};
   return kNames[static_cast<int>(t)];
 }
 
@@ -74,8 +83,16 @@ class Pricer {
  public:
   Pricer(const ModelSpec& m, const ParallelConfig& c, const Layout& l, const cost::KernelsDb& db,
          const cost::GpuSpec& gpu, const cost::Topology& topo, const cost::StackSpec& stack,
-         double factor)
-      : m_(m), c_(c), l_(l), db_(db), gpu_(gpu), topo_(topo), stack_(stack), factor_(factor) {
+         double factor, double matrix_factor)
+      : m_(m),
+        c_(c),
+        l_(l),
+        db_(db),
+        gpu_(gpu),
+        topo_(topo),
+        stack_(stack),
+        factor_(factor),
+        matrix_factor_(factor * matrix_factor) {
     const int gpn = std::max(1, topo.gpus_per_node);
     tp_per_node_ = std::min(c.tp, gpn);
     const int after_tp = std::max(1, gpn / c.tp);  // Megatron rank order: tp, cp, dp, pp
@@ -95,7 +112,7 @@ class Pricer {
         std::string(fp8 ? "sm90_xmma_gemm_e4m3bf16_bf16f32" : "sm90_xmma_gemm_bf16bf16_bf16f32") +
         " (" + what + ")";
     op.gemm = cost::GemmQuery{M, N, K, batch, dt};
-    op.dur_us = cost::gemm_time(db_, gpu_, *op.gemm).time_us * factor_;
+    op.dur_us = cost::gemm_time(db_, gpu_, *op.gemm).time_us * matrix_factor_;
     op.model_flops = op.hw_flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) *
                                    static_cast<double>(K) * static_cast<double>(batch);
     return op;
@@ -119,7 +136,7 @@ class Pricer {
     KernelOp op;
     op.name = backward ? "flash_bwd_kernel" : "flash_fwd_kernel";
     // Context parallelism splits the queries evenly (load-balanced causal chunks).
-    op.dur_us = cost::attention_time(db_, gpu_, q).time_us / c_.cp * factor_;
+    op.dur_us = cost::attention_time(db_, gpu_, q).time_us / c_.cp * matrix_factor_;
     const double fwd = 2.0 * static_cast<double>(c_.mbs) * static_cast<double>(m_.seq) *
                        static_cast<double>(m_.seq) * static_cast<double>(m_.q_size() / c_.tp) /
                        c_.cp;
@@ -160,6 +177,8 @@ class Pricer {
   const cost::Topology& topo_;
   const cost::StackSpec& stack_;
   const double factor_;  // the stack's kernel_time_factor, or 1 without it
+  // Matrix kernels (GEMMs, attention) also run at the job's slowest GPU (model/slowest_gpu.hpp).
+  const double matrix_factor_;
   int tp_per_node_ = 1, cp_per_node_ = 1, dp_per_node_ = 1;
   int64_t pp_per_node_ = 1;
   int embedding_pair_per_node_ = 1;
@@ -222,7 +241,8 @@ class StepPricer {
         opt(opt),
         stack(db.stack(c.stack.empty() ? db.default_stack : c.stack)),
         P(m, c, l, db, gpu, topo, stack,
-          opt.with(Term::kStackFactor) ? stack.kernel_time_factor : 1.0),
+          opt.with(Term::kStackFactor) ? stack.kernel_time_factor : 1.0,
+          opt.with(Term::kSlowestGpu) ? slowest_gpu_matrix_factor(gpu, c.gpus()) : 1.0),
         t(c.tp),
         sp(c.sequence_parallel),
         T(l.tokens_per_microbatch),

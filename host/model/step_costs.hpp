@@ -56,8 +56,9 @@ enum class Term : uint8_t {
   kOptimizerStep,      // the optimizer step's passes over parameters and state
   kGradAccumulation,   // a kernel per micro-batch adding weight gradients into main grads
   kHostLaunch,         // CPU time per launch, launch latency, event calls
+  kSlowestGpu,         // matrix kernels at the pace of the job's slowest GPU
 };
-constexpr int kNumTerms = 12;
+constexpr int kNumTerms = 13;
 const char* to_string(Term t);
 
 // Knobs for tests and idealized what-ifs.

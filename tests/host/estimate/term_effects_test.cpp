@@ -57,6 +57,11 @@ TEST(TermEffects, Fp8JobListsItsRecipeTermsWithWhatEachAdds) {
   const double factor = db.stack("nemo-2024").kernel_time_factor;
   EXPECT_GT(f.added_us, 0);
   EXPECT_LT(f.added_us, step * (factor - 1) / factor + 1);
+  // Eight H100s: matrix kernels at the slowest one's pace (gpus.json matmul_spread).
+  const auto& slowest = find(terms, "slowest GPU");
+  EXPECT_TRUE(slowest.applies);
+  EXPECT_GT(slowest.added_us, 0);
+  EXPECT_NE(slowest.source.find("matmul_spread"), std::string::npos);
   for (const auto& t : terms)
     if (t.applies) EXPECT_NEAR(t.added_us, step - t.step_without_us, 1e-6) << t.term;
 }
