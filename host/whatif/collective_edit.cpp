@@ -9,6 +9,7 @@
 #include "common/format.hpp"
 #include "cost/collective_model.hpp"
 #include "cost/dtype.hpp"
+#include "model/slowest_gpu.hpp"
 #include "whatif/peer_waits.hpp"
 
 namespace lumos::whatif {
@@ -83,6 +84,20 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
     opt_line.what = strprintf("distributed optimizer: optimizer kernels x %.4g (shard of dp %d)",
                               optimizer_scale, req.dp);
   }
+  // More replicas, more GPUs to wait for: the job's matrix kernels run at the pace of a slower
+  // slowest GPU (model/slowest_gpu.hpp), the ratio of the edited job's factor to the traced one's.
+  double matrix_scale = 1;
+  EditLine matrix_line;
+  if (req.dp > 0 && new_group != dp_group->size) {
+    const int64_t traced_gpus =
+        js.world_size > 0 ? js.world_size : int64_t{js.ranks_per_stage()} * std::max(1, js.pp);
+    const int64_t gpus = traced_gpus * new_group / dp_group->size;
+    matrix_scale = model::slowest_gpu_matrix_factor(*req.gpu, gpus) /
+                   model::slowest_gpu_matrix_factor(*req.gpu, traced_gpus);
+    matrix_line.what =
+        strprintf("slowest GPU of %lld in place of %lld: GEMM and attention kernels x %.4g",
+                  static_cast<long long>(gpus), static_cast<long long>(traced_gpus), matrix_scale);
+  }
   graph::Graph out = g;
   // The repricing scales transfers: a kernel's wait for its peers (inside its duration on one
   // rank's trace; a folder's rendezvous has taken it out already) stays as traced.
@@ -109,6 +124,13 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
     if (k.kernel_class == "optimizer" && optimizer_scale != 1) {
       out.dur_us[v] = g.dur_us[v] * optimizer_scale;
       ++opt_line.kernels, opt_line.traced_us += g.dur_us[v], opt_line.edited_us += out.dur_us[v];
+      continue;
+    }
+    if (matrix_scale != 1 && (k.kernel_class == "gemm" || k.kernel_class == "attention_fwd" ||
+                              k.kernel_class == "attention_bwd")) {
+      out.dur_us[v] = g.dur_us[v] * matrix_scale;
+      ++matrix_line.kernels;
+      matrix_line.traced_us += g.dur_us[v], matrix_line.edited_us += out.dur_us[v];
       continue;
     }
     if (k.kernel_class != "comm") continue;
@@ -170,6 +192,7 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
     for (auto& [name, gc] : change)
       if (gc.line.kernels > 0 && gc.line.edited_us != gc.line.traced_us) lines->push_back(gc.line);
     if (opt_line.kernels > 0) lines->push_back(opt_line);
+    if (matrix_line.kernels > 0) lines->push_back(matrix_line);
   }
   return out;
 }

@@ -4,9 +4,10 @@
 // own NCCL behaviour (algorithm, overlap) stays and only the change is modelled; the time a
 // kernel waited for its peers (whatif/peer_waits.hpp) is kept, not scaled. Local
 // compute is unchanged, except that the distributed optimizer's step (parameters sharded over
-// the data-parallel group) scales with the shard. Pipeline sends and receives, and the tied
-// embedding all-reduce, are repriced too when the new degree moves their pair of ranks onto or
-// off a node (Megatron's rank order).
+// the data-parallel group) scales with the shard, and that GEMM and attention kernels take the
+// job's new slowest GPU (model/slowest_gpu.hpp) against the traced job's. Pipeline sends and
+// receives, and the tied embedding all-reduce, are repriced too when the new degree moves their
+// pair of ranks onto or off a node (Megatron's rank order).
 #pragma once
 #include <string>
 #include <vector>

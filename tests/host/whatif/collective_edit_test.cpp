@@ -60,7 +60,10 @@ TEST_P(DpEdit, AgreesWithTheEstimateOfTheEditedConfiguration) {
   const double edited = whatif_us(in, req), expected = lumos::testing::estimate_us(b);
   std::printf("%-34s traced %10.1f us  whatif %10.1f us  estimate %10.1f us  %+.3f%%\n", k.name,
               traced, edited, expected, (edited / expected - 1) * 100);
-  EXPECT_NEAR(edited, expected, 0.03 * expected);
+  // Within 0.1%: the collectives, the optimizer's shard and the matrix kernels at the larger
+  // job's slowest GPU are repriced as the estimate prices them (up to 1.6% apart without the
+  // last).
+  EXPECT_NEAR(edited, expected, 1e-3 * expected);
 }
 
 INSTANTIATE_TEST_SUITE_P(
