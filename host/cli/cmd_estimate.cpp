@@ -81,8 +81,9 @@ int run(int argc, char** argv, bool generate) {
         "prints it in place of the report)",
         cxxopts::value<std::string>())(
         "explain",
-        "list the step's named terms (stack factor, slowest GPU, FP8 casts and scale updates, FP8 "
-        "gathers, reduce-scatters and parameter gathers, TP userbuffers, overlap contention, "
+        "list the step's named terms (stack factor, slowest GPU, FP8 fast accumulation, FP8 casts "
+        "and scale updates, FP8 gathers, reduce-scatters and parameter gathers, TP userbuffers, "
+        "overlap contention, "
         "optimizer, gradient accumulation, host launches), each with its kernels_db source and "
         "what it adds to the step (estimated again without it)");
   if (!generate) add_min_headroom_option(o, "with --search, ");

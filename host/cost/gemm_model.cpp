@@ -46,6 +46,12 @@ GemmEstimate gemm_time(const KernelsDb& db, const GpuSpec& gpu, const GemmQuery&
   return out;
 }
 
+double fp8_fprop_speedup(const KernelsDb& db, const GpuSpec& gpu, const Fp8Recipe& recipe) {
+  if (!recipe.fprop_fast_accum) return 1;
+  const auto it = db.gemm.fp8_fast_accum_speedup.find(gpu.arch);
+  return it == db.gemm.fp8_fast_accum_speedup.end() ? 1 : it->second;
+}
+
 GemmCoreParams gemm_core_params(const KernelsDb& db, const GpuSpec& gpu, Dtype dtype) {
   const GemmParams& p = db.gemm;
   const auto& peak = gpu.peak_tflops[static_cast<int>(dtype)];

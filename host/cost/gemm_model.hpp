@@ -26,6 +26,11 @@ struct GemmEstimate {
 GemmEstimate gemm_time(const KernelsDb& db, const GpuSpec& gpu, const GemmQuery& q,
                        bool use_points = true);
 
+// What an FP8 recipe's forward GEMMs gain on `gpu` over gemm_time's FP8 estimate, which is for
+// split accumulation: the architecture's fast-accumulation speed-up where the recipe runs its
+// forward GEMMs with fast accumulation, else 1.
+double fp8_fprop_speedup(const KernelsDb& db, const GpuSpec& gpu, const Fp8Recipe& recipe);
+
 // The fitted model's parameters for one GPU and dtype (what gemm_core_time takes).
 GemmCoreParams gemm_core_params(const KernelsDb& db, const GpuSpec& gpu, Dtype dtype);
 

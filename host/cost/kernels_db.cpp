@@ -220,6 +220,10 @@ void parse_gemm(element root, KernelsDb* db) {
     }
     p.peak_fraction[a] = f;
     p.k_half[a] = r.num(val, "k_half", path);
+    const double fast = r.sourced(val, "fp8_fast_accum_speedup", path).value_or(1);
+    if (!(fast >= 1 && fast <= 1.5))
+      r.fail(path + ".fp8_fast_accum_speedup.value", "expected a number in [1, 1.5] or null");
+    p.fp8_fast_accum_speedup[a] = fast;
     r.str(val, "source", path);
   }
   array tiles;
@@ -425,6 +429,7 @@ void parse_fp8_recipes(const Reader& r, element root, KernelsDb* db) {
     // Negative where a norm that writes FP8 writes less than it does in bf16.
     f.gathered_fused_cast_bytes = bytes("gathered_fused_cast_bytes", -2);
     f.gathered_transpose_bytes = bytes("gathered_transpose_bytes");
+    f.fprop_fast_accum = r.sourced_required(e, "fprop_fast_accum", path) != 0;
     db->fp8_recipes[f.name] = f;
   }
   if (db->fp8_recipes.empty()) r.fail("fp8_recipes", "expected at least one recipe");

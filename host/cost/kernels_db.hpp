@@ -72,6 +72,10 @@ struct GemmPoint {
 struct GemmParams {
   std::map<Arch, std::array<std::optional<double>, kNumDtypes>> peak_fraction;
   std::map<Arch, double> k_half;
+  // An FP8 GEMM with fast accumulation (partial sums kept in the tensor cores' accumulators, not
+  // promoted to fp32 every 128 elements of K) over one with split accumulation, as the FP8
+  // points and peak fractions were measured; 1 where the architecture has no such mode.
+  std::map<Arch, double> fp8_fast_accum_speedup;
   std::vector<GemmTile> tiles;
   double streamk_efficiency = 0.95;
   double streamk_fixup_us = 5;
@@ -195,6 +199,8 @@ struct Fp8Recipe {
   // data only, by a cast of its own or by the norm that produces it (negative where the norm's
   // FP8 output saves bytes), and transposed for the weight gradient once gathered.
   double gathered_cast_bytes = 5, gathered_fused_cast_bytes = 3, gathered_transpose_bytes = 2;
+  // The forward GEMMs run with fast accumulation (the gradients' GEMMs split theirs).
+  bool fprop_fast_accum = false;
 };
 
 struct StackSpec {

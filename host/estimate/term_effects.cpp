@@ -1,6 +1,7 @@
 #include "estimate/term_effects.hpp"
 
 #include "common/format.hpp"
+#include "cost/gemm_model.hpp"
 #include "model/slowest_gpu.hpp"
 
 namespace lumos::estimate {
@@ -42,6 +43,11 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
       strprintf("%.0f%% in a node: slowest of %lld, x%.3f", 100 * gpu.matmul_spread,
                 static_cast<long long>(gpus), model::slowest_gpu_matrix_factor(gpu, gpus)),
       "gpus.json " + gpu.name + ".matmul_spread");
+  const double fast = cost::fp8_fprop_speedup(db, gpu, s.fp8);
+  add(Term::kFp8FastAccum, fp8 && fast != 1,
+      strprintf("forward GEMMs x%.2f faster than split accumulation", fast),
+      recipe + ".fprop_fast_accum; gemm.json architectures." + to_string(gpu.arch) +
+          ".fp8_fast_accum_speedup");
   add(Term::kFp8Casts, fp8,
       strprintf("%.0f/%.0f B in, %.0f/%.0f B grad", s.fp8.input_cast_bytes,
                 s.fp8.fused_input_cast_bytes, s.fp8.grad_cast_bytes, s.fp8.fused_grad_cast_bytes) +

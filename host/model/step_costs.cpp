@@ -42,7 +42,8 @@ const char* to_string(Term t) {
                                           "optimizer step",
                                           "grad accumulation",
                                           "host launch overhead",
-                                          "slowest GPU"};
+                                          "slowest GPU",
+                                          "fp8 fast accumulation"};
   return kNames[static_cast<int>(t)];
 }
 
@@ -83,7 +84,7 @@ class Pricer {
  public:
   Pricer(const ModelSpec& m, const ParallelConfig& c, const Layout& l, const cost::KernelsDb& db,
          const cost::GpuSpec& gpu, const cost::Topology& topo, const cost::StackSpec& stack,
-         double factor, double matrix_factor)
+         double factor, double matrix_factor, double fprop_fp8_speedup)
       : m_(m),
         c_(c),
         l_(l),
@@ -92,7 +93,8 @@ class Pricer {
         topo_(topo),
         stack_(stack),
         factor_(factor),
-        matrix_factor_(factor * matrix_factor) {
+        matrix_factor_(factor * matrix_factor),
+        fprop_fp8_speedup_(fprop_fp8_speedup) {
     const int gpn = std::max(1, topo.gpus_per_node);
     tp_per_node_ = std::min(c.tp, gpn);
     const int after_tp = std::max(1, gpn / c.tp);  // Megatron rank order: tp, cp, dp, pp
@@ -104,8 +106,9 @@ class Pricer {
     embedding_pair_per_node_ = int64_t{c.pp} * c.tp * c.cp * c.dp <= gpn ? 2 : 1;
   }
 
+  // `fprop`: a layer's forward GEMM, which FP8 recipes run with fast accumulation.
   KernelOp gemm(const std::string& what, int64_t M, int64_t N, int64_t K, cost::Dtype dt,
-                int64_t batch = 1) const {
+                int64_t batch = 1, bool fprop = false) const {
     KernelOp op;
     const bool fp8 = dt == cost::Dtype::kFp8;
     op.name =
@@ -113,6 +116,7 @@ class Pricer {
         " (" + what + ")";
     op.gemm = cost::GemmQuery{M, N, K, batch, dt};
     op.dur_us = cost::gemm_time(db_, gpu_, *op.gemm).time_us * matrix_factor_;
+    if (fp8 && fprop) op.dur_us /= fprop_fp8_speedup_;
     op.model_flops = op.hw_flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) *
                                    static_cast<double>(K) * static_cast<double>(batch);
     return op;
@@ -179,6 +183,9 @@ class Pricer {
   const double factor_;  // the stack's kernel_time_factor, or 1 without it
   // Matrix kernels (GEMMs, attention) also run at the job's slowest GPU (model/slowest_gpu.hpp).
   const double matrix_factor_;
+  // FP8 forward GEMMs with fast accumulation (no periodic promotion to fp32) over the split
+  // accumulation that the GEMM tables measured (docs/design.md, "FP8 fast accumulation").
+  const double fprop_fp8_speedup_;
   int tp_per_node_ = 1, cp_per_node_ = 1, dp_per_node_ = 1;
   int64_t pp_per_node_ = 1;
   int embedding_pair_per_node_ = 1;
@@ -242,7 +249,8 @@ class StepPricer {
         stack(db.stack(c.stack.empty() ? db.default_stack : c.stack)),
         P(m, c, l, db, gpu, topo, stack,
           opt.with(Term::kStackFactor) ? stack.kernel_time_factor : 1.0,
-          opt.with(Term::kSlowestGpu) ? slowest_gpu_matrix_factor(gpu, c.gpus()) : 1.0),
+          opt.with(Term::kSlowestGpu) ? slowest_gpu_matrix_factor(gpu, c.gpus()) : 1.0,
+          opt.with(Term::kFp8FastAccum) ? fp8_fprop_speedup(db, gpu, stack.fp8) : 1.0),
         t(c.tp),
         sp(c.sequence_parallel),
         T(l.tokens_per_microbatch),
@@ -551,7 +559,7 @@ class StepPricer {
     scale_update(F);
     F.push_back(norm_fwd());
     quantize_fwd(F, (q + 2 * kv) / t, h, norm_casts, true);
-    tp_gemm(F, true, P.gemm("qkv", T, (q + 2 * kv) / t, h, dt));
+    tp_gemm(F, true, P.gemm("qkv", T, (q + 2 * kv) / t, h, dt, 1, true));
     if (!gpt) F.push_back(rope(false));
     if (c.cp > 1)
       F.push_back(P.collective(CommGroup::kCp, Collective::kAllGather, kv_bytes * c.cp,
@@ -559,15 +567,15 @@ class StepPricer {
     attn_fwd = attention_core(false);
     append(F, attn_fwd);
     quantize_fwd(F, h, q / t, false);
-    tp_gemm(F, false, P.gemm("attention out", T, h, q / t, dt));
+    tp_gemm(F, false, P.gemm("attention out", T, h, q / t, dt, 1, true));
     F.push_back(residual());
     F.push_back(norm_fwd());
     quantize_fwd(F, fc1_n, h, norm_casts, true);
-    tp_gemm(F, true, P.gemm("fc1", T, fc1_n, h, dt));
+    tp_gemm(F, true, P.gemm("fc1", T, fc1_n, h, dt, 1, true));
     F.push_back(
         P.membound(act + "_fwd_kernel", "elementwise", static_cast<double>(T * f / t) * act_fwd_b));
     quantize_fwd(F, h, f / t, activation_casts);
-    tp_gemm(F, false, P.gemm("fc2", T, h, f / t, dt));
+    tp_gemm(F, false, P.gemm("fc2", T, h, f / t, dt, 1, true));
     F.push_back(residual());
   }
 

@@ -57,8 +57,9 @@ enum class Term : uint8_t {
   kGradAccumulation,   // a kernel per micro-batch adding weight gradients into main grads
   kHostLaunch,         // CPU time per launch, launch latency, event calls
   kSlowestGpu,         // matrix kernels at the pace of the job's slowest GPU
+  kFp8FastAccum,       // FP8 forward GEMMs with fast accumulation (taken out: split, as tabled)
 };
-constexpr int kNumTerms = 13;
+constexpr int kNumTerms = 14;
 const char* to_string(Term t);
 
 // Knobs for tests and idealized what-ifs.

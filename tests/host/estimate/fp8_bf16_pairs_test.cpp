@@ -51,9 +51,11 @@ double step_s(const PublishedRun& r) {
 }  // namespace
 
 // The goal is every pair within 5%; the model reaches it on seven of the eight, with no pair
-// beyond 10% (Llama 3.1 405B's pair is the farthest: its published FP8 speed-up, 1.59x, is above
-// every other pair's 1.35-1.46x). The mean bound guards the 3.0% of 2026-12-05 (3.1% while FP8
-// primary weights were cast, not only transposed, on the first micro-batch): it was 2.4% while
+// beyond 10% (Llama 3.1 70B's on 2,048 GPUs is the farthest, -5.9%: its published FP8 run loses
+// more to scale than its BF16 twin; Llama 3.1 405B's, +6.7% before FP8 forward GEMMs accumulated
+// fast, is +4.4%). The mean bound guards the 2.6% of 2026-12-05 (3.0% before fast accumulation,
+// 3.1% while FP8 primary weights were cast, not only transposed, on the first micro-batch): it
+// was 2.4% while
 // the FP8 casts of FC2's input and FC1's output gradient were taken as fused into an activation
 // that, in Megatron-Core, writes bf16 (stacks.json fp8_cast_fusion).
 TEST(Fp8Bf16Pairs, StepRatioOfDgxcPairsStaysNearThePublishedOne) {
@@ -76,7 +78,7 @@ TEST(Fp8Bf16Pairs, StepRatioOfDgxcPairsStaysNearThePublishedOne) {
   }
   const double mean = sum_abs / static_cast<double>(pairs().size());
   std::printf("  %d of %zu pairs within 5%%, mean |off| %.1f%%\n", within, pairs().size(), mean);
-  EXPECT_LT(mean, 3.3);
+  EXPECT_LT(mean, 2.9);
   EXPECT_GE(within, 7);
 }
 

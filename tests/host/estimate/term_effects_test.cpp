@@ -62,6 +62,11 @@ TEST(TermEffects, Fp8JobListsItsRecipeTermsWithWhatEachAdds) {
   EXPECT_TRUE(slowest.applies);
   EXPECT_GT(slowest.added_us, 0);
   EXPECT_NE(slowest.source.find("matmul_spread"), std::string::npos);
+  // Hopper's FP8 forward GEMMs accumulate fast: taking the term out slows the step.
+  const auto& fast = find(terms, "fp8 fast accumulation");
+  EXPECT_TRUE(fast.applies);
+  EXPECT_LT(fast.added_us, 0);
+  EXPECT_NE(fast.source.find("fprop_fast_accum"), std::string::npos);
   for (const auto& t : terms)
     if (t.applies) EXPECT_NEAR(t.added_us, step - t.step_without_us, 1e-6) << t.term;
 }
@@ -75,6 +80,7 @@ TEST(TermEffects, Bf16JobDoesNotRunTheFp8Terms) {
   EXPECT_FALSE(find(terms, "fp8 amax/scale updates").applies);
   EXPECT_FALSE(find(terms, "fp8 all-gathers").applies);
   EXPECT_FALSE(find(terms, "fp8 param gathers").applies);
+  EXPECT_FALSE(find(terms, "fp8 fast accumulation").applies);
   EXPECT_TRUE(find(terms, "optimizer step").applies);
   EXPECT_GT(find(terms, "optimizer step").added_us, 0);
   EXPECT_FALSE(find(terms, "grad accumulation").applies);  // Megatron-Core accumulates in place
