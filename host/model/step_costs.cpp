@@ -454,6 +454,39 @@ class StepPricer {
     }
     return ops;
   }
+  // Context-parallel attention as Transformer Engine's ring runs it (cp_comm_type "p2p",
+  // AttnFuncWithCPAndKVP2P): in cp steps, one per KV chunk; each step's exchange with the ring's
+  // neighbours (the next chunk's KV in forward; in backward the KV again and the gradients of
+  // the KV already used) runs beside the step before it. Unfused attention keeps the exchange
+  // before (forward) or after (backward) the attention core.
+  void cp_attention(std::vector<KernelOp>& ops, const std::vector<KernelOp>& core,
+                    const KernelOp& exchange) {
+    if (core.size() != 1) {
+      if (exchange.collective == Collective::kReduceScatter) {
+        append(ops, core);
+        ops.push_back(exchange);
+      } else {
+        ops.push_back(exchange);
+        append(ops, core);
+      }
+      return;
+    }
+    const double steps = c.cp;
+    for (int i = 0; i < c.cp; ++i) {
+      KernelOp step = chunk(core.front(), 1 / steps);
+      step.model_flops /= steps, step.hw_flops /= steps;
+      if (i + 1 < c.cp) {
+        KernelOp x = chunk(exchange, 1 / (steps - 1));
+        x.side = x.fork = true;
+        ops.push_back(x);
+        ops.push_back(step);
+        overlaps.push_back({&ops, ops.size() - 1, ops.size() - 2});
+      } else {
+        step.join = true;  // the last step's KV (or the gradients' return) has arrived
+        ops.push_back(step);
+      }
+    }
+  }
   static void append(std::vector<KernelOp>& to, const std::vector<KernelOp>& ops) {
     to.insert(to.end(), ops.begin(), ops.end());
   }
@@ -561,11 +594,13 @@ class StepPricer {
     quantize_fwd(F, (q + 2 * kv) / t, h, norm_casts, true);
     tp_gemm(F, true, P.gemm("qkv", T, (q + 2 * kv) / t, h, dt, 1, true));
     if (!gpt) F.push_back(rope(false));
-    if (c.cp > 1)
-      F.push_back(P.collective(CommGroup::kCp, Collective::kAllGather, kv_bytes * c.cp,
-                               T * 2 * kv / t, T * 2 * kv / t * c.cp, "bf16"));
     attn_fwd = attention_core(false);
-    append(F, attn_fwd);
+    if (c.cp > 1)
+      cp_attention(F, attn_fwd,
+                   P.collective(CommGroup::kCp, Collective::kAllGather, kv_bytes * c.cp,
+                                T * 2 * kv / t, T * 2 * kv / t * c.cp, "bf16"));
+    else
+      append(F, attn_fwd);
     quantize_fwd(F, h, q / t, false);
     tp_gemm(F, false, P.gemm("attention out", T, h, q / t, dt, 1, true));
     F.push_back(residual());
@@ -594,11 +629,13 @@ class StepPricer {
     quantize_bwd(B, h, false, true);
     tp_gemm(B, true, P.gemm("attention out data grad", T, q / t, h, dt));
     B.push_back(P.gemm("attention out weight grad", h, q / t, T, dt));
-    append(B, attention_core(true));
-    if (!gpt) B.push_back(rope(true));
     if (c.cp > 1)
-      B.push_back(P.collective(CommGroup::kCp, Collective::kReduceScatter, kv_bytes * c.cp,
-                               T * 2 * kv / t * c.cp, T * 2 * kv / t, "bf16"));
+      cp_attention(B, attention_core(true),
+                   P.collective(CommGroup::kCp, Collective::kReduceScatter, kv_bytes * c.cp,
+                                T * 2 * kv / t * c.cp, T * 2 * kv / t, "bf16"));
+    else
+      append(B, attention_core(true));
+    if (!gpt) B.push_back(rope(true));
     quantize_bwd(B, (q + 2 * kv) / t, false);
     column_parallel_bwd(B, "qkv", (q + 2 * kv) / t, h);
     B.push_back(after_column_parallel(norm_bwd()));

@@ -160,8 +160,9 @@ std::vector<Family> resolve_and_group(const std::vector<SweepVariant>& all,
     };
     sort_groups_by(&f.groups, key);
     // Then those that may share a graph one after another (graph_reuse.hpp keeps only a few):
-    // with tensor parallelism or without, with context parallelism or without (which add
-    // kernels), whose micro-batches fold from the same small schedule or, unfolded, are as many.
+    // with tensor parallelism or without (which adds kernels), of one context degree (the
+    // attention runs in as many steps), whose micro-batches fold from the same small schedule
+    // or, unfolded, are as many.
     std::map<std::string, size_t> first_shared;
     auto shared = [&](const Group& g) {
       const ParallelConfig& c = (*rows)[g.rows.front()].variant.cfg;
@@ -169,7 +170,7 @@ std::vector<Family> resolve_and_group(const std::vector<SweepVariant>& all,
       const int64_t per_step = int64_t{c.dp} * c.mbs;
       l.microbatches = per_step > 0 && c.gbs % per_step == 0 ? c.gbs / per_step : 0;
       const int64_t small = detail::microbatch_plan(c, l).small;
-      const std::string k = std::to_string(c.tp > 1) + "/" + std::to_string(c.cp > 1) + "/" +
+      const std::string k = std::to_string(c.tp > 1) + "/" + std::to_string(c.cp) + "/" +
                             (small ? "f" + std::to_string(small) : std::to_string(l.microbatches));
       return first_shared.emplace(k, first_shared.size()).first->second;
     };
@@ -181,7 +182,8 @@ std::vector<Family> resolve_and_group(const std::vector<SweepVariant>& all,
 // The families of a shard as its threads take them: largest first, so that no thread is left
 // with a large one at the end (a family's work grows with its rows and virtual stages). One with
 // more than half a thread's share of the work is split into the layouts with and without tensor
-// and context parallelism, which never share a graph (their layers have other kernels).
+// parallelism and of each context degree, which never share a graph (their layers have other
+// kernels).
 std::vector<Family> schedule(std::vector<Family> families, const std::vector<SweepRow>& rows,
                              unsigned threads) {
   auto work_of = [&](const Family& f) {
@@ -200,10 +202,10 @@ std::vector<Family> schedule(std::vector<Family> families, const std::vector<Swe
       out.push_back(std::move(f));
       continue;
     }
-    std::map<std::pair<bool, bool>, size_t> part;  // (TP > 1, CP > 1) -> its family in `out`
+    std::map<std::pair<bool, int>, size_t> part;  // (TP > 1, CP degree) -> its family in `out`
     for (Group& g : f.groups) {
       const ParallelConfig& c = rows[g.rows.front()].variant.cfg;
-      auto [it, fresh] = part.emplace(std::make_pair(c.tp > 1, c.cp > 1), out.size());
+      auto [it, fresh] = part.emplace(std::make_pair(c.tp > 1, c.cp), out.size());
       if (fresh) out.emplace_back();
       out[it->second].groups.push_back(std::move(g));
     }
