@@ -83,9 +83,8 @@ int run(int argc, char** argv, bool generate) {
         "explain",
         "list the step's named terms (stack factor, slowest GPU, FP8 fast accumulation, FP8 casts "
         "and scale updates, FP8 gathers, reduce-scatters and parameter gathers, TP userbuffers, "
-        "overlap contention, "
-        "optimizer, gradient accumulation, host launches), each with its kernels_db source and "
-        "what it adds to the step (estimated again without it)");
+        "overlap contention, optimizer, gradient accumulation, host launches), each with its "
+        "kernels_db source and what it adds to the step (estimated again without it)");
   if (!generate) add_min_headroom_option(o, "with --search, ");
   const auto a = parse_options(o, argc, argv);
   if (a.count("help")) {
