@@ -39,6 +39,7 @@ GemmEstimate gemm_time(const KernelsDb& db, const GpuSpec& gpu, const GemmQuery&
                  (r.waves == 1 ? " wave)" : " waves)");
   } else {
     out.method = r.method == kStreamK ? "stream-K" : "memory-bound";
+    out.memory_bound = r.method == kMemoryBound;
   }
   if (r.misaligned && r.method != kMemoryBound) out.method += ", misaligned";
   out.time_us = r.time_us;

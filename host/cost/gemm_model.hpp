@@ -19,6 +19,7 @@ struct GemmEstimate {
   double time_us = 0;
   double tflops = 0;   // achieved: 2*M*N*K*batch / time
   std::string method;  // "tiled 128x256 (3 waves)", "stream-K", "memory-bound", "measured point"
+  bool memory_bound = false;  // bound by its operands' HBM traffic, not the tensor cores
 };
 
 // Throws InputError for non-positive sizes or a dtype the GPU lacks. With use_points, a

@@ -416,6 +416,12 @@ void parse_fp8_recipes(const Reader& r, element root, KernelsDb* db) {
         r.fail(path + "." + k + ".value", strprintf("expected a number in [%g, 64]", lowest));
       return v;
     };
+    // A recipe's on/off settings carry a source like its byte counts, so they are numbers: 0 or 1.
+    auto flag = [&](const char* k) {
+      const double v = r.sourced_required(e, k, path);
+      if (v != 0 && v != 1) r.fail(path + "." + k + ".value", "expected 0 (off) or 1 (on)");
+      return v == 1;
+    };
     f.input_cast_bytes = bytes("input_cast_bytes");
     f.fused_input_cast_bytes = bytes("fused_input_cast_bytes");
     f.weight_cast_bytes = bytes("weight_cast_bytes");
@@ -424,12 +430,12 @@ void parse_fp8_recipes(const Reader& r, element root, KernelsDb* db) {
     f.fused_grad_cast_bytes = bytes("fused_grad_cast_bytes");
     f.scale_update_kernels = bytes("scale_update_kernels");
     f.amax_reductions_per_pass = bytes("amax_reductions_per_pass");
-    f.gather_fp8 = r.sourced_required(e, "gather_fp8", path) != 0;
+    f.gather_fp8 = flag("gather_fp8");
     f.gathered_cast_bytes = bytes("gathered_cast_bytes");
     // Negative where a norm that writes FP8 writes less than it does in bf16.
     f.gathered_fused_cast_bytes = bytes("gathered_fused_cast_bytes", -2);
     f.gathered_transpose_bytes = bytes("gathered_transpose_bytes");
-    f.fprop_fast_accum = r.sourced_required(e, "fprop_fast_accum", path) != 0;
+    f.fprop_fast_accum = flag("fprop_fast_accum");
     db->fp8_recipes[f.name] = f;
   }
   if (db->fp8_recipes.empty()) r.fail("fp8_recipes", "expected at least one recipe");

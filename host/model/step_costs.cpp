@@ -115,8 +115,11 @@ class Pricer {
         std::string(fp8 ? "sm90_xmma_gemm_e4m3bf16_bf16f32" : "sm90_xmma_gemm_bf16bf16_bf16f32") +
         " (" + what + ")";
     op.gemm = cost::GemmQuery{M, N, K, batch, dt};
-    op.dur_us = cost::gemm_time(db_, gpu_, *op.gemm).time_us * matrix_factor_;
-    if (fp8 && fprop) op.dur_us /= fprop_fp8_speedup_;
+    const cost::GemmEstimate est = cost::gemm_time(db_, gpu_, *op.gemm);
+    op.dur_us = est.time_us * matrix_factor_;
+    // Fast accumulation speeds up the tensor cores' math, not a GEMM bound by its operands'
+    // traffic.
+    if (fp8 && fprop && !est.memory_bound) op.dur_us /= fprop_fp8_speedup_;
     op.model_flops = op.hw_flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) *
                                    static_cast<double>(K) * static_cast<double>(batch);
     return op;
@@ -455,14 +458,17 @@ class StepPricer {
     return ops;
   }
   // Context-parallel attention as Transformer Engine's ring runs it (cp_comm_type "p2p",
-  // AttnFuncWithCPAndKVP2P): in cp steps, one per KV chunk; each step's exchange with the ring's
-  // neighbours (the next chunk's KV in forward; in backward the KV again and the gradients of
-  // the KV already used) runs beside the step before it. Unfused attention keeps the exchange
-  // before (forward) or after (backward) the attention core.
+  // AttnFuncWithCPAndKVP2P): in cp steps, one per KV chunk, each step waiting for the exchange
+  // with the ring's neighbours that ran beside the step before it. Forward: cp - 1 exchanges,
+  // the i-th bringing step i + 1's KV chunk. Backward: cp exchanges, as a KV chunk travels with
+  // the gradients accumulated for it: the KV chunk (beside the first step), the next KV chunk
+  // and the gradients so far (2 chunks, the middle steps), the gradients alone (beside the last
+  // step, waited for after it). `exchange` prices cp - 1 chunks. Unfused attention keeps the
+  // exchange before (forward) or after (backward) the attention core.
   void cp_attention(std::vector<KernelOp>& ops, const std::vector<KernelOp>& core,
-                    const KernelOp& exchange) {
+                    const KernelOp& exchange, bool backward) {
     if (core.size() != 1) {
-      if (exchange.collective == Collective::kReduceScatter) {
+      if (backward) {
         append(ops, core);
         ops.push_back(exchange);
       } else {
@@ -471,21 +477,25 @@ class StepPricer {
       }
       return;
     }
-    const double steps = c.cp;
-    for (int i = 0; i < c.cp; ++i) {
-      KernelOp step = chunk(core.front(), 1 / steps);
-      step.model_flops /= steps, step.hw_flops /= steps;
-      if (i + 1 < c.cp) {
-        KernelOp x = chunk(exchange, 1 / (steps - 1));
+    const int n = c.cp;
+    const int exchanges = backward ? n : n - 1;
+    for (int i = 0; i < n; ++i) {
+      KernelOp step = chunk(core.front(), 1.0 / n);
+      step.model_flops /= n, step.hw_flops /= n;
+      if (i < exchanges) {
+        const double chunks = backward && i > 0 && i + 1 < n ? 2 : 1;
+        KernelOp x = chunk(exchange, chunks / (n - 1));
         x.side = x.fork = true;
+        x.join = i > 0;  // step i computes with what the exchange before brought
         ops.push_back(x);
         ops.push_back(step);
         overlaps.push_back({&ops, ops.size() - 1, ops.size() - 2});
       } else {
-        step.join = true;  // the last step's KV (or the gradients' return) has arrived
+        step.join = true;  // the last KV chunk has arrived
         ops.push_back(step);
       }
     }
+    if (backward) join_after.push_back({&ops, ops.size() - 1, 0});  // the gradients are back
   }
   static void append(std::vector<KernelOp>& to, const std::vector<KernelOp>& ops) {
     to.insert(to.end(), ops.begin(), ops.end());
@@ -595,12 +605,15 @@ class StepPricer {
     tp_gemm(F, true, P.gemm("qkv", T, (q + 2 * kv) / t, h, dt, 1, true));
     if (!gpt) F.push_back(rope(false));
     attn_fwd = attention_core(false);
+    attn_ring_begin = F.size();
     if (c.cp > 1)
       cp_attention(F, attn_fwd,
                    P.collective(CommGroup::kCp, Collective::kAllGather, kv_bytes * c.cp,
-                                T * 2 * kv / t, T * 2 * kv / t * c.cp, "bf16"));
+                                T * 2 * kv / t, T * 2 * kv / t * c.cp, "bf16"),
+                   false);
     else
       append(F, attn_fwd);
+    attn_ring_end = F.size();
     quantize_fwd(F, h, q / t, false);
     tp_gemm(F, false, P.gemm("attention out", T, h, q / t, dt, 1, true));
     F.push_back(residual());
@@ -632,7 +645,8 @@ class StepPricer {
     if (c.cp > 1)
       cp_attention(B, attention_core(true),
                    P.collective(CommGroup::kCp, Collective::kReduceScatter, kv_bytes * c.cp,
-                                T * 2 * kv / t * c.cp, T * 2 * kv / t, "bf16"));
+                                T * 2 * kv / t * c.cp, T * 2 * kv / t, "bf16"),
+                   true);
     else
       append(B, attention_core(true));
     if (!gpt) B.push_back(rope(true));
@@ -646,14 +660,29 @@ class StepPricer {
                      stack.grad_accumulation_bytes * static_cast<double>(pc.per_layer) / t));
   }
 
-  // Recomputation: the whole layer forward (full); selective: Megatron's attention core, or
-  // torchtitan's op-level policy (every second matmul and every op that is not a matmul, the
-  // attention kernel and the collectives saved).
-  void recomputation(StepCosts* s) const {
-    if (c.recompute == Recompute::kFull) s->layer_recompute = s->layer_fwd;
+  // Recomputation: the whole layer forward (full); selective: Megatron's attention core (under
+  // context parallelism Transformer Engine's ring, its exchanges included), or torchtitan's
+  // op-level policy (every second matmul and every op that is not a matmul, the attention kernel
+  // and the collectives saved). What ran beside a collective in forward does so again.
+  void recomputation(StepCosts* s) {
+    auto rerun = [&](size_t begin, size_t end) {
+      s->layer_recompute.assign(s->layer_fwd.begin() + static_cast<std::ptrdiff_t>(begin),
+                                s->layer_fwd.begin() + static_cast<std::ptrdiff_t>(end));
+      const size_t forward_overlaps = overlaps.size();
+      for (size_t i = 0; i < forward_overlaps; ++i) {
+        const Overlap o = overlaps[i];
+        if (o.ops == &s->layer_fwd && o.compute >= begin && o.compute < end && o.comm >= begin &&
+            o.comm < end)
+          overlaps.push_back({&s->layer_recompute, o.compute - begin, o.comm - begin});
+      }
+    };
+    if (c.recompute == Recompute::kFull) rerun(0, s->layer_fwd.size());
     if (c.recompute == Recompute::kSelective) {
       if (stack.selective == cost::SelectiveRecompute::kAttentionCore) {
-        s->layer_recompute = attn_fwd;
+        if (c.cp > 1 && attn_fwd.size() == 1)
+          rerun(attn_ring_begin, attn_ring_end);
+        else
+          s->layer_recompute = attn_fwd;
       } else {
         int matmuls = 0;
         for (const KernelOp& op : s->layer_fwd) {
@@ -837,6 +866,7 @@ class StepPricer {
   const double kv_bytes;
   const KernelOp amax_share;       // a layer's share of its chunk's amax all-reduce, per pass
   std::vector<KernelOp> attn_fwd;  // the forward's attention core, recomputed by selective
+  size_t attn_ring_begin = 0, attn_ring_end = 0;  // where it (its ring under CP) lies in forward
   std::vector<Overlap> overlaps;
   std::vector<Overlap> join_after;  // (list, GEMM index): the op after it waits for the side
 };

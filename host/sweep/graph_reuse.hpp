@@ -56,7 +56,10 @@ class FoldedGraphs {
   // (sweep_run.cpp), so the last few serve.
   static constexpr size_t kKept = 8;
   static constexpr uint64_t kKeptNodes = 400'000;
-  static constexpr uint64_t kKeptUnfoldedNodes = 400'000;
+  // An unfolded graph of 64 micro-batches of a PP 16 x VP 5 layout with context parallelism and
+  // full recomputation (its ring's exchanges and the waits for them) holds more than
+  // 400,000 (kept_graphs_test).
+  static constexpr uint64_t kKeptUnfoldedNodes = 600'000;
   struct Kept {
     model::Layout layout;
     model::ParallelConfig cfg;

@@ -26,6 +26,18 @@ double rel(double model, double published) {
   return (model - published) / published;
 }
 
+// The repository's kernels_db/ files by name, to edit before parse_db.
+std::map<std::string, std::string> kernels_db_files() {
+  std::map<std::string, std::string> files;
+  for (const char* f :
+       {"gpus.json", "gemm.json", "attention.json", "membound.json", "nccl.json",
+        "kernel_classes.json", "training.json", "stacks.json", "calibration.json", "carbon.json"}) {
+    std::ifstream in(std::string(LUMOS_KERNELS_DB) + "/" + f);
+    files[f] = std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  return files;
+}
+
 }  // namespace
 
 TEST(KernelsDb, EmbeddedFilesLoadWithEveryGpuOfTheIssue) {
@@ -79,6 +91,28 @@ TEST(KernelsDb, RejectsAnotherSchemaVersionAndValuesWithoutSource) {
   } catch (const lumos::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("training.json: cpu_launch_us"), std::string::npos)
         << e.what();
+  }
+}
+
+TEST(KernelsDb, Fp8RecipeSwitchesAreZeroOrOne) {
+  const std::map<std::string, std::string> files = kernels_db_files();
+  for (const char* key : {"fprop_fast_accum", "gather_fp8"}) {
+    for (const char* value : {"0.5", "-1", "2"}) {
+      auto bad = files;
+      std::string& stacks = bad["stacks.json"];
+      const std::string field = std::string("\"") + key + "\": {\n        \"value\": 1";
+      const size_t at = stacks.find(field);
+      ASSERT_NE(at, std::string::npos) << key;
+      stacks.replace(at + field.size() - 1, 1, value);
+      try {
+        parse_db(bad, "copy");
+        ADD_FAILURE() << key << " = " << value << " accepted";
+      } catch (const lumos::InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find(std::string(".") + key + ".value"), std::string::npos) << what;
+        EXPECT_NE(what.find("expected 0 (off) or 1 (on)"), std::string::npos) << what;
+      }
+    }
   }
 }
 
@@ -357,13 +391,7 @@ TEST(GemmModel, NoGemmBeatsItsGpusMaximumAchievableRateInEither16BitType) {
 }
 
 TEST(KernelsDb, MalformedOptionalFieldsAreErrorsNotDefaults) {
-  std::map<std::string, std::string> files;
-  for (const char* f :
-       {"gpus.json", "gemm.json", "attention.json", "membound.json", "nccl.json",
-        "kernel_classes.json", "training.json", "stacks.json", "calibration.json", "carbon.json"}) {
-    std::ifstream in(std::string(LUMOS_KERNELS_DB) + "/" + f);
-    files[f] = std::string(std::istreambuf_iterator<char>(in), {});
-  }
+  const std::map<std::string, std::string> files = kernels_db_files();
   auto expect_error = [&](const char* file, const std::string& from, const std::string& to,
                           const std::string& want) {
     auto bad = files;

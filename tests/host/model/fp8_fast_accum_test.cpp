@@ -77,3 +77,33 @@ TEST(Fp8FastAccum, Bf16JobsAndBlackwellJobsAreUnchanged) {
   const StepCosts b200_without = priced("b200", Dtype::kFp8, kWithoutFastAccum);
   EXPECT_EQ(find(b200.layer_fwd, "fc1").dur_us, find(b200_without.layer_fwd, "fc1").dur_us);
 }
+
+TEST(Fp8FastAccum, ARecipeThatSplitsEveryGemmGainsNothing) {
+  lumos::cost::KernelsDb db = lumos::cost::embedded_db();
+  const auto& recipe = db.fp8_recipes.at("delayed_scaling");
+  EXPECT_GT(lumos::cost::fp8_fprop_speedup(db, db.gpu("h100"), recipe), 1.0);
+  db.fp8_recipes.at("delayed_scaling").fprop_fast_accum = false;
+  EXPECT_EQ(lumos::cost::fp8_fprop_speedup(db, db.gpu("h100"), recipe), 1.0);
+}
+
+TEST(Fp8FastAccum, AGemmBoundByItsWeightsTrafficIsNotSpedUp) {
+  // Llama 3.1 405B's layer at 16 tokens: its forward GEMMs read 16384-wide FP8 weights for 16
+  // rows, bound by HBM, where the tensor cores' accumulation mode changes nothing.
+  const auto& db = lumos::cost::embedded_db();
+  const auto& g = db.gpu("h100");
+  ModelSpec m = preset("llama3-405b");
+  m.layers = 1, m.seq = 16;
+  ParallelConfig c;
+  c.tp = 1, c.pp = 1, c.dp = 1, c.mbs = 1, c.gbs = 1, c.dtype = Dtype::kFp8;
+  c.stack = "nemo-2024";
+  auto priced_405b = [&](uint32_t without_terms) {
+    StepCostOptions opt;
+    opt.without_terms = without_terms;
+    return price_step(m, c, check_layout(m, c), db, g, db.default_topology_for(g), opt);
+  };
+  const StepCosts with = priced_405b(0), without = priced_405b(kWithoutFastAccum);
+  const KernelOp& qkv = find(with.layer_fwd, "qkv");
+  ASSERT_TRUE(qkv.gemm);
+  ASSERT_TRUE(lumos::cost::gemm_time(db, g, *qkv.gemm).memory_bound);
+  EXPECT_EQ(qkv.dur_us, find(without.layer_fwd, "qkv").dur_us);
+}
