@@ -489,6 +489,8 @@ void parse_stacks(element root, KernelsDb* db) {
         choice(r, e, "fp8_cast_fusion", path, {"none", "norm", "norm_and_activation"}));
     s.selective = static_cast<SelectiveRecompute>(
         choice(r, e, "selective_recompute", path, {"attention_core", "every_other_matmul"}));
+    s.cp_rotation =
+        static_cast<CpRotation>(choice(r, e, "cp_rotation", path, {"ring", "allgather"}));
     const std::string recipe = r.str(e, "fp8_recipe", path);
     const auto it = db->fp8_recipes.find(recipe);
     if (it == db->fp8_recipes.end())
@@ -705,6 +707,10 @@ const char* to_string(Fp8CastFusion f) {
   return f == Fp8CastFusion::kNone   ? "none"
          : f == Fp8CastFusion::kNorm ? "norm"
                                      : "norm_and_activation";
+}
+
+const char* to_string(CpRotation r) {
+  return r == CpRotation::kRing ? "ring" : "allgather";
 }
 
 const char* to_string(Arch a) {

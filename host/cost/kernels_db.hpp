@@ -170,9 +170,15 @@ enum class SelectiveRecompute { kAttentionCore, kEveryOtherMatmul };
 // LayerNormLinear under Megatron-Core, whose activation is its own bf16 kernel), or the norm and
 // the activation before FC2 with the activation's backward.
 enum class Fp8CastFusion { kNone, kNorm, kNormAndActivation };
+// How context-parallel attention moves the KV between the ranks of the CP group: Transformer
+// Engine's point-to-point ring (one chunk beside each step, the KV gradients travelling with
+// their chunk), or PyTorch's context_parallel with its default rotate method (the whole KV
+// all-gathered beside the first step; the KV gradients, in fp32, passed along the ring).
+enum class CpRotation { kRing, kAllGather };
 const char* to_string(TpOverlap t);
 const char* to_string(SelectiveRecompute s);
 const char* to_string(Fp8CastFusion f);
+const char* to_string(CpRotation r);
 
 // What an FP8 recipe of Transformer Engine runs besides its FP8 GEMMs (stacks.json
 // "fp8_recipes"; docs/design.md, "FP8 recipes"): the quantization of every GEMM operand, in B of
@@ -224,6 +230,7 @@ struct StackSpec {
   bool fp8_param_gather = false;
   Fp8CastFusion fp8_cast_fusion = Fp8CastFusion::kNorm;
   SelectiveRecompute selective = SelectiveRecompute::kAttentionCore;
+  CpRotation cp_rotation = CpRotation::kRing;
   Fp8Recipe fp8;  // the recipe its FP8 GEMMs run under (--dtype fp8)
   // The stack's one constant fitted to step-level published runs (the model allows one per stack):
   // every compute and memory-bound kernel's time is multiplied by it, for what kernel-level

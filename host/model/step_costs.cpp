@@ -457,45 +457,92 @@ class StepPricer {
     }
     return ops;
   }
-  // Context-parallel attention as Transformer Engine's ring runs it (cp_comm_type "p2p",
-  // AttnFuncWithCPAndKVP2P): in cp steps, one per KV chunk, each step waiting for the exchange
-  // with the ring's neighbours that ran beside the step before it. Forward: cp - 1 exchanges,
-  // the i-th bringing step i + 1's KV chunk. Backward: cp exchanges, as a KV chunk travels with
-  // the gradients accumulated for it: the KV chunk (beside the first step), the next KV chunk
-  // and the gradients so far (2 chunks, the middle steps), the gradients alone (beside the last
-  // step, waited for after it). `exchange` prices cp - 1 chunks. Unfused attention keeps the
-  // exchange before (forward) or after (backward) the attention core.
+  // Context-parallel attention (docs/design.md, "Context parallelism"), in cp steps of flash
+  // attention, one per KV chunk, as the stack moves the KV (stacks.json cp_rotation). `gather`
+  // prices the all-gather of the whole KV (cp - 1 chunks in), `scatter` the reduce-scatter of its
+  // gradients. Unfused attention gathers the KV before the core and reduce-scatters after it.
   void cp_attention(std::vector<KernelOp>& ops, const std::vector<KernelOp>& core,
-                    const KernelOp& exchange, bool backward) {
+                    const KernelOp& gather, const KernelOp& scatter, bool backward) {
     if (core.size() != 1) {
       if (backward) {
         append(ops, core);
-        ops.push_back(exchange);
+        ops.push_back(scatter);
       } else {
-        ops.push_back(exchange);
+        ops.push_back(gather);
         append(ops, core);
       }
       return;
     }
+    if (stack.cp_rotation == cost::CpRotation::kAllGather)
+      return allgather_attention(ops, core.front(), gather, scatter, backward);
+    ring_attention(ops, core.front(), backward ? scatter : gather, backward);
+  }
+  KernelOp cp_step(const KernelOp& core) const {
+    KernelOp step = chunk(core, 1.0 / c.cp);
+    step.model_flops /= c.cp, step.hw_flops /= c.cp;
+    return step;
+  }
+  // An exchange on the side stream beside the compute op pushed after it; with `wait`, the compute
+  // stream first waits for what the side stream ran before.
+  void beside_next(std::vector<KernelOp>& ops, KernelOp x, bool wait) {
+    x.side = x.fork = true;
+    x.join = wait;
+    ops.push_back(x);
+  }
+  void next_beside(std::vector<KernelOp>& ops, const KernelOp& compute) {
+    ops.push_back(compute);
+    overlaps.push_back({&ops, ops.size() - 1, ops.size() - 2});
+  }
+  // Transformer Engine's ring (cp_comm_type "p2p", AttnFuncWithCPAndKVP2P): each step waits for
+  // the exchange with the ring's neighbours that ran beside the step before it. Forward: cp - 1
+  // exchanges, the i-th bringing step i + 1's KV chunk. Backward: cp exchanges, as a KV chunk
+  // travels with the gradients accumulated for it: the KV chunk (beside the first step), the next
+  // KV chunk and the gradients so far (2 chunks, the middle steps), the gradients alone (beside
+  // the last step, waited for after it). `exchange` prices cp - 1 chunks.
+  void ring_attention(std::vector<KernelOp>& ops, const KernelOp& core, const KernelOp& exchange,
+                      bool backward) {
     const int n = c.cp;
     const int exchanges = backward ? n : n - 1;
     for (int i = 0; i < n; ++i) {
-      KernelOp step = chunk(core.front(), 1.0 / n);
-      step.model_flops /= n, step.hw_flops /= n;
+      KernelOp step = cp_step(core);
       if (i < exchanges) {
         const double chunks = backward && i > 0 && i + 1 < n ? 2 : 1;
-        KernelOp x = chunk(exchange, chunks / (n - 1));
-        x.side = x.fork = true;
-        x.join = i > 0;  // step i computes with what the exchange before brought
-        ops.push_back(x);
-        ops.push_back(step);
-        overlaps.push_back({&ops, ops.size() - 1, ops.size() - 2});
+        // Step i computes with what the exchange before brought.
+        beside_next(ops, chunk(exchange, chunks / (n - 1)), i > 0);
+        next_beside(ops, step);
       } else {
         step.join = true;  // the last KV chunk has arrived
         ops.push_back(step);
       }
     }
     if (backward) join_after.push_back({&ops, ops.size() - 1, 0});  // the gradients are back
+  }
+  // PyTorch's context_parallel with rotate method "allgather" (torchtitan's default;
+  // torch.distributed.tensor.experimental._attention): the whole KV is all-gathered beside the
+  // first step and the second waits for it, in forward and again in backward; in backward each
+  // step's KV gradients (accumulated in fp32) go to the next rank after the step, beside the next
+  // one, which waits for them once done, the last after the loop.
+  void allgather_attention(std::vector<KernelOp>& ops, const KernelOp& core, const KernelOp& gather,
+                           const KernelOp& scatter, bool backward) {
+    const int n = c.cp;
+    beside_next(ops, gather, false);
+    next_beside(ops, cp_step(core));
+    // One chunk of the gradients in fp32: twice a 16-bit chunk's bytes.
+    const KernelOp grads = chunk(scatter, 2.0 / (n - 1));
+    for (int i = 1; i < n; ++i) {
+      if (backward) {
+        beside_next(ops, grads, true);  // waits for the gather (then the gradients before)
+        next_beside(ops, cp_step(core));
+      } else {
+        KernelOp step = cp_step(core);
+        step.join = i == 1;  // the gathered KV
+        ops.push_back(step);
+      }
+    }
+    if (backward) {
+      beside_next(ops, grads, true);
+      join_after.push_back({&ops, ops.size() - 1, 0});  // the last gradients are back
+    }
   }
   static void append(std::vector<KernelOp>& to, const std::vector<KernelOp>& ops) {
     to.insert(to.end(), ops.begin(), ops.end());
@@ -597,6 +644,17 @@ class StepPricer {
     return op;
   }
 
+  // The whole KV of a layer over the context-parallel group: gathered (forward's input), its
+  // gradients reduce-scattered.
+  KernelOp kv_gather() const {
+    return P.collective(CommGroup::kCp, Collective::kAllGather, kv_bytes * c.cp, T * 2 * kv / t,
+                        T * 2 * kv / t * c.cp, "bf16");
+  }
+  KernelOp kv_scatter() const {
+    return P.collective(CommGroup::kCp, Collective::kReduceScatter, kv_bytes * c.cp,
+                        T * 2 * kv / t * c.cp, T * 2 * kv / t, "bf16");
+  }
+
   // Forward of one layer.
   void layer_forward(std::vector<KernelOp>& F) {
     scale_update(F);
@@ -607,10 +665,7 @@ class StepPricer {
     attn_fwd = attention_core(false);
     attn_ring_begin = F.size();
     if (c.cp > 1)
-      cp_attention(F, attn_fwd,
-                   P.collective(CommGroup::kCp, Collective::kAllGather, kv_bytes * c.cp,
-                                T * 2 * kv / t, T * 2 * kv / t * c.cp, "bf16"),
-                   false);
+      cp_attention(F, attn_fwd, kv_gather(), kv_scatter(), false);
     else
       append(F, attn_fwd);
     attn_ring_end = F.size();
@@ -643,10 +698,7 @@ class StepPricer {
     tp_gemm(B, true, P.gemm("attention out data grad", T, q / t, h, dt));
     B.push_back(P.gemm("attention out weight grad", h, q / t, T, dt));
     if (c.cp > 1)
-      cp_attention(B, attention_core(true),
-                   P.collective(CommGroup::kCp, Collective::kReduceScatter, kv_bytes * c.cp,
-                                T * 2 * kv / t * c.cp, T * 2 * kv / t, "bf16"),
-                   true);
+      cp_attention(B, attention_core(true), kv_gather(), kv_scatter(), true);
     else
       append(B, attention_core(true));
     if (!gpt) B.push_back(rope(true));

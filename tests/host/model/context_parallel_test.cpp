@@ -14,12 +14,13 @@ using namespace lumos::model;
 
 namespace {
 
-StepCosts llama70b_cp(int cp, Recompute recompute = Recompute::kNone) {
+StepCosts llama70b_cp(int cp, Recompute recompute = Recompute::kNone,
+                      const std::string& stack = "nemo-2024") {
   ModelSpec m = preset("llama3-70b");
   m.layers = 4;
   ParallelConfig c;
   c.tp = 4, c.cp = cp, c.pp = 1, c.dp = 1, c.mbs = 1, c.gbs = 2;
-  c.sequence_parallel = true, c.stack = "nemo-2024", c.recompute = recompute;
+  c.sequence_parallel = true, c.stack = stack, c.recompute = recompute;
   const auto& db = lumos::cost::embedded_db();
   const auto& g = db.gpu("h100");
   return price_step(m, c, check_layout(m, c), db, g, db.default_topology_for(g));
@@ -129,4 +130,38 @@ TEST(ContextParallel, TheStepsAddUpToTheRanksShareOfTheAttention) {
   const double one = total(llama70b_cp(1));
   ASSERT_GT(one, 0);
   for (int cp : {2, 4}) EXPECT_NEAR(total(llama70b_cp(cp)), one / cp, one * 1e-9) << cp;
+}
+
+TEST(ContextParallel, AllGatherRotationGathersOnceAndPassesTheGradientsInFp32) {
+  // torchtitan's default (PyTorch's _AllGatherRotater): the whole KV gathered beside the first
+  // step, which the second waits for; in backward gathered again, and each step's KV gradients
+  // (fp32) sent after it, beside the next step, the last waited for after the loop.
+  const int cp = 4;
+  const StepCosts s = llama70b_cp(cp, Recompute::kNone, "torchtitan");
+  const auto fwd_steps = named(s.layer_fwd, "flash_fwd_kernel");
+  const auto fwd_x = exchanges(s.layer_fwd);
+  ASSERT_EQ(fwd_steps.size(), static_cast<size_t>(cp));
+  ASSERT_EQ(fwd_x.size(), 1u);
+  EXPECT_EQ(fwd_x[0]->collective, lumos::cost::Collective::kAllGather);
+  EXPECT_TRUE(fwd_x[0]->side && fwd_x[0]->fork && !fwd_x[0]->join);
+  EXPECT_EQ(fwd_x[0] + 1, fwd_steps[0]);
+  EXPECT_TRUE(fwd_steps[1]->join);
+  EXPECT_FALSE(fwd_steps[2]->join || fwd_steps[3]->join);
+
+  const auto bwd_steps = named(s.layer_bwd, "flash_bwd_kernel");
+  const auto bwd_x = exchanges(s.layer_bwd);
+  ASSERT_EQ(bwd_steps.size(), static_cast<size_t>(cp));
+  ASSERT_EQ(bwd_x.size(), static_cast<size_t>(1 + cp));
+  EXPECT_EQ(bwd_x[0]->collective, lumos::cost::Collective::kAllGather);
+  EXPECT_EQ(bwd_x[0] + 1, bwd_steps[0]);
+  // Against the ring's first backward exchange (one 16-bit chunk of the KV): twice the bytes.
+  const KernelOp* chunk16 = exchanges(llama70b_cp(cp).layer_bwd).front();
+  for (size_t i = 1; i < bwd_x.size(); ++i) {
+    EXPECT_TRUE(bwd_x[i]->side && bwd_x[i]->fork && bwd_x[i]->join) << i;
+    EXPECT_NEAR(static_cast<double>(bwd_x[i]->nelems), 2.0 * chunk16->nelems, 2) << i;
+    if (i < bwd_x.size() - 1) EXPECT_EQ(bwd_x[i] + 1, bwd_steps[i]) << i;  // beside step i
+  }
+  const KernelOp* after = bwd_steps.back() + 2;  // past the last gradients' exchange
+  ASSERT_LT(after, s.layer_bwd.data() + s.layer_bwd.size());
+  EXPECT_TRUE(after->join) << after->name;
 }
