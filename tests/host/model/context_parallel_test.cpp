@@ -155,7 +155,8 @@ TEST(ContextParallel, AllGatherRotationGathersOnceAndPassesTheGradientsInFp32) {
   EXPECT_EQ(bwd_x[0]->collective, lumos::cost::Collective::kAllGather);
   EXPECT_EQ(bwd_x[0] + 1, bwd_steps[0]);
   // Against the ring's first backward exchange (one 16-bit chunk of the KV): twice the bytes.
-  const KernelOp* chunk16 = exchanges(llama70b_cp(cp).layer_bwd).front();
+  const StepCosts ring = llama70b_cp(cp);
+  const KernelOp* chunk16 = exchanges(ring.layer_bwd).front();
   for (size_t i = 1; i < bwd_x.size(); ++i) {
     EXPECT_TRUE(bwd_x[i]->side && bwd_x[i]->fork && bwd_x[i]->join) << i;
     EXPECT_NEAR(static_cast<double>(bwd_x[i]->nelems), 2.0 * chunk16->nelems, 2) << i;
