@@ -173,6 +173,12 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
                                                                     : "after backward",
       e.cfg.grad_reduce_bytes(stack.grad_reduce_bytes) == 2 ? "16 bit" : "fp32",
       stack.optimizer_bytes_per_param);
+  // What the layout makes the stack run that the line above does not say.
+  if (e.cfg.recompute == model::Recompute::kSelective)
+    e.stack_summary += std::string(", selective recompute ") + cost::to_string(stack.selective);
+  if (e.cfg.cp > 1)
+    e.stack_summary +=
+        std::string(", context-parallel KV by ") + cost::to_string(stack.cp_rotation);
   if (e.cfg.dtype == cost::Dtype::kFp8)
     e.stack_summary += ", FP8 " + stack.fp8.name +
                        " (cast fusion: " + cost::to_string(stack.fp8_cast_fusion) + ")";

@@ -714,8 +714,10 @@ class StepPricer {
 
   // Recomputation: the whole layer forward (full); selective: Megatron's attention core (under
   // context parallelism Transformer Engine's ring, its exchanges included), or torchtitan's
-  // op-level policy (every second matmul and every op that is not a matmul, the attention kernel
-  // and the collectives saved). What ran beside a collective in forward does so again.
+  // op-level policy: its save list holds mm, the attention kernel (context parallelism's ring
+  // runs inside it) and reduce_scatter_tensor, and every second mm is recomputed anyway; every
+  // other op reruns, the sequence-parallel all-gathers too (all_gather_into_tensor is not on the
+  // list), each on the compute stream. What ran beside a collective in forward does so again.
   void recomputation(StepCosts* s) {
     auto rerun = [&](size_t begin, size_t end) {
       s->layer_recompute.assign(s->layer_fwd.begin() + static_cast<std::ptrdiff_t>(begin),
@@ -738,8 +740,13 @@ class StepPricer {
       } else {
         int matmuls = 0;
         for (const KernelOp& op : s->layer_fwd) {
-          if (op.comm() || op.first_microbatch_only) continue;
-          if (op.gemm && op.gemm->batch == 1) {
+          if (op.first_microbatch_only) continue;
+          if (op.comm()) {
+            if (op.group != CommGroup::kTp || op.collective != Collective::kAllGather) continue;
+            KernelOp gather = op;
+            gather.side = gather.fork = gather.join = false;
+            s->layer_recompute.push_back(gather);
+          } else if (op.gemm && op.gemm->batch == 1) {
             if (++matmuls % 2 == 0) s->layer_recompute.push_back(op);
           } else if (op.name.find("flash") == std::string::npos && !op.gemm) {
             s->layer_recompute.push_back(op);

@@ -88,6 +88,35 @@ TEST(SoftwareStack, TorchtitanRunsEagerKernelsAndRecomputesEveryOtherMatmul) {
   EXPECT_GE(count(eager.layer_recompute, "rmsnorm"), 2u);
 }
 
+// torchtitan's save list holds reduce_scatter_tensor but not all_gather_into_tensor: under
+// sequence parallelism the op-level policy reruns the two gathers of the layer (before QKV and
+// before FC1), on the compute stream, and never the reduce-scatters.
+TEST(SoftwareStack, TorchtitanSelectiveRecomputeRerunsTheSequenceParallelGathers) {
+  const auto& db = lumos::cost::embedded_db();
+  ParallelConfig c;
+  c.tp = 4, c.mbs = 1, c.gbs = 1, c.recompute = Recompute::kSelective, c.stack = "torchtitan";
+  c.sequence_parallel = true;
+  const ModelSpec m = preset("llama3-8b");
+  const Layout l = check_layout(m, c);
+  const auto& g = db.gpu("h100");
+  const StepCosts k = price_step(m, c, l, db, g, db.default_topology_for(g));
+  auto collectives = [](const std::vector<KernelOp>& ops, lumos::cost::Collective kind) {
+    return std::count_if(ops.begin(), ops.end(), [&](const KernelOp& op) {
+      return op.group == CommGroup::kTp && op.collective == kind;
+    });
+  };
+  using lumos::cost::Collective;
+  ASSERT_EQ(collectives(k.layer_fwd, Collective::kAllGather), 2);
+  EXPECT_EQ(collectives(k.layer_recompute, Collective::kAllGather), 2);
+  EXPECT_EQ(collectives(k.layer_recompute, Collective::kReduceScatter), 0);
+  for (const KernelOp& op : k.layer_recompute) EXPECT_FALSE(op.side) << op.name;
+
+  // Megatron's attention-core policy reruns no collective outside the attention.
+  c.stack = "megatron-core";
+  const StepCosts megatron = price_step(m, c, l, db, g, db.default_topology_for(g));
+  EXPECT_EQ(collectives(megatron.layer_recompute, Collective::kAllGather), 0);
+}
+
 // Korthikanti et al. 2022, Table 2: without recomputation an unfused attention keeps 5as/h x sbh
 // more bytes per layer (softmax output, dropout mask and output); selective recompute drops them.
 TEST(SoftwareStack, UnfusedAttentionKeepsTheScoresUnlessRecomputed) {
