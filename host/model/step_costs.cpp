@@ -527,8 +527,12 @@ class StepPricer {
     const int n = c.cp;
     beside_next(ops, gather, false);
     next_beside(ops, cp_step(core));
-    // One chunk of the gradients in fp32: twice a 16-bit chunk's bytes.
-    const KernelOp grads = chunk(scatter, 2.0 / (n - 1));
+    // One chunk of the gradients in fp32 (twice a 16-bit chunk's bytes): the share of the KV
+    // gradients' reduce-scatter in fp32 that one exchange moves, so that a trace names its dtype.
+    const KernelOp grads =
+        chunk(P.collective(CommGroup::kCp, Collective::kReduceScatter, 2 * kv_bytes * n,
+                           scatter.nelems, scatter.out_nelems, "f32"),
+              1.0 / (n - 1));
     for (int i = 1; i < n; ++i) {
       if (backward) {
         beside_next(ops, grads, true);  // waits for the gather (then the gradients before)
