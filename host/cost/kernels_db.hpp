@@ -175,10 +175,16 @@ enum class Fp8CastFusion { kNone, kNorm, kNormAndActivation };
 // their chunk), or PyTorch's context_parallel with its default rotate method (the whole KV
 // all-gathered beside the first step; the KV gradients, in fp32, passed along the ring).
 enum class CpRotation { kRing, kAllGather };
+// What a sequence-parallel column-parallel layer (QKV, FC1) keeps of its gathered input for the
+// weight gradient: the rank's shard, gathered again in backward (Megatron-Core's and Transformer
+// Engine's linear layers), or the gathered tensor itself (PyTorch DTensor: autograd saves the
+// matmul's input, which op-level recomputation may drop and rerun).
+enum class SpSavedInput { kShard, kGathered };
 const char* to_string(TpOverlap t);
 const char* to_string(SelectiveRecompute s);
 const char* to_string(Fp8CastFusion f);
 const char* to_string(CpRotation r);
+const char* to_string(SpSavedInput s);
 
 // What an FP8 recipe of Transformer Engine runs besides its FP8 GEMMs (stacks.json
 // "fp8_recipes"; docs/design.md, "FP8 recipes"): the quantization of every GEMM operand, in B of
@@ -231,6 +237,7 @@ struct StackSpec {
   Fp8CastFusion fp8_cast_fusion = Fp8CastFusion::kNorm;
   SelectiveRecompute selective = SelectiveRecompute::kAttentionCore;
   CpRotation cp_rotation = CpRotation::kRing;
+  SpSavedInput sp_saved_input = SpSavedInput::kShard;
   Fp8Recipe fp8;  // the recipe its FP8 GEMMs run under (--dtype fp8)
   // The stack's one constant fitted to step-level published runs (the model allows one per stack):
   // every compute and memory-bound kernel's time is multiplied by it, for what kernel-level

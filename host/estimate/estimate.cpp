@@ -110,7 +110,8 @@ void derive(const cost::StackSpec& stack, const cost::GpuSpec& gpu, const cost::
   const double gpus = static_cast<double>(e.cfg.gpus());
   e.tokens_per_s = static_cast<double>(e.cfg.gbs) * static_cast<double>(e.model.seq) / step_s;
   e.model_flops = megatron_model_flops(e.model, e.cfg.gbs, e.layout.padded_vocab);
-  e.hardware_flops = hardware_flops(e.model, e.cfg.gbs, e.layout.padded_vocab, e.cfg.recompute);
+  e.hardware_flops =
+      hardware_flops(e.model, e.cfg.gbs, e.layout.padded_vocab, e.cfg.recompute, stack.selective);
   e.model_tflops_per_gpu = e.model_flops / step_s / gpus * 1e-12;
   e.hw_tflops_per_gpu = e.hardware_flops / step_s / gpus * 1e-12;
   e.mfu = e.model_tflops_per_gpu / e.peak_tflops;
@@ -176,9 +177,11 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   // What the layout makes the stack run that the line above does not say.
   if (e.cfg.recompute == model::Recompute::kSelective)
     e.stack_summary += std::string(", selective recompute ") + cost::to_string(stack.selective);
-  if (e.cfg.cp > 1)
+  if (e.cfg.cp > 1)  // unfused attention gathers the KV before its core, whatever the stack says
     e.stack_summary +=
-        std::string(", context-parallel KV by ") + cost::to_string(stack.cp_rotation);
+        stack.attention == cost::AttentionImpl::kUnfused
+            ? std::string(", context-parallel KV gathered before the attention")
+            : std::string(", context-parallel KV by ") + cost::to_string(stack.cp_rotation);
   if (e.cfg.dtype == cost::Dtype::kFp8)
     e.stack_summary += ", FP8 " + stack.fp8.name +
                        " (cast fusion: " + cost::to_string(stack.fp8_cast_fusion) + ")";

@@ -5,8 +5,9 @@ namespace {
 
 // Per token, forward only, multiply-adds x 2.
 struct ForwardFlops {
-  double layer_gemms = 0;  // QKV, output projection, MLP, per layer
-  double attention = 0;    // causal QK^T and attention x V, per layer
+  double layer_gemms = 0;         // QKV, output projection, MLP, per layer
+  double every_other_matmul = 0;  // wk, wo and the MLP's second matmul, per layer
+  double attention = 0;           // causal QK^T and attention x V, per layer
   double logits = 0;
 };
 
@@ -17,6 +18,7 @@ ForwardFlops forward_per_token(const ModelSpec& m, int64_t padded_vocab) {
   const double mlp_mats = m.act == Activation::kSwiglu ? 3 : 2;
   ForwardFlops r;
   r.layer_gemms = 2 * (h * (q + 2 * kv) + q * h + h * f * mlp_mats);
+  r.every_other_matmul = 2 * (h * kv + q * h + h * f);
   r.attention = 2 * (q * s / 2 * 2);
   r.logits = 2 * h * static_cast<double>(padded_vocab);
   return r;
@@ -31,13 +33,17 @@ double megatron_model_flops(const ModelSpec& m, int64_t batch, int64_t padded_vo
   return 3 * tokens * ((f.layer_gemms + f.attention) * L + f.logits);
 }
 
-double hardware_flops(const ModelSpec& m, int64_t batch, int64_t padded_vocab, Recompute r) {
+double hardware_flops(const ModelSpec& m, int64_t batch, int64_t padded_vocab, Recompute r,
+                      cost::SelectiveRecompute selective) {
   const ForwardFlops f = forward_per_token(m, padded_vocab);
   const double tokens = static_cast<double>(batch) * static_cast<double>(m.seq);
   const double L = static_cast<double>(m.layers);
   double extra = 0;
   if (r == Recompute::kFull) extra = (f.layer_gemms + f.attention) * L;
-  if (r == Recompute::kSelective) extra = f.attention * L;
+  if (r == Recompute::kSelective)
+    extra = (selective == cost::SelectiveRecompute::kAttentionCore ? f.attention
+                                                                   : f.every_other_matmul) *
+            L;
   return megatron_model_flops(m, batch, padded_vocab) + tokens * extra;
 }
 

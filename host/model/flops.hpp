@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "cost/kernels_db.hpp"
 #include "model/model_spec.hpp"
 #include "model/parallel_config.hpp"
 
@@ -13,7 +14,10 @@ namespace lumos::model {
 double megatron_model_flops(const ModelSpec& m, int64_t batch, int64_t padded_vocab);
 
 // Model FLOPs plus the recomputed forward work: full recomputation re-runs every layer's forward
-// (not the logits), selective re-runs the attention core (QK^T and attention x V).
-double hardware_flops(const ModelSpec& m, int64_t batch, int64_t padded_vocab, Recompute r);
+// (not the logits); selective, as the stack's policy says, the attention core (QK^T and
+// attention x V) or every second of the layer's seven matmuls (wk, wo and w3: torchtitan).
+double hardware_flops(
+    const ModelSpec& m, int64_t batch, int64_t padded_vocab, Recompute r,
+    cost::SelectiveRecompute selective = cost::SelectiveRecompute::kAttentionCore);
 
 }  // namespace lumos::model

@@ -41,7 +41,13 @@ double layer_activation_bytes(const ModelSpec& m, const ParallelConfig& c,
   // Without sequence parallelism the norms' inputs (4), the attention's and the MLP's inputs
   // (2 + 2, the norms' outputs) and the masks are replicated on every rank.
   const double replicated = 4 + 2 * gemm_input + masks;
-  if (c.sequence_parallel) return sbh * (replicated + split) / t + scores;
+  // PyTorch's DTensor keeps the gathered inputs of QKV and FC1 for their weight gradients
+  // (stacks.json sp_saved_input), not the shards; op-level recomputation drops them.
+  const bool kept_gathered = stack && stack->sp_saved_input == cost::SpSavedInput::kGathered &&
+                             c.recompute == Recompute::kNone;
+  if (c.sequence_parallel)
+    return sbh * (replicated + split) / t + scores +
+           (kept_gathered ? 2 * gemm_input * sbh * (1 - 1 / t) : 0.0);
   return sbh * (replicated + split / t) + scores;
 }
 

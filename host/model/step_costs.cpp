@@ -623,7 +623,10 @@ class StepPricer {
   // Stacks without tensor-parallel overlap run the same collectives on the compute stream.
   void column_parallel_bwd(std::vector<KernelOp>& ops, const std::string& what, int64_t N,
                            int64_t K) {
-    if (t > 1 && sp) {
+    // Megatron's and Transformer Engine's layers kept the input's shard and gather it again for
+    // the weight gradient; PyTorch's DTensor kept it gathered (stacks.json sp_saved_input).
+    const bool regather = t > 1 && sp && stack.sp_saved_input == cost::SpSavedInput::kShard;
+    if (regather) {
       KernelOp ag = gather_op(true);
       ag.side = ag.fork = overlap_tp;
       ops.push_back(ag);
@@ -636,7 +639,7 @@ class StepPricer {
           sp ? P.collective(CommGroup::kTp, Collective::kReduceScatter, hb, T * h, Tn * h, "bf16")
              : P.collective(CommGroup::kTp, Collective::kAllReduce, hb, T * h, T * h, "bf16");
       red.side = red.fork = overlap_tp;
-      red.join = sp && overlap_tp;  // the weight gradient needs the gathered input: wait for it
+      red.join = regather && overlap_tp;  // the weight gradient needs the gathered input
       ops.push_back(red);
       if (overlap_tp) overlaps.push_back({&ops, ops.size(), ops.size() - 1});
     }
@@ -720,8 +723,10 @@ class StepPricer {
   // context parallelism Transformer Engine's ring, its exchanges included), or torchtitan's
   // op-level policy: its save list holds mm, the attention kernel (context parallelism's ring
   // runs inside it) and reduce_scatter_tensor, and every second mm is recomputed anyway; every
-  // other op reruns, the sequence-parallel all-gathers too (all_gather_into_tensor is not on the
-  // list), each on the compute stream. What ran beside a collective in forward does so again.
+  // other op reruns, the tensor-parallel all-gathers (sequence parallel) or all-reduces (not) too,
+  // each on the compute stream. Its layer runs seven matmuls (wq, wk, wv, wo, w1, w3, w2), so wk,
+  // wo and w3 rerun: the K share of the fused QKV, the attention projection and the GEMM of FC1's
+  // or FC2's size. What ran beside a collective in forward does so again.
   void recomputation(StepCosts* s) {
     auto rerun = [&](size_t begin, size_t end) {
       s->layer_recompute.assign(s->layer_fwd.begin() + static_cast<std::ptrdiff_t>(begin),
@@ -746,12 +751,16 @@ class StepPricer {
         for (const KernelOp& op : s->layer_fwd) {
           if (op.first_microbatch_only) continue;
           if (op.comm()) {
-            if (op.group != CommGroup::kTp || op.collective != Collective::kAllGather) continue;
-            KernelOp gather = op;
-            gather.side = gather.fork = gather.join = false;
-            s->layer_recompute.push_back(gather);
+            if (op.group != CommGroup::kTp || op.collective == Collective::kReduceScatter) continue;
+            KernelOp rerun_comm = op;
+            rerun_comm.side = rerun_comm.fork = rerun_comm.join = false;
+            s->layer_recompute.push_back(rerun_comm);
           } else if (op.gemm && op.gemm->batch == 1) {
-            if (++matmuls % 2 == 0) s->layer_recompute.push_back(op);
+            if (++matmuls == 1)  // the fused QKV: wk's share
+              s->layer_recompute.push_back(
+                  P.gemm("k projection", op.gemm->m, kv / t, op.gemm->k, op.gemm->dtype, 1, true));
+            else if (matmuls % 2 == 0)
+              s->layer_recompute.push_back(op);
           } else if (op.name.find("flash") == std::string::npos && !op.gemm) {
             s->layer_recompute.push_back(op);
           }

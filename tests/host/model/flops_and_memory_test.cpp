@@ -70,6 +70,16 @@ TEST(Flops, RecomputationAddsTheForwardItReruns) {
     EXPECT_NEAR(e.graph_hw_flops / e.hardware_flops, 1.0, 1e-12) << to_string(r);
     EXPECT_GT(e.hfu, e.mfu);
   }
+  // torchtitan's op-level policy reruns wk, wo and the MLP's second matmul, not the attention.
+  EstimateRequest q = small_layout("gpt3-15b");
+  q.cfg.recompute = Recompute::kSelective;
+  q.cfg.stack = "torchtitan";
+  const auto e = run_estimate(q, lumos::cost::embedded_db()).estimate;
+  EXPECT_NEAR(e.graph_hw_flops / e.hardware_flops, 1.0, 1e-12);
+  const double h = m.hidden, kv = static_cast<double>(m.kv_size()), f = m.ffn;
+  EXPECT_NEAR(e.hardware_flops - e.model_flops,
+              static_cast<double>(q.cfg.gbs) * m.seq * m.layers * 2 * (h * kv + h * h + h * f),
+              1e-9 * e.model_flops);
 }
 
 TEST(Memory, DistributedOptimizerKeepsSixPlusTwelveOverDBytesPerParameter) {
