@@ -493,6 +493,7 @@ void parse_stacks(element root, KernelsDb* db) {
         static_cast<CpRotation>(choice(r, e, "cp_rotation", path, {"ring", "allgather"}));
     s.sp_saved_input =
         static_cast<SpSavedInput>(choice(r, e, "sp_saved_input", path, {"shard", "gathered"}));
+    s.recompute_early_stop = r.flag(e, "recompute_early_stop", path);
     const std::string recipe = r.str(e, "fp8_recipe", path);
     const auto it = db->fp8_recipes.find(recipe);
     if (it == db->fp8_recipes.end())
@@ -713,10 +714,6 @@ const char* to_string(Fp8CastFusion f) {
 
 const char* to_string(CpRotation r) {
   return r == CpRotation::kRing ? "ring" : "allgather";
-}
-
-const char* to_string(SpSavedInput s) {
-  return s == SpSavedInput::kShard ? "shard" : "gathered";
 }
 
 const char* to_string(Arch a) {

@@ -184,7 +184,6 @@ const char* to_string(TpOverlap t);
 const char* to_string(SelectiveRecompute s);
 const char* to_string(Fp8CastFusion f);
 const char* to_string(CpRotation r);
-const char* to_string(SpSavedInput s);
 
 // What an FP8 recipe of Transformer Engine runs besides its FP8 GEMMs (stacks.json
 // "fp8_recipes"; docs/design.md, "FP8 recipes"): the quantization of every GEMM operand, in B of
@@ -238,6 +237,10 @@ struct StackSpec {
   SelectiveRecompute selective = SelectiveRecompute::kAttentionCore;
   CpRotation cp_rotation = CpRotation::kRing;
   SpSavedInput sp_saved_input = SpSavedInput::kShard;
+  // Recomputation stops once backward's last saved tensor (FC2's input) is rebuilt: what
+  // torch.compile's partitioner recomputes (and PyTorch's non-reentrant checkpoint with its early
+  // stop on); Megatron's reentrant CheckpointFunction reruns the whole forward.
+  bool recompute_early_stop = false;
   Fp8Recipe fp8;  // the recipe its FP8 GEMMs run under (--dtype fp8)
   // The stack's one constant fitted to step-level published runs (the model allows one per stack):
   // every compute and memory-bound kernel's time is multiplied by it, for what kernel-level

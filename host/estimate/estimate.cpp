@@ -111,7 +111,7 @@ void derive(const cost::StackSpec& stack, const cost::GpuSpec& gpu, const cost::
   e.tokens_per_s = static_cast<double>(e.cfg.gbs) * static_cast<double>(e.model.seq) / step_s;
   e.model_flops = megatron_model_flops(e.model, e.cfg.gbs, e.layout.padded_vocab);
   e.hardware_flops =
-      hardware_flops(e.model, e.cfg.gbs, e.layout.padded_vocab, e.cfg.recompute, stack.selective);
+      hardware_flops(e.model, e.cfg.gbs, e.layout.padded_vocab, e.cfg.recompute, &stack);
   e.model_tflops_per_gpu = e.model_flops / step_s / gpus * 1e-12;
   e.hw_tflops_per_gpu = e.hardware_flops / step_s / gpus * 1e-12;
   e.mfu = e.model_tflops_per_gpu / e.peak_tflops;

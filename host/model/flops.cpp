@@ -7,6 +7,7 @@ namespace {
 struct ForwardFlops {
   double layer_gemms = 0;         // QKV, output projection, MLP, per layer
   double every_other_matmul = 0;  // wk, wo and the MLP's second matmul, per layer
+  double fc2 = 0;                 // the MLP's last matmul, per layer
   double attention = 0;           // causal QK^T and attention x V, per layer
   double logits = 0;
 };
@@ -19,6 +20,7 @@ ForwardFlops forward_per_token(const ModelSpec& m, int64_t padded_vocab) {
   ForwardFlops r;
   r.layer_gemms = 2 * (h * (q + 2 * kv) + q * h + h * f * mlp_mats);
   r.every_other_matmul = 2 * (h * kv + q * h + h * f);
+  r.fc2 = 2 * f * h;
   r.attention = 2 * (q * s / 2 * 2);
   r.logits = 2 * h * static_cast<double>(padded_vocab);
   return r;
@@ -34,16 +36,15 @@ double megatron_model_flops(const ModelSpec& m, int64_t batch, int64_t padded_vo
 }
 
 double hardware_flops(const ModelSpec& m, int64_t batch, int64_t padded_vocab, Recompute r,
-                      cost::SelectiveRecompute selective) {
+                      const cost::StackSpec* stack) {
   const ForwardFlops f = forward_per_token(m, padded_vocab);
   const double tokens = static_cast<double>(batch) * static_cast<double>(m.seq);
   const double L = static_cast<double>(m.layers);
   double extra = 0;
-  if (r == Recompute::kFull) extra = (f.layer_gemms + f.attention) * L;
-  if (r == Recompute::kSelective)
-    extra = (selective == cost::SelectiveRecompute::kAttentionCore ? f.attention
-                                                                   : f.every_other_matmul) *
-            L;
+  if (r == Recompute::kFull)
+    extra = (f.layer_gemms + f.attention - (stack && stack->recompute_early_stop ? f.fc2 : 0)) * L;
+  const bool op_level = stack && stack->selective == cost::SelectiveRecompute::kEveryOtherMatmul;
+  if (r == Recompute::kSelective) extra = (op_level ? f.every_other_matmul : f.attention) * L;
   return megatron_model_flops(m, batch, padded_vocab) + tokens * extra;
 }
 

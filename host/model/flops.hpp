@@ -14,10 +14,10 @@ namespace lumos::model {
 double megatron_model_flops(const ModelSpec& m, int64_t batch, int64_t padded_vocab);
 
 // Model FLOPs plus the recomputed forward work: full recomputation re-runs every layer's forward
-// (not the logits); selective, as the stack's policy says, the attention core (QK^T and
-// attention x V) or every second of the layer's seven matmuls (wk, wo and w3: torchtitan).
-double hardware_flops(
-    const ModelSpec& m, int64_t batch, int64_t padded_vocab, Recompute r,
-    cost::SelectiveRecompute selective = cost::SelectiveRecompute::kAttentionCore);
+// (not the logits; FC2 neither where the stack's recomputation stops early); selective, as the
+// stack's policy says (Megatron's without a stack), the attention core (QK^T and attention x V)
+// or every second of the layer's seven matmuls (wk, wo and w3: torchtitan).
+double hardware_flops(const ModelSpec& m, int64_t batch, int64_t padded_vocab, Recompute r,
+                      const cost::StackSpec* stack = nullptr);
 
 }  // namespace lumos::model

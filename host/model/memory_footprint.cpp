@@ -44,7 +44,9 @@ double layer_activation_bytes(const ModelSpec& m, const ParallelConfig& c,
   // PyTorch's DTensor keeps the gathered inputs of QKV and FC1 for their weight gradients
   // (stacks.json sp_saved_input), not the shards; op-level recomputation drops them.
   const bool kept_gathered = stack && stack->sp_saved_input == cost::SpSavedInput::kGathered &&
-                             c.recompute == Recompute::kNone;
+                             (c.recompute == Recompute::kNone ||
+                              (c.recompute == Recompute::kSelective &&
+                               stack->selective == cost::SelectiveRecompute::kAttentionCore));
   if (c.sequence_parallel)
     return sbh * (replicated + split) / t + scores +
            (kept_gathered ? 2 * gemm_input * sbh * (1 - 1 / t) : 0.0);

@@ -739,7 +739,16 @@ class StepPricer {
           overlaps.push_back({&s->layer_recompute, o.compute - begin, o.comm - begin});
       }
     };
-    if (c.recompute == Recompute::kFull) rerun(0, s->layer_fwd.size());
+    // Where a recomputation that stops early stops (stacks.json recompute_early_stop): at FC2,
+    // whose input is the last tensor backward reads; FC2, the collective after it and the
+    // residual add are not rerun.
+    size_t last_gemm = s->layer_fwd.size();
+    for (size_t i = 0; i < s->layer_fwd.size(); ++i)
+      if (s->layer_fwd[i].gemm && s->layer_fwd[i].gemm->batch == 1) last_gemm = i;
+    size_t before_fc2 = last_gemm;  // and before the chunks pipelined with it (userbuffers)
+    while (before_fc2 > 0 && s->layer_fwd[before_fc2 - 1].side) --before_fc2;
+    const bool early_stop = stack.recompute_early_stop && last_gemm < s->layer_fwd.size();
+    if (c.recompute == Recompute::kFull) rerun(0, early_stop ? before_fc2 : s->layer_fwd.size());
     if (c.recompute == Recompute::kSelective) {
       if (stack.selective == cost::SelectiveRecompute::kAttentionCore) {
         if (c.cp > 1 && attn_fwd.size() == 1)
@@ -747,14 +756,16 @@ class StepPricer {
         else
           s->layer_recompute = attn_fwd;
       } else {
+        // FC2 stands in for w3 (of its size), the last matmul the policy reruns.
+        const size_t end = early_stop ? last_gemm + 1 : s->layer_fwd.size();
         int matmuls = 0;
-        for (const KernelOp& op : s->layer_fwd) {
+        for (size_t i = 0; i < end; ++i) {
+          KernelOp op = s->layer_fwd[i];
           if (op.first_microbatch_only) continue;
+          op.side = op.fork = op.join = false;  // one after another on the compute stream
           if (op.comm()) {
             if (op.group != CommGroup::kTp || op.collective == Collective::kReduceScatter) continue;
-            KernelOp rerun_comm = op;
-            rerun_comm.side = rerun_comm.fork = rerun_comm.join = false;
-            s->layer_recompute.push_back(rerun_comm);
+            s->layer_recompute.push_back(op);
           } else if (op.gemm && op.gemm->batch == 1) {
             if (++matmuls == 1)  // the fused QKV: wk's share
               s->layer_recompute.push_back(

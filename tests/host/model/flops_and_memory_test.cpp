@@ -70,6 +70,14 @@ TEST(Flops, RecomputationAddsTheForwardItReruns) {
     EXPECT_NEAR(e.graph_hw_flops / e.hardware_flops, 1.0, 1e-12) << to_string(r);
     EXPECT_GT(e.hfu, e.mfu);
   }
+  // Compiled, torchtitan's full recomputation stops before FC2.
+  {
+    EstimateRequest q = small_layout("gpt3-15b");
+    q.cfg.recompute = Recompute::kFull;
+    q.cfg.stack = "torchtitan-compile";
+    const auto e = run_estimate(q, lumos::cost::embedded_db()).estimate;
+    EXPECT_NEAR(e.graph_hw_flops / e.hardware_flops, 1.0, 1e-12);
+  }
   // torchtitan's op-level policy reruns wk, wo and the MLP's second matmul, not the attention.
   EstimateRequest q = small_layout("gpt3-15b");
   q.cfg.recompute = Recompute::kSelective;

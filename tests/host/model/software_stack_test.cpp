@@ -128,12 +128,45 @@ TEST(SoftwareStack, TorchtitanSelectiveRecomputeRerunsTheSequenceParallelGathers
   EXPECT_EQ(collectives(megatron.layer_recompute, Collective::kAllGather), 0);
   EXPECT_EQ(collectives(megatron.layer_bwd, Collective::kAllGather), 4);
 
-  // Without sequence parallelism the policy reruns the layer's all-reduces.
+  // Without sequence parallelism the policy reruns the layer's all-reduces; compiled, only the
+  // one after the attention projection: the one after FC2 comes after the last tensor backward
+  // reads, which is where the partitioner's recomputation ends.
   c.stack = "torchtitan";
   c.sequence_parallel = false;
   const StepCosts replicated = price_step(m, c, l, db, g, db.default_topology_for(g));
   ASSERT_EQ(collectives(replicated.layer_fwd, Collective::kAllReduce), 2);
   EXPECT_EQ(collectives(replicated.layer_recompute, Collective::kAllReduce), 2);
+  c.stack = "torchtitan-compile";
+  const StepCosts compiled = price_step(m, c, l, db, g, db.default_topology_for(g));
+  EXPECT_EQ(collectives(compiled.layer_recompute, Collective::kAllReduce), 1);
+}
+
+// torch.compile's partitioner recomputes only what backward reads, up to FC2's input (stacks.json
+// recompute_early_stop): full recomputation under torchtitan-compile reruns the layer forward up
+// to FC2; Megatron's reruns it all, FC2 and the scatter after it included.
+TEST(SoftwareStack, CompiledFullRecomputeStopsBeforeFc2) {
+  const auto& db = lumos::cost::embedded_db();
+  ParallelConfig c;
+  c.tp = 4, c.mbs = 1, c.gbs = 1, c.recompute = Recompute::kFull, c.sequence_parallel = true;
+  const ModelSpec m = preset("llama3-8b");
+  const Layout l = check_layout(m, c);
+  const auto& g = db.gpu("h100");
+  c.stack = "torchtitan-compile";
+  const StepCosts titan = price_step(m, c, l, db, g, db.default_topology_for(g));
+  c.stack = "megatron-core";
+  const StepCosts megatron = price_step(m, c, l, db, g, db.default_topology_for(g));
+  EXPECT_EQ(megatron.layer_recompute.size(), megatron.layer_fwd.size());
+  EXPECT_EQ(count(megatron.layer_recompute, "fc2"), 1u);
+  ASSERT_FALSE(titan.layer_recompute.empty());
+  EXPECT_EQ(count(titan.layer_recompute, "fc2"), 0u);
+  EXPECT_EQ(count(titan.layer_recompute, "fc1"), 1u);
+  // What follows FC2 in forward (its reduce-scatter, the residual add) is not rerun.
+  const size_t fc2 = static_cast<size_t>(
+      std::find_if(titan.layer_fwd.begin(), titan.layer_fwd.end(),
+                   [](const KernelOp& op) { return op.name.find("(fc2)") != std::string::npos; }) -
+      titan.layer_fwd.begin());
+  ASSERT_LT(fc2, titan.layer_fwd.size());
+  EXPECT_EQ(titan.layer_recompute.size(), fc2);
 }
 
 // Without recomputation DTensor keeps the gathered inputs of QKV and FC1 where Megatron keeps
