@@ -494,6 +494,7 @@ void parse_stacks(element root, KernelsDb* db) {
     s.sp_saved_input =
         static_cast<SpSavedInput>(choice(r, e, "sp_saved_input", path, {"shard", "gathered"}));
     s.recompute_early_stop = r.flag(e, "recompute_early_stop", path);
+    s.separate_projections = r.flag(e, "separate_projections", path);
     const std::string recipe = r.str(e, "fp8_recipe", path);
     const auto it = db->fp8_recipes.find(recipe);
     if (it == db->fp8_recipes.end())

@@ -241,6 +241,10 @@ struct StackSpec {
   // torch.compile's partitioner recomputes (and PyTorch's non-reentrant checkpoint with its early
   // stop on); Megatron's reentrant CheckpointFunction reruns the whole forward.
   bool recompute_early_stop = false;
+  // The gated (Llama) layer's projections as matmuls of their own: wq, wk, wv and the MLP's w1,
+  // w3 (torchtitan's model); else one QKV and one FC1 GEMM (Megatron-Core's linear_qkv and
+  // linear_fc1). A GPT layer keeps its fused QKV either way.
+  bool separate_projections = false;
   Fp8Recipe fp8;  // the recipe its FP8 GEMMs run under (--dtype fp8)
   // The stack's one constant fitted to step-level published runs (the model allows one per stack):
   // every compute and memory-bound kernel's time is multiplied by it, for what kernel-level

@@ -162,7 +162,8 @@ bool same_stack(const cost::StackSpec& x, const cost::StackSpec& y) {
          x.fp8_param_gather == y.fp8_param_gather && x.fp8_cast_fusion == y.fp8_cast_fusion &&
          x.selective == y.selective && x.cp_rotation == y.cp_rotation &&
          x.sp_saved_input == y.sp_saved_input && x.recompute_early_stop == y.recompute_early_stop &&
-         x.fp8.name == y.fp8.name && x.kernel_time_factor == y.kernel_time_factor;
+         x.separate_projections == y.separate_projections && x.fp8.name == y.fp8.name &&
+         x.kernel_time_factor == y.kernel_time_factor;
 }
 
 }  // namespace

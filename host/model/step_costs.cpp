@@ -43,7 +43,8 @@ const char* to_string(Term t) {
                                           "grad accumulation",
                                           "host launch overhead",
                                           "slowest GPU",
-                                          "fp8 fast accumulation"};
+                                          "fp8 fast accumulation",
+                                          "separate projections"};
   return kNames[static_cast<int>(t)];
 }
 
@@ -271,6 +272,7 @@ class StepPricer {
         swiglu(m.act == Activation::kSwiglu),
         fc1_n(f * (swiglu ? 2 : 1) / t),
         fused(stack.fused_kernels),
+        separate(stack.separate_projections && !gpt && opt.with(Term::kSeparateProjections)),
         norm_casts(stack.fp8_cast_fusion != cost::Fp8CastFusion::kNone),
         activation_casts(stack.fp8_cast_fusion == cost::Fp8CastFusion::kNormAndActivation),
         norm_b(fused ? 4.0 : stack.eager_norm_bytes),
@@ -616,13 +618,45 @@ class StepPricer {
       ops.push_back(P.membound("amax_and_scale_update_kernel", "elementwise", 4096));
   }
 
+  // The column-parallel projections of one layer input: QKV's and FC1's, each fused into one
+  // GEMM (Megatron-Core's linear_qkv and linear_fc1), or one matmul per weight where the stack's
+  // model runs them apart (stacks.json separate_projections: torchtitan's wq, wk, wv and w1, w3).
+  struct Projection {
+    std::string what;
+    int64_t n;  // output columns on this GPU
+  };
+  std::vector<Projection> qkv_parts() const {
+    if (!separate) return {{"qkv", (q + 2 * kv) / t}};
+    return {{"q projection", q / t}, {"k projection", kv / t}, {"v projection", kv / t}};
+  }
+  std::vector<Projection> fc1_parts() const {
+    if (!separate || !swiglu) return {{"fc1", fc1_n}};
+    return {{"fc1 gate", f / t}, {"fc1 up", f / t}};
+  }
+  // Forward: the sequence-parallel gather once, then the GEMMs. Apart, each FP8 linear casts the
+  // shared input itself (torchao's Float8Linear) unless the cast is fused into the norm before.
+  void column_projections(std::vector<KernelOp>& F, const std::vector<Projection>& parts,
+                          bool casts_fused) {
+    int64_t total = 0;
+    for (const Projection& p : parts) total += p.n;
+    if (casts_fused || parts.size() == 1)
+      quantize_fwd(F, total, h, casts_fused, true);
+    else
+      for (const Projection& p : parts) quantize_fwd(F, p.n, h, casts_fused, true);
+    tp_gemm(F, true, P.gemm(parts[0].what, T, parts[0].n, h, dt, 1, true));
+    for (size_t i = 1; i < parts.size(); ++i)
+      F.push_back(P.gemm(parts[i].what, T, parts[i].n, h, dt, 1, true));
+  }
+
   // Backward of a column-parallel linear (QKV, FC1) as Megatron overlaps it: with sequence
   // parallelism the saved input shard is all-gathered again on the side stream while the data
   // gradient GEMM runs; then the input gradient is reduce-scattered (all-reduced without sequence
   // parallelism) on the side stream while the weight gradient GEMM runs.
   // Stacks without tensor-parallel overlap run the same collectives on the compute stream.
-  void column_parallel_bwd(std::vector<KernelOp>& ops, const std::string& what, int64_t N,
-                           int64_t K) {
+  // Projections apart run as autograd does: each matmul's data and weight gradients in reverse
+  // order, each input gradient after the first added into the sum (read two, write one; compiled
+  // stacks sum them all in one kernel), then the sum's reduction.
+  void column_parallel_bwd(std::vector<KernelOp>& ops, const std::vector<Projection>& parts) {
     // Megatron's and Transformer Engine's layers kept the input's shard and gather it again for
     // the weight gradient; PyTorch's DTensor kept it gathered (stacks.json sp_saved_input).
     const bool regather = t > 1 && sp && stack.sp_saved_input == cost::SpSavedInput::kShard;
@@ -632,18 +666,35 @@ class StepPricer {
       ops.push_back(ag);
       if (overlap_tp) overlaps.push_back({&ops, ops.size(), ops.size() - 1});
     }
-    KernelOp dgrad = P.gemm(what + " data grad", T, K, N, dt);
-    ops.push_back(dgrad);
+    KernelOp red;
     if (t > 1) {
-      KernelOp red =
-          sp ? P.collective(CommGroup::kTp, Collective::kReduceScatter, hb, T * h, Tn * h, "bf16")
-             : P.collective(CommGroup::kTp, Collective::kAllReduce, hb, T * h, T * h, "bf16");
+      red = sp ? P.collective(CommGroup::kTp, Collective::kReduceScatter, hb, T * h, Tn * h, "bf16")
+               : P.collective(CommGroup::kTp, Collective::kAllReduce, hb, T * h, T * h, "bf16");
       red.side = red.fork = overlap_tp;
+    }
+    if (parts.size() > 1) {
+      const double grad_b = 2.0 * static_cast<double>(T * h);
+      for (size_t i = parts.size(); i-- > 0;) {
+        ops.push_back(P.gemm(parts[i].what + " data grad", T, h, parts[i].n, dt));
+        ops.push_back(P.gemm(parts[i].what + " weight grad", parts[i].n, h, T, dt));
+        if (!fused && i + 1 < parts.size())
+          ops.push_back(
+              P.membound("elementwise_kernel (input gradient sum)", "elementwise", 3 * grad_b));
+      }
+      if (fused)  // Inductor sums the gradients in one kernel: reads each, writes one
+        ops.push_back(P.membound("triton_poi_fused_add (input gradient sum)", "elementwise",
+                                 static_cast<double>(parts.size() + 1) * grad_b));
+      if (t > 1) ops.push_back(red);
+      return;
+    }
+    const Projection& p = parts[0];
+    ops.push_back(P.gemm(p.what + " data grad", T, h, p.n, dt));
+    if (t > 1) {
       red.join = regather && overlap_tp;  // the weight gradient needs the gathered input
       ops.push_back(red);
       if (overlap_tp) overlaps.push_back({&ops, ops.size(), ops.size() - 1});
     }
-    ops.push_back(P.gemm(what + " weight grad", N, K, T, dt));
+    ops.push_back(P.gemm(p.what + " weight grad", p.n, h, T, dt));
   }
   // The op after a column-parallel backward waits for its input gradient's reduction.
   KernelOp after_column_parallel(KernelOp op) const {
@@ -666,8 +717,7 @@ class StepPricer {
   void layer_forward(std::vector<KernelOp>& F) {
     scale_update(F);
     F.push_back(norm_fwd());
-    quantize_fwd(F, (q + 2 * kv) / t, h, norm_casts, true);
-    tp_gemm(F, true, P.gemm("qkv", T, (q + 2 * kv) / t, h, dt, 1, true));
+    column_projections(F, qkv_parts(), norm_casts);
     if (!gpt) F.push_back(rope(false));
     attn_fwd = attention_core(false);
     attn_ring_begin = F.size();
@@ -680,8 +730,7 @@ class StepPricer {
     tp_gemm(F, false, P.gemm("attention out", T, h, q / t, dt, 1, true));
     F.push_back(residual());
     F.push_back(norm_fwd());
-    quantize_fwd(F, fc1_n, h, norm_casts, true);
-    tp_gemm(F, true, P.gemm("fc1", T, fc1_n, h, dt, 1, true));
+    column_projections(F, fc1_parts(), norm_casts);
     F.push_back(
         P.membound(act + "_fwd_kernel", "elementwise", static_cast<double>(T * f / t) * act_fwd_b));
     quantize_fwd(F, h, f / t, activation_casts);
@@ -698,7 +747,7 @@ class StepPricer {
     B.push_back(
         P.membound(act + "_bwd_kernel", "elementwise", static_cast<double>(T * f / t) * act_bwd_b));
     quantize_bwd(B, fc1_n, activation_casts);
-    column_parallel_bwd(B, "fc1", fc1_n, h);
+    column_parallel_bwd(B, fc1_parts());
     B.push_back(after_column_parallel(norm_bwd()));
     B.push_back(residual());
     quantize_bwd(B, h, false, true);
@@ -710,7 +759,7 @@ class StepPricer {
       append(B, attention_core(true));
     if (!gpt) B.push_back(rope(true));
     quantize_bwd(B, (q + 2 * kv) / t, false);
-    column_parallel_bwd(B, "qkv", (q + 2 * kv) / t, h);
+    column_parallel_bwd(B, qkv_parts());
     B.push_back(after_column_parallel(norm_bwd()));
     B.push_back(residual());
     if (stack.grad_accumulation_bytes > 0 && opt.with(Term::kGradAccumulation))
@@ -725,8 +774,9 @@ class StepPricer {
   // runs inside it) and reduce_scatter_tensor, and every second mm is recomputed anyway; every
   // other op reruns, the tensor-parallel all-gathers (sequence parallel) or all-reduces (not) too,
   // each on the compute stream. Its layer runs seven matmuls (wq, wk, wv, wo, w1, w3, w2), so wk,
-  // wo and w3 rerun: the K share of the fused QKV, the attention projection and the GEMM of FC1's
-  // or FC2's size. What ran beside a collective in forward does so again.
+  // wo and w3 rerun; where the projections are priced fused, the K share of the fused QKV, the
+  // attention projection and the GEMM of FC1's or FC2's size. What ran beside a collective in
+  // forward does so again.
   void recomputation(StepCosts* s) {
     auto rerun = [&](size_t begin, size_t end) {
       s->layer_recompute.assign(s->layer_fwd.begin() + static_cast<std::ptrdiff_t>(begin),
@@ -756,7 +806,7 @@ class StepPricer {
         else
           s->layer_recompute = attn_fwd;
       } else {
-        // FC2 stands in for w3 (of its size), the last matmul the policy reruns.
+        // Fused, FC2 stands in for w3 (of its size), the last matmul the policy reruns.
         const size_t end = early_stop ? last_gemm + 1 : s->layer_fwd.size();
         int matmuls = 0;
         for (size_t i = 0; i < end; ++i) {
@@ -767,7 +817,7 @@ class StepPricer {
             if (op.group != CommGroup::kTp || op.collective == Collective::kReduceScatter) continue;
             s->layer_recompute.push_back(op);
           } else if (op.gemm && op.gemm->batch == 1) {
-            if (++matmuls == 1)  // the fused QKV: wk's share
+            if (++matmuls == 1 && !separate)  // the fused QKV: wk's share
               s->layer_recompute.push_back(
                   P.gemm("k projection", op.gemm->m, kv / t, op.gemm->k, op.gemm->dtype, 1, true));
             else if (matmuls % 2 == 0)
@@ -931,6 +981,7 @@ class StepPricer {
   const bool swiglu;
   const int64_t fc1_n;
   const bool fused;
+  const bool separate;  // wq, wk, wv and w1, w3 as matmuls of their own (stacks.json)
   // FP8 casts fused into the norm before QKV and FC1, and into the activation before FC2 and
   // its backward (the stack's fp8_cast_fusion).
   const bool norm_casts, activation_casts;

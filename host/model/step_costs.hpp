@@ -44,22 +44,23 @@ struct KernelOp {
 // The named terms of the model-driven step that `lumos estimate --explain` takes out one at a time
 // to show what each adds (docs/design.md, "Named terms").
 enum class Term : uint8_t {
-  kStackFactor,        // the stack's fitted kernel_time_factor
-  kFp8Casts,           // the FP8 recipe's operand and weight casts
-  kFp8ScaleUpdates,    // delayed scaling's amax history and scale updates
-  kFp8Gathers,         // sequence-parallel gathers in FP8 (taken out: in bf16)
-  kFp8ReduceScatters,  // userbuffers reduce-scatters of FP8 GEMM outputs (taken out: in bf16)
-  kFp8AmaxReduction,   // delayed scaling's amax all-reduce per model chunk and pass
-  kFp8ParamGathers,    // parameter all-gathers of FP8 weights (taken out: in bf16)
-  kTpUserbuffers,      // TP collectives pipelined with their GEMMs (taken out: the stack's rest)
-  kOverlapContention,  // compute beside a collective slowed by the SMs it holds
-  kOptimizerStep,      // the optimizer step's passes over parameters and state
-  kGradAccumulation,   // a kernel per micro-batch adding weight gradients into main grads
-  kHostLaunch,         // CPU time per launch, launch latency, event calls
-  kSlowestGpu,         // matrix kernels at the pace of the job's slowest GPU
-  kFp8FastAccum,       // FP8 forward GEMMs with fast accumulation (taken out: split, as tabled)
+  kStackFactor,          // the stack's fitted kernel_time_factor
+  kFp8Casts,             // the FP8 recipe's operand and weight casts
+  kFp8ScaleUpdates,      // delayed scaling's amax history and scale updates
+  kFp8Gathers,           // sequence-parallel gathers in FP8 (taken out: in bf16)
+  kFp8ReduceScatters,    // userbuffers reduce-scatters of FP8 GEMM outputs (taken out: in bf16)
+  kFp8AmaxReduction,     // delayed scaling's amax all-reduce per model chunk and pass
+  kFp8ParamGathers,      // parameter all-gathers of FP8 weights (taken out: in bf16)
+  kTpUserbuffers,        // TP collectives pipelined with their GEMMs (taken out: the stack's rest)
+  kOverlapContention,    // compute beside a collective slowed by the SMs it holds
+  kOptimizerStep,        // the optimizer step's passes over parameters and state
+  kGradAccumulation,     // a kernel per micro-batch adding weight gradients into main grads
+  kHostLaunch,           // CPU time per launch, launch latency, event calls
+  kSlowestGpu,           // matrix kernels at the pace of the job's slowest GPU
+  kFp8FastAccum,         // FP8 forward GEMMs with fast accumulation (taken out: split, as tabled)
+  kSeparateProjections,  // wq, wk, wv and w1, w3 as matmuls of their own (taken out: fused)
 };
-constexpr int kNumTerms = 14;
+constexpr int kNumTerms = 15;
 const char* to_string(Term t);
 
 // Knobs for tests and idealized what-ifs.

@@ -79,16 +79,17 @@ TEST(SoftwareStack, TorchtitanRunsEagerKernelsAndRecomputesEveryOtherMatmul) {
   };
   EXPECT_GT(dur(eager.layer_fwd, "rmsnorm"), 5 * dur(compiled.layer_fwd, "rmsnorm"));
   EXPECT_GT(dur(eager.layer_fwd, "rope"), 3 * dur(compiled.layer_fwd, "rope"));
-  // torchtitan's seven matmuls (wq, wk, wv, wo, w1, w3, w2): every second (wk, wo, w3) reruns, as
-  // the K share of the fused QKV, the attention projection and the GEMM of FC2's size, with every
-  // memory-bound op; flash attention is saved.
+  // torchtitan's seven matmuls (wq, wk, wv, wo, w1, w3, w2): every second (wk, wo, w3) reruns,
+  // with every memory-bound op; flash attention is saved.
   std::vector<const KernelOp*> gemms;
   for (const KernelOp& op : eager.layer_recompute)
     if (op.gemm) gemms.push_back(&op);
   ASSERT_EQ(gemms.size(), 3u);
   const ModelSpec m = preset("llama3-8b");
   EXPECT_EQ(gemms[0]->gemm->n, m.kv_size() / 2);  // tp 2
+  EXPECT_NE(gemms[0]->name.find("k projection"), std::string::npos) << gemms[0]->name;
   EXPECT_NE(gemms[1]->name.find("attention out"), std::string::npos) << gemms[1]->name;
+  EXPECT_NE(gemms[2]->name.find("fc1 up"), std::string::npos) << gemms[2]->name;
   EXPECT_EQ(gemms[2]->gemm->m * gemms[2]->gemm->n * gemms[2]->gemm->k,
             int64_t{m.seq} * m.hidden * m.ffn / 2);
   EXPECT_EQ(count(eager.layer_recompute, "flash"), 0u);
@@ -159,7 +160,7 @@ TEST(SoftwareStack, CompiledFullRecomputeStopsBeforeFc2) {
   EXPECT_EQ(count(megatron.layer_recompute, "fc2"), 1u);
   ASSERT_FALSE(titan.layer_recompute.empty());
   EXPECT_EQ(count(titan.layer_recompute, "fc2"), 0u);
-  EXPECT_EQ(count(titan.layer_recompute, "fc1"), 1u);
+  EXPECT_EQ(count(titan.layer_recompute, "fc1"), 2u);  // w1 and w3
   // What follows FC2 in forward (its reduce-scatter, the residual add) is not rerun.
   const size_t fc2 = static_cast<size_t>(
       std::find_if(titan.layer_fwd.begin(), titan.layer_fwd.end(),
@@ -167,6 +168,81 @@ TEST(SoftwareStack, CompiledFullRecomputeStopsBeforeFc2) {
       titan.layer_fwd.begin());
   ASSERT_LT(fc2, titan.layer_fwd.size());
   EXPECT_EQ(titan.layer_recompute.size(), fc2);
+}
+
+// torchtitan's Llama runs wq, wk, wv and w1, w3 as linears of their own where Megatron-Core fuses
+// QKV and FC1 (stacks.json separate_projections): the same FLOPs in seven matmuls, not four; one
+// gather before them; in backward each input gradient after the first added into the sum before
+// the one reduce-scatter; in eager FP8 each linear casts the input itself. A GPT layer keeps its
+// fused QKV (MPT's Wqkv under this stack).
+TEST(SoftwareStack, TorchtitanRunsItsProjectionsAsMatmulsOfTheirOwn) {
+  const auto& db = lumos::cost::embedded_db();
+  ParallelConfig c;
+  c.tp = 4, c.mbs = 1, c.gbs = 1, c.sequence_parallel = true;
+  const ModelSpec m = preset("llama3-8b");
+  const Layout l = check_layout(m, c);
+  const auto& g = db.gpu("h100");
+  auto gemms = [](const std::vector<KernelOp>& ops) {
+    std::vector<const KernelOp*> v;
+    for (const KernelOp& op : ops)
+      if (op.gemm && op.gemm->batch == 1) v.push_back(&op);
+    return v;
+  };
+  auto flops = [&](const std::vector<KernelOp>& ops) {
+    double x = 0;
+    for (const KernelOp* op : gemms(ops)) x += op->hw_flops;
+    return x;
+  };
+  c.stack = "torchtitan";
+  const StepCosts titan = price_step(m, c, l, db, g, db.default_topology_for(g));
+  c.stack = "megatron-core";
+  const StepCosts megatron = price_step(m, c, l, db, g, db.default_topology_for(g));
+  ASSERT_EQ(gemms(titan.layer_fwd).size(), 7u);
+  EXPECT_EQ(gemms(megatron.layer_fwd).size(), 4u);
+  EXPECT_EQ(gemms(titan.layer_bwd).size(), 14u);
+  EXPECT_DOUBLE_EQ(flops(titan.layer_fwd), flops(megatron.layer_fwd));
+  EXPECT_DOUBLE_EQ(flops(titan.layer_bwd), flops(megatron.layer_bwd));
+  EXPECT_EQ(gemms(titan.layer_fwd)[1]->gemm->n, m.kv_size() / 4);
+  EXPECT_EQ(count(titan.layer_bwd, "input gradient sum"), 3u);  // q + k + v, gate + up
+  c.stack = "torchtitan-compile";  // Inductor adds each input's gradients in one kernel
+  EXPECT_EQ(
+      count(price_step(m, c, l, db, g, db.default_topology_for(g)).layer_bwd, "input gradient sum"),
+      2u);
+  EXPECT_EQ(count(megatron.layer_bwd, "input gradient sum"), 0u);
+  using lumos::cost::Collective;
+  const auto reduce_scatters =
+      std::count_if(titan.layer_bwd.begin(), titan.layer_bwd.end(), [](const KernelOp& op) {
+        return op.group == CommGroup::kTp && op.collective == Collective::kReduceScatter;
+      });
+  EXPECT_EQ(reduce_scatters, 2);
+  // Apart, the projections of one input cost more than fused (the term taken out): three reads
+  // of it, narrower GEMMs.
+  StepCostOptions fused;
+  fused.without_terms = 1u << static_cast<int>(Term::kSeparateProjections);
+  c.stack = "torchtitan";
+  const StepCosts together = price_step(m, c, l, db, g, db.default_topology_for(g), fused);
+  EXPECT_EQ(gemms(together.layer_fwd).size(), 4u);
+  double apart_us = 0, together_us = 0;
+  for (const KernelOp* op : gemms(titan.layer_fwd)) apart_us += op->dur_us;
+  for (const KernelOp* op : gemms(together.layer_fwd)) together_us += op->dur_us;
+  EXPECT_GT(apart_us, together_us);
+
+  // Eager FP8 (torchao's Float8Linear): one input cast per matmul, weights aside.
+  c.stack = "torchtitan";
+  c.dtype = lumos::cost::Dtype::kFp8;
+  const StepCosts fp8 = price_step(m, c, l, db, g, db.default_topology_for(g));
+  size_t input_casts = 0;
+  for (const KernelOp& op : fp8.layer_fwd)
+    if (op.name.find("cast") != std::string::npos && op.name.find("weight") == std::string::npos)
+      ++input_casts;
+  EXPECT_EQ(input_casts, 7u);
+
+  ParallelConfig gpt;
+  gpt.tp = 2, gpt.mbs = 1, gpt.gbs = 1, gpt.stack = "torchtitan";
+  const ModelSpec g3 = preset("gpt3-15b");
+  const StepCosts mpt =
+      price_step(g3, gpt, check_layout(g3, gpt), db, g, db.default_topology_for(g));
+  EXPECT_EQ(gemms(mpt.layer_fwd).size(), 4u);
 }
 
 // Without recomputation DTensor keeps the gathered inputs of QKV and FC1 where Megatron keeps
