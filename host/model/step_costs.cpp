@@ -634,12 +634,13 @@ class StepPricer {
     return {{"fc1 gate", f / t}, {"fc1 up", f / t}};
   }
   // Forward: the sequence-parallel gather once, then the GEMMs. Apart, each FP8 linear casts the
-  // shared input itself (torchao's Float8Linear) unless the cast is fused into the norm before.
+  // shared input itself (torchao's Float8Linear) unless the cast is fused into the norm before or
+  // the input is cast once on the shard to be gathered in FP8 (torchao's PrepareFloat8ModuleInput).
   void column_projections(std::vector<KernelOp>& F, const std::vector<Projection>& parts,
                           bool casts_fused) {
     int64_t total = 0;
     for (const Projection& p : parts) total += p.n;
-    if (casts_fused || parts.size() == 1)
+    if (casts_fused || parts.size() == 1 || gathered_fp8(true))
       quantize_fwd(F, total, h, casts_fused, true);
     else
       for (const Projection& p : parts) quantize_fwd(F, p.n, h, casts_fused, true);

@@ -227,15 +227,26 @@ TEST(SoftwareStack, TorchtitanRunsItsProjectionsAsMatmulsOfTheirOwn) {
   for (const KernelOp* op : gemms(together.layer_fwd)) together_us += op->dur_us;
   EXPECT_GT(apart_us, together_us);
 
-  // Eager FP8 (torchao's Float8Linear): one input cast per matmul, weights aside.
+  // Eager FP8 (torchao's Float8Linear): one input cast per matmul, weights aside; under sequence
+  // parallelism QKV's and FC1's input is cast once on the shard and gathered in FP8.
+  auto input_casts = [](const StepCosts& k) {
+    size_t n = 0;
+    for (const KernelOp& op : k.layer_fwd)
+      if (op.name.find("cast") != std::string::npos && op.name.find("weight") == std::string::npos)
+        ++n;
+    return n;
+  };
+  ParallelConfig fsdp;
+  fsdp.tp = 1, fsdp.dp = 8, fsdp.mbs = 1, fsdp.gbs = 8, fsdp.fsdp = true, fsdp.stack = "torchtitan";
+  fsdp.dtype = lumos::cost::Dtype::kFp8;
+  EXPECT_EQ(
+      input_casts(price_step(m, fsdp, check_layout(m, fsdp), db, g, db.default_topology_for(g))),
+      7u);
   c.stack = "torchtitan";
   c.dtype = lumos::cost::Dtype::kFp8;
   const StepCosts fp8 = price_step(m, c, l, db, g, db.default_topology_for(g));
-  size_t input_casts = 0;
-  for (const KernelOp& op : fp8.layer_fwd)
-    if (op.name.find("cast") != std::string::npos && op.name.find("weight") == std::string::npos)
-      ++input_casts;
-  EXPECT_EQ(input_casts, 7u);
+  EXPECT_EQ(count(fp8.layer_fwd, "(shard)"), 2u);
+  EXPECT_EQ(input_casts(fp8), 4u);
 
   ParallelConfig gpt;
   gpt.tp = 2, gpt.mbs = 1, gpt.gbs = 1, gpt.stack = "torchtitan";
