@@ -6,7 +6,7 @@ namespace {
 // Per token, forward only, multiply-adds x 2.
 struct ForwardFlops {
   double layer_gemms = 0;         // QKV, output projection, MLP, per layer
-  double every_other_matmul = 0;  // wk, wo and the MLP's second matmul, per layer
+  double every_other_matmul = 0;  // every second matmul of the layer (wk, wo, w3; GPT: wo, FC2)
   double fc2 = 0;                 // the MLP's last matmul, per layer
   double attention = 0;           // causal QK^T and attention x V, per layer
   double logits = 0;
@@ -19,7 +19,9 @@ ForwardFlops forward_per_token(const ModelSpec& m, int64_t padded_vocab) {
   const double mlp_mats = m.act == Activation::kSwiglu ? 3 : 2;
   ForwardFlops r;
   r.layer_gemms = 2 * (h * (q + 2 * kv) + q * h + h * f * mlp_mats);
-  r.every_other_matmul = 2 * (h * kv + q * h + h * f);
+  // torchtitan's Llama runs wq, wk, wv, wo, w1, w3, w2 (stacks.json separate_projections); a GPT
+  // layer its fused QKV, the attention projection, FC1, FC2.
+  r.every_other_matmul = 2 * ((m.act == Activation::kSwiglu ? h * kv : 0) + q * h + h * f);
   r.fc2 = 2 * f * h;
   r.attention = 2 * (q * s / 2 * 2);
   r.logits = 2 * h * static_cast<double>(padded_vocab);

@@ -674,10 +674,14 @@ class StepPricer {
       red.side = red.fork = overlap_tp;
     }
     if (parts.size() > 1) {
+      // The reduction follows every weight gradient: nothing is left to run beside it.
+      red.side = red.fork = false;
       const double grad_b = 2.0 * static_cast<double>(T * h);
       for (size_t i = parts.size(); i-- > 0;) {
         ops.push_back(P.gemm(parts[i].what + " data grad", T, h, parts[i].n, dt));
-        ops.push_back(P.gemm(parts[i].what + " weight grad", parts[i].n, h, T, dt));
+        KernelOp wgrad = P.gemm(parts[i].what + " weight grad", parts[i].n, h, T, dt);
+        wgrad.join = regather && overlap_tp && i + 1 == parts.size();  // the gathered input
+        ops.push_back(wgrad);
         if (!fused && i + 1 < parts.size())
           ops.push_back(
               P.membound("elementwise_kernel (input gradient sum)", "elementwise", 3 * grad_b));
@@ -774,10 +778,9 @@ class StepPricer {
   // op-level policy: its save list holds mm, the attention kernel (context parallelism's ring
   // runs inside it) and reduce_scatter_tensor, and every second mm is recomputed anyway; every
   // other op reruns, the tensor-parallel all-gathers (sequence parallel) or all-reduces (not) too,
-  // each on the compute stream. Its layer runs seven matmuls (wq, wk, wv, wo, w1, w3, w2), so wk,
-  // wo and w3 rerun; where the projections are priced fused, the K share of the fused QKV, the
-  // attention projection and the GEMM of FC1's or FC2's size. What ran beside a collective in
-  // forward does so again.
+  // each on the compute stream. Its Llama layer runs seven matmuls (wq, wk, wv, wo, w1, w3, w2), so
+  // wk, wo and w3 rerun; a GPT layer (MPT's fused Wqkv) four, so the attention projection and FC2.
+  // What ran beside a collective in forward does so again.
   void recomputation(StepCosts* s) {
     auto rerun = [&](size_t begin, size_t end) {
       s->layer_recompute.assign(s->layer_fwd.begin() + static_cast<std::ptrdiff_t>(begin),
@@ -807,7 +810,6 @@ class StepPricer {
         else
           s->layer_recompute = attn_fwd;
       } else {
-        // Fused, FC2 stands in for w3 (of its size), the last matmul the policy reruns.
         const size_t end = early_stop ? last_gemm + 1 : s->layer_fwd.size();
         int matmuls = 0;
         for (size_t i = 0; i < end; ++i) {
@@ -818,11 +820,7 @@ class StepPricer {
             if (op.group != CommGroup::kTp || op.collective == Collective::kReduceScatter) continue;
             s->layer_recompute.push_back(op);
           } else if (op.gemm && op.gemm->batch == 1) {
-            if (++matmuls == 1 && !separate)  // the fused QKV: wk's share
-              s->layer_recompute.push_back(
-                  P.gemm("k projection", op.gemm->m, kv / t, op.gemm->k, op.gemm->dtype, 1, true));
-            else if (matmuls % 2 == 0)
-              s->layer_recompute.push_back(op);
+            if (++matmuls % 2 == 0) s->layer_recompute.push_back(op);
           } else if (op.name.find("flash") == std::string::npos && !op.gemm) {
             s->layer_recompute.push_back(op);
           }

@@ -25,11 +25,11 @@ std::string shape_text(const Shape& s) {
 }
 
 std::vector<Shape> layer_gemms(const model::ModelSpec& m, const model::ParallelConfig& c,
-                               const cost::KernelsDb& db) {
+                               const cost::KernelsDb& db, const model::StepCostOptions& opt = {}) {
   const model::Layout layout = model::check_layout(m, c);
   const cost::GpuSpec& gpu = db.gpu("h100");  // shapes only: any GPU prices them
   const model::StepCosts costs =
-      model::price_step(m, c, layout, db, gpu, db.default_topology_for(gpu));
+      model::price_step(m, c, layout, db, gpu, db.default_topology_for(gpu), opt);
   std::vector<Shape> out;
   for (const auto& op : costs.layer_fwd)
     if (op.gemm) out.emplace_back(op.gemm->m, op.gemm->n, op.gemm->k, op.gemm->batch);
@@ -72,6 +72,30 @@ std::string gemm_mismatch(const std::vector<Shape>& traced, const std::vector<Sh
         return why + strprintf("; the traced shapes match tp %d (--traced tp=%d)", tp, tp);
     } catch (const InputError&) {
       // a degree the model does not divide by: not a candidate
+    }
+  }
+  // A framework that runs the projections apart (torchtitan's wq, wk, wv and w1, w3) or fused.
+  const bool apart = db.stack(c.stack.empty() ? db.default_stack : c.stack).separate_projections;
+  if (apart) {
+    model::StepCostOptions fused;
+    fused.without_terms = 1u << static_cast<int>(model::Term::kSeparateProjections);
+    if (counted(layer_gemms(m, c, db, fused)) == counted(traced))
+      return why +
+             "; the traced layer runs its projections fused (one QKV and one FC1 GEMM): "
+             "pick a stack that fuses them (--stack megatron-core)";
+  }
+  for (const auto& [name, stack] : db.stacks) {
+    if (apart || !stack.separate_projections) continue;
+    model::ParallelConfig x = c;
+    x.stack = name;
+    try {
+      if (counted(layer_gemms(m, x, db)) == counted(traced))
+        return why + strprintf(
+                         "; the traced shapes match stack %s, whose projections run apart "
+                         "(--stack %s)",
+                         name.c_str(), name.c_str());
+    } catch (const InputError&) {
+      // not a candidate
     }
   }
   return why + "; no tensor degree of this model gives the traced shapes";

@@ -114,6 +114,31 @@ TEST(TracedOverride, AModelThatDisagreesWithTheTracedShapesSaysWhichDimension) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
 }
 
+// A torchtitan job runs wq, wk, wv and w1, w3 apart: read under a stack that fuses them, the
+// message names the stack whose shapes match; under that stack it is read.
+TEST(TracedOverride, ProjectionsRunApartPointToTheStackThatRunsThem) {
+  lumos::testing::TempDir tmp;
+  const std::string job = tmp.file("titan");
+  ASSERT_EQ(run_lumos("generate --model llama3-8b --layers 4 --tp 4 --pp 1 --dp 2 --gbs 8 --sp "
+                      "--stack torchtitan -o " +
+                      job)
+                .exit_code,
+            0);
+  expect_refused("whatif " + job + " --model llama3-8b --layers 4",
+                 "the traced shapes match stack torchtitan, whose projections run apart "
+                 "(--stack torchtitan)");
+  const auto r = run_lumos("whatif " + job + " --model llama3-8b --layers 4 --stack torchtitan");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  const std::string fused = tmp.file("fused");
+  ASSERT_EQ(
+      run_lumos("generate --model llama3-8b --layers 4 --tp 4 --pp 1 --dp 2 --gbs 8 --sp -o " +
+                fused)
+          .exit_code,
+      0);
+  expect_refused("whatif " + fused + " --model llama3-8b --layers 4 --stack torchtitan",
+                 "the traced layer runs its projections fused (one QKV and one FC1 GEMM)");
+}
+
 TEST(TracedOverride, HintsNeedSomethingToApplyTo) {
   lumos::testing::TempDir tmp;
   const std::string job = numbered_job(tmp);

@@ -78,16 +78,30 @@ TEST(Flops, RecomputationAddsTheForwardItReruns) {
     const auto e = run_estimate(q, lumos::cost::embedded_db()).estimate;
     EXPECT_NEAR(e.graph_hw_flops / e.hardware_flops, 1.0, 1e-12);
   }
-  // torchtitan's op-level policy reruns wk, wo and the MLP's second matmul, not the attention.
+  // torchtitan's op-level policy reruns every second matmul, not the attention: of a GPT layer's
+  // four (fused QKV, attention projection, FC1, FC2) the attention projection and FC2, of its
+  // Llama's seven (wq, wk, wv, wo, w1, w3, w2) wk, wo and w3.
   EstimateRequest q = small_layout("gpt3-15b");
   q.cfg.recompute = Recompute::kSelective;
   q.cfg.stack = "torchtitan";
   const auto e = run_estimate(q, lumos::cost::embedded_db()).estimate;
   EXPECT_NEAR(e.graph_hw_flops / e.hardware_flops, 1.0, 1e-12);
-  const double h = m.hidden, kv = static_cast<double>(m.kv_size()), f = m.ffn;
+  const double h = m.hidden, f = m.ffn;
   EXPECT_NEAR(e.hardware_flops - e.model_flops,
-              static_cast<double>(q.cfg.gbs) * m.seq * m.layers * 2 * (h * kv + h * h + h * f),
+              static_cast<double>(q.cfg.gbs) * m.seq * m.layers * 2 * (h * h + h * f),
               1e-9 * e.model_flops);
+  EstimateRequest ql = small_layout("llama3-8b");
+  ql.cfg.recompute = Recompute::kSelective;
+  ql.cfg.stack = "torchtitan";
+  const auto el = run_estimate(ql, lumos::cost::embedded_db()).estimate;
+  EXPECT_NEAR(el.graph_hw_flops / el.hardware_flops, 1.0, 1e-12);
+  const ModelSpec l = el.model;
+  const double lh = l.hidden, lkv = static_cast<double>(l.kv_size()),
+               lq = static_cast<double>(l.q_size()), lf = l.ffn;
+  EXPECT_NEAR(
+      el.hardware_flops - el.model_flops,
+      static_cast<double>(ql.cfg.gbs) * l.seq * l.layers * 2 * (lh * lkv + lq * lh + lh * lf),
+      1e-9 * el.model_flops);
 }
 
 TEST(Memory, DistributedOptimizerKeepsSixPlusTwelveOverDBytesPerParameter) {

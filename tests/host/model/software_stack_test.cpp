@@ -248,12 +248,18 @@ TEST(SoftwareStack, TorchtitanRunsItsProjectionsAsMatmulsOfTheirOwn) {
   EXPECT_EQ(count(fp8.layer_fwd, "(shard)"), 2u);
   EXPECT_EQ(input_casts(fp8), 4u);
 
+  // The GPT layer's four matmuls: op-level recomputation reruns the attention projection and FC2.
   ParallelConfig gpt;
   gpt.tp = 2, gpt.mbs = 1, gpt.gbs = 1, gpt.stack = "torchtitan";
+  gpt.recompute = Recompute::kSelective;
   const ModelSpec g3 = preset("gpt3-15b");
   const StepCosts mpt =
       price_step(g3, gpt, check_layout(g3, gpt), db, g, db.default_topology_for(g));
   EXPECT_EQ(gemms(mpt.layer_fwd).size(), 4u);
+  const auto rerun = gemms(mpt.layer_recompute);
+  ASSERT_EQ(rerun.size(), 2u);
+  EXPECT_NE(rerun[0]->name.find("attention out"), std::string::npos) << rerun[0]->name;
+  EXPECT_NE(rerun[1]->name.find("fc2"), std::string::npos) << rerun[1]->name;
 }
 
 // Without recomputation DTensor keeps the gathered inputs of QKV and FC1 where Megatron keeps
