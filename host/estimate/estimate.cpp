@@ -175,7 +175,7 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
       e.cfg.grad_reduce_bytes(stack.grad_reduce_bytes) == 2 ? "16 bit" : "fp32",
       stack.optimizer_bytes_per_param);
   // What the layout makes the stack run that the line above does not say.
-  if (stack.separate_projections && !e.model.gpt_style())
+  if (model::projections_apart(stack, e.model))
     e.stack_summary += ", projections apart (wq, wk, wv; w1, w3)";
   if (e.cfg.recompute == model::Recompute::kSelective)
     e.stack_summary += std::string(", selective recompute ") + cost::to_string(stack.selective);

@@ -83,8 +83,8 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
   add(Term::kGradAccumulation, s.grad_accumulation_bytes > 0,
       strprintf("%.0f B/param per micro-batch", s.grad_accumulation_bytes),
       stack + ".grad_accumulation_bytes");
-  add(Term::kSeparateProjections, s.separate_projections && !req.model.gpt_style(),
-      "wq/wk/wv, w1/w3 apart", stack + ".separate_projections; gemm.json");
+  add(Term::kSeparateProjections, model::projections_apart(s, req.model), "wq/wk/wv, w1/w3 apart",
+      stack + ".separate_projections; gemm.json");
   add(Term::kHostLaunch, true, strprintf("%.0f us CPU per launch", db.training.cpu_launch_us),
       "training.json cpu_launch_us, launch_latency_us, event_call_us");
   return out;

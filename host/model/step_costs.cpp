@@ -48,6 +48,10 @@ const char* to_string(Term t) {
   return kNames[static_cast<int>(t)];
 }
 
+bool projections_apart(const cost::StackSpec& stack, const ModelSpec& m) {
+  return stack.separate_projections && !m.gpt_style();
+}
+
 namespace {
 
 using cost::Collective;
@@ -272,7 +276,7 @@ class StepPricer {
         swiglu(m.act == Activation::kSwiglu),
         fc1_n(f * (swiglu ? 2 : 1) / t),
         fused(stack.fused_kernels),
-        separate(stack.separate_projections && !gpt && opt.with(Term::kSeparateProjections)),
+        separate(projections_apart(stack, m) && opt.with(Term::kSeparateProjections)),
         norm_casts(stack.fp8_cast_fusion != cost::Fp8CastFusion::kNone),
         activation_casts(stack.fp8_cast_fusion == cost::Fp8CastFusion::kNormAndActivation),
         norm_b(fused ? 4.0 : stack.eager_norm_bytes),

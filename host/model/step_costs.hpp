@@ -63,6 +63,10 @@ enum class Term : uint8_t {
 constexpr int kNumTerms = 15;
 const char* to_string(Term t);
 
+// Whether the stack runs a layer's projections apart (stacks.json separate_projections): the
+// gated (Llama) layer's wq, wk, wv and w1, w3; a GPT layer keeps its fused QKV.
+bool projections_apart(const cost::StackSpec& stack, const ModelSpec& m);
+
 // Knobs for tests and idealized what-ifs.
 struct StepCostOptions {
   bool free_comm = false;        // collectives and pipeline messages take no time
