@@ -201,7 +201,8 @@ struct Fp8Recipe {
   // An output gradient cast by its own kernel; one fused into the activation's backward (where
   // the stack's fp8_cast_fusion includes the activation).
   double grad_cast_bytes = 6, fused_grad_cast_bytes = 6;
-  // Kernels per FP8 module (3 a layer) per pass that update amax histories and scales.
+  // Kernels per amax reduction (per model chunk and pass) that update the amax histories and
+  // scales of the rank's FP8 modules.
   double scale_update_kernels = 0;
   // Amax all-reduces across the pipeline stage's ranks per model chunk and pass (delayed scaling).
   double amax_reductions_per_pass = 0;

@@ -60,7 +60,7 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
                     s.fp8_param_gather ? s.fp8.primary_weight_bytes : s.fp8.weight_cast_bytes),
       recipe + " cast bytes; membound.json elementwise");
   add(Term::kFp8ScaleUpdates, fp8 && s.fp8.scale_update_kernels > 0,
-      strprintf("%.0f kernel per module and pass", s.fp8.scale_update_kernels),
+      strprintf("%.0f kernels per chunk and pass", s.fp8.scale_update_kernels),
       recipe + ".scale_update_kernels; membound.json floor_us");
   add(Term::kFp8Gathers, fp8 && gathered, "1 B per element", recipe + ".gather_fp8; nccl.json");
   add(Term::kFp8ReduceScatters, fp8 && sp && ub && req.cfg.tp_comm_fp8_reduce_scatter,

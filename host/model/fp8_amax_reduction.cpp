@@ -7,11 +7,17 @@
 namespace lumos::model {
 
 namespace {
-// FP8 GEMMs of a layer (QKV, attention projection, FC1, FC2) and the amaxes each records per pass:
-// input and weight in forward, output gradient and input gradient in backward (Transformer
-// Engine's fp8_meta scaling_fwd / scaling_bwd), 4 B each.
-constexpr double kAmaxBytesPerLayer = 4.0 * 2 * 4;
+// FP8 GEMMs of a layer (QKV, attention projection, FC1, FC2) and the amaxes each keeps: input,
+// weight and output in forward, output gradient and input gradient in backward (Transformer
+// Engine's fp8_meta scaling_fwd / scaling_bwd), 4 B each. The forward's message is priced for
+// both passes: the backward's is two thirds of it, and both are latency-bound.
+constexpr double kAmaxBytesPerLayer = 4.0 * 3 * 4;
 }  // namespace
+
+double layers_per_model_chunk(const ParallelConfig& c, int64_t layers) {
+  const int64_t chunks = std::max<int64_t>(1, int64_t{c.pp} * c.interleave);
+  return std::max(1.0, static_cast<double>(layers) / chunks);
+}
 
 KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec& gpu,
                                   const cost::Topology& topo, const cost::Fp8Recipe& recipe,
@@ -24,9 +30,12 @@ KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec
   // data parallel), in Megatron's rank order (tp, cp, dp innermost first).
   const int64_t ranks = int64_t{c.tp} * c.cp * c.dp;
   op.group_size = static_cast<int>(ranks);
-  const int64_t chunks = std::max<int64_t>(1, int64_t{c.pp} * c.interleave);
-  const double layers_per_chunk = std::max(1.0, static_cast<double>(layers) / chunks);
-  const double bytes = kAmaxBytesPerLayer * layers_per_chunk;
+  const double layers_per_chunk = layers_per_model_chunk(c, layers);
+  // Transformer Engine keeps one amax buffer per recipe and group, which every FP8 module of the
+  // rank joins once: each reduction carries the amaxes of all the stage's layers, of every
+  // virtual stage, not only the chunk that ran.
+  const double stage_layers = std::max(1.0, static_cast<double>(layers) / std::max(1, c.pp));
+  const double bytes = kAmaxBytesPerLayer * stage_layers;
   op.nelems = op.out_nelems = static_cast<int64_t>(bytes / 4);
   if (recipe.amax_reductions_per_pass <= 0 || ranks < 2 || free_comm) return op;
   cost::CollectiveQuery q;

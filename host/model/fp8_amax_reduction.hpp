@@ -1,7 +1,8 @@
 // The amax reduction of Transformer Engine's delayed scaling (docs/design.md, "FP8 recipes"):
 // at the end of each model chunk's forward and backward pass, every rank of a pipeline stage
-// all-reduces (MAX) the amaxes its FP8 modules recorded, one small message across the
-// tensor x context x data-parallel group, on the compute stream.
+// all-reduces (MAX) the amaxes of every FP8 module it holds, one small message across the
+// tensor x context x data-parallel group, on the compute stream, then updates their amax
+// histories and scales.
 #pragma once
 #include <cstdint>
 
@@ -15,6 +16,9 @@ namespace lumos::model {
 // reduction's time over the chunk's layers. A chunk's layers run back to back on the compute
 // stream, so the shares add up to the reduction where it sits, before the chunk's pipeline send.
 // Zero time when the recipe reduces no amaxes, the group is one rank, or `free_comm`.
+// The layers of one model chunk: a pipeline stage's layers over its virtual stages, at least 1.
+double layers_per_model_chunk(const ParallelConfig& c, int64_t layers);
+
 KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec& gpu,
                                   const cost::Topology& topo, const cost::Fp8Recipe& recipe,
                                   const ParallelConfig& c, int64_t layers, bool free_comm);

@@ -300,8 +300,8 @@ class StepPricer {
            c.tp_comm_overlap.value_or(stack.tp_overlap == cost::TpOverlap::kUserbuffers)),
         overlap_tp(t > 1 && (ub || stack.tp_overlap != cost::TpOverlap::kNone)),
         kv_bytes(static_cast<double>(T * 2 * kv / t) * 2),
-        amax_share(fp8_amax_reduction_share(db, gpu, topo, stack.fp8, c, m.layers, opt.free_comm)) {
-  }
+        amax_share(fp8_amax_reduction_share(db, gpu, topo, stack.fp8, c, m.layers, opt.free_comm)),
+        chunk_layers(layers_per_model_chunk(c, m.layers)) {}
 
   StepCosts price() {
     StepCosts s;
@@ -611,15 +611,17 @@ class StepPricer {
     ops.push_back(P.membound("cast_fp8_kernel (shard)", "elementwise", shard_b));
     ops.push_back(P.membound("fp8_transpose_kernel", "elementwise", transpose_b));
   }
-  // Amax history and scale update: kernels per FP8 module (QKV with its norm, the attention
-  // projection, the MLP) and pass, of a few bytes each (the launch floor prices them).
+  // Amax history and scale update: after each amax reduction, the recipe's kernels (Transformer
+  // Engine: the amaxes concatenated, then one multi-tensor update of every FP8 module's history
+  // and scales) of a few bytes each, which the launch floor prices; each layer of the chunk
+  // carries its share, as it does the reduction's.
   void scale_update(std::vector<KernelOp>& ops) const {
     if (fp8 && opt.with(Term::kFp8AmaxReduction) && amax_share.dur_us > 0)
       ops.push_back(amax_share);
-    if (!fp8 || !opt.with(Term::kFp8ScaleUpdates)) return;
-    const int n = static_cast<int>(stack.fp8.scale_update_kernels * 3 + 0.5);
-    for (int i = 0; i < n; ++i)
-      ops.push_back(P.membound("amax_and_scale_update_kernel", "elementwise", 4096));
+    if (!fp8 || !opt.with(Term::kFp8ScaleUpdates) || stack.fp8.scale_update_kernels <= 0) return;
+    KernelOp update = P.membound("fused_amax_and_scale_update (share)", "elementwise", 4096);
+    update.dur_us *= stack.fp8.scale_update_kernels / chunk_layers;
+    ops.push_back(update);
   }
 
   // The column-parallel projections of one layer input: QKV's and FC1's, each fused into one
@@ -1002,6 +1004,7 @@ class StepPricer {
   const bool overlap_tp;
   const double kv_bytes;
   const KernelOp amax_share;       // a layer's share of its chunk's amax all-reduce, per pass
+  const double chunk_layers;       // the layers of one model chunk
   std::vector<KernelOp> attn_fwd;  // the forward's attention core, recomputed by selective
   size_t attn_ring_begin = 0, attn_ring_end = 0;  // where it (its ring under CP) lies in forward
   std::vector<Overlap> overlaps;

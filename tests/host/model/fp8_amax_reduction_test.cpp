@@ -6,6 +6,7 @@
 
 #include "cost/collective_model.hpp"
 #include "cost/kernels_db.hpp"
+#include "cost/memory_model.hpp"
 #include "model/fp8_amax_reduction.hpp"
 #include "model/step_costs.hpp"
 
@@ -39,13 +40,14 @@ int count(const std::vector<KernelOp>& ops, const std::string& part) {
 
 TEST(Fp8AmaxReduction, ALayersSharesAddUpToOneSmallAllReduceOverTheStagesRanks) {
   const ParallelConfig c = llama70b(64, lumos::cost::Dtype::kFp8);
-  const KernelOp op = share("delayed_scaling", c, 80);  // 4 layers per chunk
+  const KernelOp op = share("delayed_scaling", c, 80);  // 4 layers per chunk, 20 per stage
   EXPECT_EQ(op.group_size, 4 * 2 * 64);
-  // Priced here from NCCL's model directly: 4 layers x 4 GEMMs x 2 amaxes x 4 B over 512 ranks.
+  // Priced here from NCCL's model directly: every FP8 module of the stage's 20 layers, of all
+  // five chunks, 4 GEMMs x 3 forward amaxes x 4 B, over 512 ranks.
   const auto& db = lumos::cost::embedded_db();
   const auto& g = db.gpu("h100");
   lumos::cost::CollectiveQuery q;
-  q.bytes = 4 * 4 * 2 * 4, q.ranks = 512, q.ranks_per_node = 8;
+  q.bytes = 20 * 4 * 3 * 4, q.ranks = 512, q.ranks_per_node = 8;
   const double whole_us =
       lumos::cost::collective_time(db, g, db.default_topology_for(g), q).time_us;
   EXPECT_GT(whole_us, 20.0);  // a latency-bound all-reduce across nodes, not free
@@ -84,4 +86,33 @@ TEST(Fp8AmaxReduction, RunsOncePerLayerAndPassInFp8OnlyAndTheTermTakesItOut) {
       priced(lumos::cost::Dtype::kFp8, 1u << static_cast<int>(Term::kFp8AmaxReduction));
   EXPECT_EQ(count(without.layer_fwd, "(fp8 amax)"), 0);
   EXPECT_EQ(count(without.layer_bwd, "(fp8 amax)"), 0);
+}
+
+TEST(Fp8AmaxReduction, ScalesAreUpdatedOncePerReductionNotPerModule) {
+  // Transformer Engine updates every module's history and scales in one kernel after the
+  // reduction (and concatenates the amaxes in one before it): 2 kernels per chunk and pass,
+  // which each of a chunk's 4 layers carries a quarter of, whatever its modules.
+  const auto& db = lumos::cost::embedded_db();
+  const auto& g = db.gpu("h100");
+  const ModelSpec m = preset("llama3-70b");
+  auto priced = [&](int interleave) {
+    ParallelConfig c = llama70b(64, lumos::cost::Dtype::kFp8);
+    c.interleave = interleave;
+    return price_step(m, c, check_layout(m, c), db, g, db.default_topology_for(g), {});
+  };
+  auto update_us = [](const std::vector<KernelOp>& ops) {
+    double us = 0;
+    int n = 0;
+    for (const KernelOp& op : ops)
+      if (op.name.find("amax_and_scale_update") != std::string::npos) us += op.dur_us, ++n;
+    EXPECT_EQ(n, 1);
+    return us;
+  };
+  const StepCosts four = priced(5), twenty = priced(1);  // 4 and 20 layers per chunk
+  // One small kernel as the stack prices it: the launch floor, times its fitted factor.
+  const double kernel_us = lumos::cost::membound_time_us(db, g, "elementwise", 4096) *
+                           db.stack("nemo-2024").kernel_time_factor;
+  EXPECT_NEAR(update_us(four.layer_fwd), 2 * kernel_us / 4, 1e-9);
+  EXPECT_NEAR(update_us(four.layer_bwd), 2 * kernel_us / 4, 1e-9);
+  EXPECT_NEAR(update_us(twenty.layer_fwd), 2 * kernel_us / 20, 1e-9);
 }
