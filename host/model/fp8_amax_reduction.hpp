@@ -12,13 +12,13 @@
 
 namespace lumos::model {
 
+// The layers of one model chunk: a pipeline stage's layers over its virtual stages, at least 1.
+double layers_per_model_chunk(const ParallelConfig& c, int64_t layers);
+
 // One layer's share of a chunk's amax all-reduce, for one pass (forward or backward): the
 // reduction's time over the chunk's layers. A chunk's layers run back to back on the compute
 // stream, so the shares add up to the reduction where it sits, before the chunk's pipeline send.
 // Zero time when the recipe reduces no amaxes, the group is one rank, or `free_comm`.
-// The layers of one model chunk: a pipeline stage's layers over its virtual stages, at least 1.
-double layers_per_model_chunk(const ParallelConfig& c, int64_t layers);
-
 KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec& gpu,
                                   const cost::Topology& topo, const cost::Fp8Recipe& recipe,
                                   const ParallelConfig& c, int64_t layers, bool free_comm);

@@ -563,7 +563,8 @@ class StepPricer {
   // fused into the norm or activation that produced it (`fused`), and, on the first micro-batch
   // only (Transformer Engine caches FP8 weights across micro-batches), the weight, or where the
   // weights are kept in FP8 (fp8_param_gather) only its transpose; in backward
-  // the output gradient. Delayed scaling also updates each FP8 module's amax history and scales.
+  // the output gradient. Delayed scaling also updates the amax histories and scales of the
+  // rank's FP8 modules after each amax reduction (scale_update below).
   // A tensor that a sequence-parallel all-gather moves in FP8 (`gathered`: the norm's output
   // before QKV and FC1, the output gradient of the attention projection and FC2) is quantized
   // on the rank's shard of Tn rows, data only, and transposed once gathered (stacks.json
@@ -614,7 +615,8 @@ class StepPricer {
   // Amax history and scale update: after each amax reduction, the recipe's kernels (Transformer
   // Engine: the amaxes concatenated, then one multi-tensor update of every FP8 module's history
   // and scales) of a few bytes each, which the launch floor prices; each layer of the chunk
-  // carries its share, as it does the reduction's.
+  // carries its share, as it does the reduction's (a share is one op in the graph, so the host
+  // launches one per layer where Transformer Engine launches two per chunk).
   void scale_update(std::vector<KernelOp>& ops) const {
     if (fp8 && opt.with(Term::kFp8AmaxReduction) && amax_share.dur_us > 0)
       ops.push_back(amax_share);
