@@ -206,6 +206,10 @@ struct Fp8Recipe {
   double scale_update_kernels = 0;
   // Amax all-reduces across the pipeline stage's ranks per model chunk and pass (delayed scaling).
   double amax_reductions_per_pass = 0;
+  // One standard deviation of a data-parallel replica's arrival at an amax all-reduce against
+  // the other replicas' (us): each reduction waits for the last of them (docs/design.md,
+  // "Replica skew at amax reductions"). Fitted; 0 where the recipe reduces no amaxes.
+  double replica_skew_us = 0;
   bool gather_fp8 = false;  // sequence-parallel all-gathers of GEMM inputs move FP8 (1 B)
   // A tensor gathered in FP8 (gather_fp8, sequence parallel) is quantized on the rank's shard,
   // data only, by a cast of its own or by the norm that produces it (negative where the norm's

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/error.hpp"
+#include "estimate/published_runs_2025.hpp"
 #include "estimate/uncertainty.hpp"
 
 namespace lumos::estimate {
@@ -47,7 +48,11 @@ CrossValidation cross_validate(const cost::KernelsDb& db, const std::vector<Publ
     // The fit sees no run of the left-out source: neither its published times nor its estimates.
     s.constants =
         fit_constants(responses, [&](size_t i) { return responses[i].run->source != s.source; });
-    const cost::KernelsDb fold = with_constants(db, s.constants);
+    cost::KernelsDb fold = with_constants(db, s.constants);
+    // The replica skew is fitted on dgxc-benchmarking's pairs alone (no other source runs delayed
+    // scaling across data-parallel replicas): without them there is nothing to fit it on.
+    if (s.source == kDgxcSource)
+      for (auto& [name, stack] : fold.stacks) stack.fp8.replica_skew_us = 0;
     for (size_t i = 0; i < responses.size(); ++i) {
       if (responses[i].run->source != s.source) continue;
       CrossValidatedRun& c = cv.runs[i];

@@ -381,8 +381,7 @@ void append_runs_2025(std::vector<PublishedRun>* v) {
   // NeMo 24.12 runs Transformer Engine's default FP8 recipe, delayed scaling: the nemo-2024 stack
   // (kernels_db/stacks.json), not Megatron-Bridge 25.x's current scaling.
   for (const Table2025Row& t : dgxc) {
-    PublishedRun r =
-        run_of(t, "NVIDIA/dgxc-benchmarking v25.02.01 (NeMo 24.12)", "h100", "nemo-2024");
+    PublishedRun r = run_of(t, kDgxcSource, "h100", "nemo-2024");
     r.request.cfg.sequence_parallel = t.tp > 1;
     r.request.cfg.distributed_optimizer = true;
     if (t.base == std::string("gpt3-175b")) r.note = "squared-ReLU MLP modelled as GeLU's";

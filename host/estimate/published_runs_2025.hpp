@@ -8,6 +8,10 @@
 
 namespace lumos::estimate {
 
+// The source of dgxc-benchmarking's rows: the only source fitted to the delayed-scaling recipe's
+// replica skew (stacks.json fp8_recipes.delayed_scaling.replica_skew_us).
+inline constexpr const char* kDgxcSource = "NVIDIA/dgxc-benchmarking v25.02.01 (NeMo 24.12)";
+
 // Appends the rows, in published-runs.json's order, without their `options` (published_runs()
 // fills those for every row).
 void append_runs_2025(std::vector<PublishedRun>* v);

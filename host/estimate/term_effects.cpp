@@ -70,6 +70,11 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
       strprintf("%.0f per chunk and pass over %d ranks", s.fp8.amax_reductions_per_pass,
                 stage_ranks),
       recipe + ".amax_reductions_per_pass; nccl.json");
+  add(Term::kFp8ReplicaSkew,
+      fp8 && s.fp8.amax_reductions_per_pass > 0 && s.fp8.replica_skew_us > 0 && req.cfg.dp > 1,
+      strprintf("last of %d replicas: %.0f us x %.2f per reduction", req.cfg.dp,
+                s.fp8.replica_skew_us, lumos::model::expected_max_of_normals(req.cfg.dp)),
+      recipe + ".replica_skew_us (fitted; its source names the rows)");
   const bool gathers =
       req.cfg.fsdp || (req.cfg.distributed_optimizer && req.cfg.dp * req.cfg.cp > 1);
   add(Term::kFp8ParamGathers, fp8 && s.fp8_param_gather && gathers, "1 B per parameter",

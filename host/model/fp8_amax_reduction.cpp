@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cost/collective_model.hpp"
+#include "model/slowest_gpu.hpp"
 
 namespace lumos::model {
 
@@ -21,7 +22,8 @@ double layers_per_model_chunk(const ParallelConfig& c, int64_t layers) {
 
 KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec& gpu,
                                   const cost::Topology& topo, const cost::Fp8Recipe& recipe,
-                                  const ParallelConfig& c, int64_t layers, bool free_comm) {
+                                  const ParallelConfig& c, int64_t layers, bool free_comm,
+                                  bool replica_skew) {
   KernelOp op;
   op.name = "ncclDevKernel_AllReduce_Max_f32 (fp8 amax)";
   op.group = CommGroup::kDp;
@@ -43,7 +45,12 @@ KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec
   q.bytes = bytes;
   q.ranks = static_cast<int>(ranks);
   q.ranks_per_node = static_cast<int>(std::min<int64_t>(ranks, std::max(1, topo.gpus_per_node)));
-  const double us = cost::collective_time(db, gpu, topo, q).time_us;
+  // The reduction is a barrier across the stage's data-parallel replicas, which reach it at
+  // times that spread by recipe.replica_skew_us: it ends after the last of them, e_dp standard
+  // deviations after the mean (the replicas of one stage are otherwise identical; docs/design.md,
+  // "Replica skew at amax reductions").
+  const double skew_us = replica_skew ? recipe.replica_skew_us * expected_max_of_normals(c.dp) : 0;
+  const double us = cost::collective_time(db, gpu, topo, q).time_us + skew_us;
   op.dur_us = us * recipe.amax_reductions_per_pass / layers_per_chunk;
   return op;
 }

@@ -44,7 +44,8 @@ const char* to_string(Term t) {
                                           "host launch overhead",
                                           "slowest GPU",
                                           "fp8 fast accumulation",
-                                          "separate projections"};
+                                          "separate projections",
+                                          "fp8 replica skew"};
   return kNames[static_cast<int>(t)];
 }
 
@@ -300,7 +301,8 @@ class StepPricer {
            c.tp_comm_overlap.value_or(stack.tp_overlap == cost::TpOverlap::kUserbuffers)),
         overlap_tp(t > 1 && (ub || stack.tp_overlap != cost::TpOverlap::kNone)),
         kv_bytes(static_cast<double>(T * 2 * kv / t) * 2),
-        amax_share(fp8_amax_reduction_share(db, gpu, topo, stack.fp8, c, m.layers, opt.free_comm)),
+        amax_share(fp8_amax_reduction_share(db, gpu, topo, stack.fp8, c, m.layers, opt.free_comm,
+                                            opt.with(Term::kFp8ReplicaSkew))),
         chunk_layers(layers_per_model_chunk(c, m.layers)) {}
 
   StepCosts price() {

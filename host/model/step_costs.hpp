@@ -59,8 +59,9 @@ enum class Term : uint8_t {
   kSlowestGpu,           // matrix kernels at the pace of the job's slowest GPU
   kFp8FastAccum,         // FP8 forward GEMMs with fast accumulation (taken out: split, as tabled)
   kSeparateProjections,  // wq, wk, wv and w1, w3 as matmuls of their own (taken out: fused)
+  kFp8ReplicaSkew,       // each amax all-reduce waiting for the last data-parallel replica
 };
-constexpr int kNumTerms = 15;
+constexpr int kNumTerms = 16;
 const char* to_string(Term t);
 
 // Whether the stack runs a layer's projections apart (stacks.json separate_projections): the

@@ -51,13 +51,11 @@ double step_s(const PublishedRun& r) {
 }  // namespace
 
 // The goal is every pair within 5%; the model reaches it on seven of the eight, with no pair
-// beyond 10% (Llama 3.1 70B's on 2,048 GPUs is the farthest, -6.1%: its published FP8 run loses
-// more to scale than its BF16 twin; Llama 3.1 405B's, +6.7% before FP8 forward GEMMs accumulated
-// fast, is +4.1%). The mean bound guards the 2.5% of 2026-12-05 (3.0% before fast accumulation,
-// 3.1% while FP8 primary weights were cast, not only transposed, on the first micro-batch): it
-// was 2.4% while
-// the FP8 casts of FC2's input and FC1's output gradient were taken as fused into an activation
-// that, in Megatron-Core, writes bf16 (stacks.json fp8_cast_fusion).
+// beyond 10%. Llama 3.1 405B's is the farthest (+6.4%; its FP8 run gains more over BF16 than
+// lumos prices at either model's small scale, 70B's pair being -2.0% there). Before the replica
+// skew at amax reductions, Llama 3.1 70B's on 2,048 GPUs was the farthest (-6.3%) and 405B's
+// +4.0%. The mean bound guards the 2.3% of 2026-12-06 (2.5% without the replica skew, 3.0%
+// before fast accumulation).
 TEST(Fp8Bf16Pairs, StepRatioOfDgxcPairsStaysNearThePublishedOne) {
   std::printf("  %-34s %8s %8s %8s %8s %10s %8s %7s\n", "pair", "bf16 pub", "lumos", "fp8 pub",
               "lumos", "ratio pub", "lumos", "off");
@@ -78,8 +76,49 @@ TEST(Fp8Bf16Pairs, StepRatioOfDgxcPairsStaysNearThePublishedOne) {
   }
   const double mean = sum_abs / static_cast<double>(pairs().size());
   std::printf("  %d of %zu pairs within 5%%, mean |off| %.1f%%\n", within, pairs().size(), mean);
-  EXPECT_LT(mean, 2.9);
+  EXPECT_LT(mean, 2.7);
   EXPECT_GE(within, 7);
+}
+
+// Two pairs ran at a small and a large data-parallel degree, pipelined and interleaved (Llama
+// 3.1 70B on 64 and 2,048 GPUs, Nemotron-4 340B on 128 and 2,048): there the published FP8 step
+// grows with scale more than its BF16 twin's, by 3.4% and 5.2% of the ratio. Delayed scaling's
+// amax all-reduce, one per model chunk and pass across the stage's replicas, waits for the last
+// replica; BF16 runs nothing like it. stacks.json's replica_skew_us is fitted (least squares) to
+// these two growths: one value must account for both, and without it the model's ratio does not
+// grow at all.
+TEST(Fp8Bf16Pairs, RatioGrowsWithDataParallelScaleAsPublishedThroughReplicaSkew) {
+  auto skewless = lumos::cost::embedded_db();
+  for (auto& [name, stack] : skewless.stacks) stack.fp8.replica_skew_us = 0;
+  ASSERT_GT(lumos::cost::embedded_db().fp8_recipes.at("delayed_scaling").replica_skew_us, 0);
+  auto ratio = [](const Pair& p, const lumos::cost::KernelsDb& db) {
+    return run_estimate(p.fp8->request, db).estimate.step_time_us /
+           run_estimate(p.bf16->request, db).estimate.step_time_us;
+  };
+  int checked = 0;
+  for (size_t small = 0; small < pairs().size(); ++small)
+    for (size_t large = 0; large < pairs().size(); ++large) {
+      const Pair &a = pairs()[small], &b = pairs()[large];
+      const auto& ca = a.fp8->request.cfg;
+      const auto& cb = b.fp8->request.cfg;
+      if (a.fp8->request.model.layers != b.fp8->request.model.layers || ca.dp >= cb.dp ||
+          ca.pp == 1)
+        continue;
+      const double published = 100 * ((b.fp8->step_time_s / b.bf16->step_time_s) /
+                                          (a.fp8->step_time_s / a.bf16->step_time_s) -
+                                      1);
+      const auto& db = lumos::cost::embedded_db();
+      const double with_skew = 100 * (ratio(b, db) / ratio(a, db) - 1);
+      const double without = 100 * (ratio(b, skewless) / ratio(a, skewless) - 1);
+      std::printf(
+          "  %s, DP %d -> %d: FP8/BF16 ratio grows %+.2f%% (published), %+.2f%% (lumos), "
+          "%+.2f%% (no skew)\n",
+          a.fp8->id.c_str(), ca.dp, cb.dp, published, with_skew, without);
+      EXPECT_NEAR(with_skew, published, 0.75) << a.fp8->id;
+      EXPECT_GT(std::abs(without - published), 3.0) << a.fp8->id;
+      ++checked;
+    }
+  EXPECT_EQ(checked, 2);
 }
 
 TEST(Fp8Bf16Pairs, DelayedScalingCastsLessThanCurrentScaling) {

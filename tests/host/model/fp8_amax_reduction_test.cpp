@@ -8,6 +8,7 @@
 #include "cost/kernels_db.hpp"
 #include "cost/memory_model.hpp"
 #include "model/fp8_amax_reduction.hpp"
+#include "model/slowest_gpu.hpp"
 #include "model/step_costs.hpp"
 
 using namespace lumos::model;
@@ -23,11 +24,12 @@ ParallelConfig llama70b(int dp, lumos::cost::Dtype dt) {
   return c;
 }
 
-KernelOp share(const std::string& recipe, const ParallelConfig& c, int64_t layers) {
+KernelOp share(const std::string& recipe, const ParallelConfig& c, int64_t layers,
+               bool replica_skew = true) {
   const auto& db = lumos::cost::embedded_db();
   const auto& g = db.gpu("h100");
   return fp8_amax_reduction_share(db, g, db.default_topology_for(g), db.fp8_recipes.at(recipe), c,
-                                  layers, false);
+                                  layers, false, replica_skew);
 }
 
 int count(const std::vector<KernelOp>& ops, const std::string& part) {
@@ -51,7 +53,32 @@ TEST(Fp8AmaxReduction, ALayersSharesAddUpToOneSmallAllReduceOverTheStagesRanks) 
   const double whole_us =
       lumos::cost::collective_time(db, g, db.default_topology_for(g), q).time_us;
   EXPECT_GT(whole_us, 20.0);  // a latency-bound all-reduce across nodes, not free
-  EXPECT_NEAR(op.dur_us * 4, whole_us, 1e-9);
+  // It ends when the last of the 64 replicas has reached it.
+  const double skew_us =
+      db.fp8_recipes.at("delayed_scaling").replica_skew_us * expected_max_of_normals(64);
+  EXPECT_NEAR(op.dur_us * 4, whole_us + skew_us, 1e-9);
+  EXPECT_NEAR(share("delayed_scaling", c, 80, false).dur_us * 4, whole_us, 1e-9);
+}
+
+TEST(Fp8AmaxReduction, WaitsForTheLastDataParallelReplicaOnly) {
+  const auto& recipe = lumos::cost::embedded_db().fp8_recipes.at("delayed_scaling");
+  ASSERT_GT(recipe.replica_skew_us, 0);
+  auto wait_us = [](int dp) {
+    const ParallelConfig c = llama70b(dp, lumos::cost::Dtype::kFp8);
+    return (share("delayed_scaling", c, 80).dur_us -
+            share("delayed_scaling", c, 80, false).dur_us) *
+           4;
+  };
+  // One replica waits for no other; the wait grows as the expected maximum of the replicas'
+  // arrivals does: slowly, 0.56 deviations for 2, 2.33 for 64, 3.29 for 2,048.
+  EXPECT_NEAR(wait_us(1), 0.0, 1e-12);
+  EXPECT_NEAR(wait_us(2), recipe.replica_skew_us * 0.5642, 0.01 * recipe.replica_skew_us);
+  EXPECT_NEAR(wait_us(64), recipe.replica_skew_us * 2.3352, 0.01 * recipe.replica_skew_us);
+  EXPECT_GT(wait_us(2048), wait_us(64));
+  EXPECT_LT(wait_us(2048), 1.5 * wait_us(64));
+  // Current scaling reduces no amaxes across replicas: nothing waits.
+  EXPECT_EQ(lumos::cost::embedded_db().fp8_recipes.at("current_scaling").replica_skew_us, 0);
+  EXPECT_EQ(share("current_scaling", llama70b(64, lumos::cost::Dtype::kFp8), 80).dur_us, 0);
 }
 
 TEST(Fp8AmaxReduction, GrowsWithTheDataParallelDegree) {
