@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Fit a software stack's one step-level constant, `kernel_time_factor` in kernels_db/stacks.json.
 
-The model allows each stack at most one constant fitted to step-level published runs; every other
+The model allows each stack at most one constant fitted to step-level published runs; besides them,
+one recipe constant is fitted (delayed scaling's replica_skew_us, docs/design.md); every other
 figure comes from kernel-level measurements. This finds the factor that brings the signed mean
 error of the stack's tier-A runs (lumos bench estimate, the DGX-H100 rows of calibration.md
 included) to zero, by bisection on a copy of kernels_db, and prints it with the errors before and

@@ -430,9 +430,11 @@ void parse_fp8_recipes(const Reader& r, element root, KernelsDb* db) {
     f.fused_grad_cast_bytes = bytes("fused_grad_cast_bytes");
     f.scale_update_kernels = bytes("scale_update_kernels");
     f.amax_reductions_per_pass = bytes("amax_reductions_per_pass");
-    f.replica_skew_us = r.sourced(e, "replica_skew_us", path).value_or(0);
+    // A standard deviation of arrival times between replicas: up to 5 ms, the length of a short
+    // model chunk's pass; beyond it the replicas would not be running one job in step.
+    f.replica_skew_us = r.sourced_required(e, "replica_skew_us", path);
     if (!(f.replica_skew_us >= 0 && f.replica_skew_us <= 5000))
-      r.fail(path + ".replica_skew_us.value", "expected a number of us in [0, 5000]");
+      r.fail(path + ".replica_skew_us.value", "expected a number in [0, 5000]");
     f.gather_fp8 = flag("gather_fp8");
     f.gathered_cast_bytes = bytes("gathered_cast_bytes");
     // Negative where a norm that writes FP8 writes less than it does in bf16.

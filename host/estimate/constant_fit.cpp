@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "estimate/published_runs_2025.hpp"
 
 namespace lumos::estimate {
 
@@ -94,6 +95,17 @@ std::vector<ConstantValue> fit_constants(const std::vector<RunResponse>& respons
     out.push_back(v);
   }
   return out;
+}
+
+const std::vector<std::string>& replica_skew_fit_sources() {
+  static const std::vector<std::string> sources = {kDgxcSource};
+  return sources;
+}
+
+cost::KernelsDb without_replica_skew(cost::KernelsDb db) {
+  for (auto& [name, recipe] : db.fp8_recipes) recipe.replica_skew_us = 0;
+  for (auto& [name, stack] : db.stacks) stack.fp8.replica_skew_us = 0;
+  return db;
 }
 
 cost::KernelsDb with_constants(cost::KernelsDb db, const std::vector<ConstantValue>& values) {

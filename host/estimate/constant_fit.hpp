@@ -48,4 +48,12 @@ std::vector<ConstantValue> fit_constants(const std::vector<RunResponse>& respons
 // `db` with the fitted values set on every stack that uses them.
 cost::KernelsDb with_constants(cost::KernelsDb db, const std::vector<ConstantValue>& values);
 
+// Delayed scaling's replica skew (stacks.json fp8_recipes.delayed_scaling.replica_skew_us) is a
+// second fitted constant, fitted by least squares outside this routine (docs/design.md, "Replica
+// skew at amax reductions") on the runs of these sources alone; a fit that leaves all of them out
+// has nothing to set it from and prices without it.
+const std::vector<std::string>& replica_skew_fit_sources();
+// `db` with every recipe's replica skew, and every stack's copy of it, at 0.
+cost::KernelsDb without_replica_skew(cost::KernelsDb db);
+
 }  // namespace lumos::estimate

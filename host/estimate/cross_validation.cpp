@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "common/error.hpp"
-#include "estimate/published_runs_2025.hpp"
 #include "estimate/uncertainty.hpp"
 
 namespace lumos::estimate {
@@ -49,10 +49,10 @@ CrossValidation cross_validate(const cost::KernelsDb& db, const std::vector<Publ
     s.constants =
         fit_constants(responses, [&](size_t i) { return responses[i].run->source != s.source; });
     cost::KernelsDb fold = with_constants(db, s.constants);
-    // The replica skew is fitted on dgxc-benchmarking's pairs alone (no other source runs delayed
-    // scaling across data-parallel replicas): without them there is nothing to fit it on.
-    if (s.source == kDgxcSource)
-      for (auto& [name, stack] : fold.stacks) stack.fp8.replica_skew_us = 0;
+    // The replica skew is fitted on one source's runs alone: without them nothing sets it.
+    const auto& skew_sources = replica_skew_fit_sources();
+    if (std::find(skew_sources.begin(), skew_sources.end(), s.source) != skew_sources.end())
+      fold = without_replica_skew(std::move(fold));
     for (size_t i = 0; i < responses.size(); ++i) {
       if (responses[i].run->source != s.source) continue;
       CrossValidatedRun& c = cv.runs[i];

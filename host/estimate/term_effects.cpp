@@ -67,8 +67,8 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
       "1 B per element", "--tp-comm-fp8-reduce-scatter (Transformer Engine userbuffers fp8_buf)");
   const int stage_ranks = req.cfg.tp * req.cfg.cp * req.cfg.dp;
   add(Term::kFp8AmaxReduction, fp8 && s.fp8.amax_reductions_per_pass > 0 && stage_ranks > 1,
-      strprintf("%.0f per chunk and pass over %d ranks", s.fp8.amax_reductions_per_pass,
-                stage_ranks),
+      strprintf("%.0f per chunk and pass over %d ranks%s", s.fp8.amax_reductions_per_pass,
+                stage_ranks, s.fp8.replica_skew_us > 0 && req.cfg.dp > 1 ? ", skew included" : ""),
       recipe + ".amax_reductions_per_pass; nccl.json");
   add(Term::kFp8ReplicaSkew,
       fp8 && s.fp8.amax_reductions_per_pass > 0 && s.fp8.replica_skew_us > 0 && req.cfg.dp > 1,

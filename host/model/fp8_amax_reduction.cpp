@@ -23,7 +23,7 @@ double layers_per_model_chunk(const ParallelConfig& c, int64_t layers) {
 KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec& gpu,
                                   const cost::Topology& topo, const cost::Fp8Recipe& recipe,
                                   const ParallelConfig& c, int64_t layers, bool free_comm,
-                                  bool replica_skew) {
+                                  bool with_replica_skew) {
   KernelOp op;
   op.name = "ncclDevKernel_AllReduce_Max_f32 (fp8 amax)";
   op.group = CommGroup::kDp;
@@ -49,7 +49,8 @@ KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec
   // times that spread by recipe.replica_skew_us: it ends after the last of them, e_dp standard
   // deviations after the mean (the replicas of one stage are otherwise identical; docs/design.md,
   // "Replica skew at amax reductions").
-  const double skew_us = replica_skew ? recipe.replica_skew_us * expected_max_of_normals(c.dp) : 0;
+  const double skew_us =
+      with_replica_skew ? recipe.replica_skew_us * expected_max_of_normals(c.dp) : 0;
   const double us = cost::collective_time(db, gpu, topo, q).time_us + skew_us;
   op.dur_us = us * recipe.amax_reductions_per_pass / layers_per_chunk;
   return op;

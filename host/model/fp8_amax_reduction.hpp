@@ -18,12 +18,12 @@ double layers_per_model_chunk(const ParallelConfig& c, int64_t layers);
 // One layer's share of a chunk's amax all-reduce, for one pass (forward or backward): the
 // reduction's time over the chunk's layers. A chunk's layers run back to back on the compute
 // stream, so the shares add up to the reduction where it sits, before the chunk's pipeline send.
-// The reduction's time is NCCL's plus, with `replica_skew`, the wait for the last data-parallel
+// The reduction's time is NCCL's plus, `with_replica_skew`, the wait for the last data-parallel
 // replica (recipe.replica_skew_us).
 // Zero time when the recipe reduces no amaxes, the group is one rank, or `free_comm`.
 KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec& gpu,
                                   const cost::Topology& topo, const cost::Fp8Recipe& recipe,
                                   const ParallelConfig& c, int64_t layers, bool free_comm,
-                                  bool replica_skew = true);
+                                  bool with_replica_skew);
 
 }  // namespace lumos::model

@@ -440,6 +440,13 @@ TEST(KernelsDb, MalformedOptionalFieldsAreErrorsNotDefaults) {
   expect_error("stacks.json", "\"gathered_transpose_bytes\": {\n        \"value\": 2,",
                "\"gathered_transpose_bytes\": {\n        \"value\": -2,",
                "gathered_transpose_bytes.value: expected a number in [0, 64]");
+  // A replica skew is a time in [0, 5000] us and is never left out (null).
+  expect_error("stacks.json", "\"replica_skew_us\": {\n        \"value\": 290,",
+               "\"replica_skew_us\": {\n        \"value\": 6000,",
+               "replica_skew_us.value: expected a number in [0, 5000]");
+  expect_error("stacks.json", "\"replica_skew_us\": {\n        \"value\": 290,",
+               "\"replica_skew_us\": {\n        \"value\": null,",
+               "replica_skew_us.value: must not be null");
   // A link count of 1e308 was cast straight to int (undefined; the sanitizer build reports it).
   expect_error("gpus.json", "\"nvlink_links\": {\"value\": 12,",
                "\"nvlink_links\": {\"value\": 1e308,", ".nvlink_links: expected 0..1000");

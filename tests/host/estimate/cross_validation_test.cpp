@@ -13,6 +13,7 @@
 #include "cost/kernels_db.hpp"
 #include "estimate/constant_fit.hpp"
 #include "estimate/published_runs.hpp"
+#include "estimate/published_runs_2025.hpp"
 
 using namespace lumos::estimate;
 using lumos::cost::Dtype;
@@ -64,6 +65,29 @@ TEST(CrossValidation, ALeftOutRunsPredictionDoesNotSeeItsOwnSource) {
   EXPECT_DOUBLE_EQ(cv_moved.runs[0].left_out_step_s, cv.runs[0].left_out_step_s);
   EXPECT_DOUBLE_EQ(cv_moved.runs[1].left_out_step_s, cv.runs[1].left_out_step_s);
   EXPECT_DOUBLE_EQ(cv_moved.sources[0].constants[1].value, cv.sources[0].constants[1].value);
+}
+
+// Delayed scaling's replica skew is fitted on dgxc-benchmarking's runs alone: the fold that leaves
+// them out prices their delayed-scaling FP8 runs without it, and every other fold keeps it.
+TEST(CrossValidation, ReplicaSkewLeavesWithItsOnlyFitSource) {
+  const auto& db = lumos::cost::embedded_db();
+  std::vector<PublishedRun> runs = small_runs(0.55);
+  PublishedRun fp8 = small_run("d1", kDgxcSource, 8, 0.40);
+  fp8.request.cfg.dtype = Dtype::kFp8;
+  fp8.request.cfg.stack = "nemo-2024";  // delayed scaling
+  runs.push_back(fp8);
+  ASSERT_GT(db.stack("nemo-2024").fp8.replica_skew_us, 0);
+  const CrossValidation cv = cross_validate(db, runs);
+  ASSERT_EQ(cv.sources.size(), 4u);
+  const SourceError& dgxc = cv.sources[3];
+  ASSERT_EQ(dgxc.source, kDgxcSource);
+  const auto step_s = [&](const lumos::cost::KernelsDb& d) {
+    return run_estimate(fp8.request, d).estimate.step_time_us * 1e-6;
+  };
+  const auto fold = with_constants(db, dgxc.constants);
+  EXPECT_DOUBLE_EQ(cv.runs[4].left_out_step_s, step_s(without_replica_skew(fold)));
+  EXPECT_LT(cv.runs[4].left_out_step_s, step_s(fold));
+  EXPECT_DOUBLE_EQ(cv.runs[4].in_sample_step_s, step_s(with_constants(db, cv.in_sample)));
 }
 
 TEST(CrossValidation, TheFitZeroesTheSignedMeanOfItsRows) {

@@ -25,11 +25,11 @@ ParallelConfig llama70b(int dp, lumos::cost::Dtype dt) {
 }
 
 KernelOp share(const std::string& recipe, const ParallelConfig& c, int64_t layers,
-               bool replica_skew = true) {
+               bool with_replica_skew = true) {
   const auto& db = lumos::cost::embedded_db();
   const auto& g = db.gpu("h100");
   return fp8_amax_reduction_share(db, g, db.default_topology_for(g), db.fp8_recipes.at(recipe), c,
-                                  layers, false, replica_skew);
+                                  layers, false, with_replica_skew);
 }
 
 int count(const std::vector<KernelOp>& ops, const std::string& part) {
