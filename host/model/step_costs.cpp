@@ -234,6 +234,10 @@ KernelOp StepCosts::optimizer(double params) const {
 
 namespace {
 
+// A layer's share of its chunk's amax history and scale update kernels (Transformer Engine's
+// delayed scaling).
+constexpr const char* kScaleUpdateShare = "fused_amax_and_scale_update (share)";
+
 // Compute kernels that run while a collective on another stream does: (list, compute index,
 // collective index).
 struct Overlap {
@@ -623,9 +627,20 @@ class StepPricer {
     if (fp8 && opt.with(Term::kFp8AmaxReduction) && amax_share.dur_us > 0)
       ops.push_back(amax_share);
     if (!fp8 || !opt.with(Term::kFp8ScaleUpdates) || stack.fp8.scale_update_kernels <= 0) return;
-    KernelOp update = P.membound("fused_amax_and_scale_update (share)", "elementwise", 4096);
+    KernelOp update = P.membound(kScaleUpdateShare, "elementwise", 4096);
     update.dur_us *= stack.fp8.scale_update_kernels / chunk_layers;
     ops.push_back(update);
+  }
+
+  // Transformer Engine's checkpoint reruns a checkpointed layer under an fp8_autocast of its own,
+  // entered from backward outside any other (transformer_engine/pytorch/distributed.py,
+  // _CheckpointFunction.backward), whose exit reduces the recipe's forward amaxes and updates the
+  // scales again (fp8.py, fp8_autocast_exit: depth 0, gradients enabled): one whole reduction per
+  // recomputed layer, as Megatron-Core checkpoints one layer at a time (--recompute-num-layers 1),
+  // where the forward pass has one per chunk.
+  void whole_amax_reductions(std::vector<KernelOp>& ops) const {
+    for (KernelOp& op : ops)
+      if (op.name == amax_share.name || op.name == kScaleUpdateShare) op.dur_us *= chunk_layers;
   }
 
   // The column-parallel projections of one layer input: QKV's and FC1's, each fused into one
@@ -812,7 +827,10 @@ class StepPricer {
     size_t before_fc2 = last_gemm;  // and before the chunks pipelined with it (userbuffers)
     while (before_fc2 > 0 && s->layer_fwd[before_fc2 - 1].side) --before_fc2;
     const bool early_stop = stack.recompute_early_stop && last_gemm < s->layer_fwd.size();
-    if (c.recompute == Recompute::kFull) rerun(0, early_stop ? before_fc2 : s->layer_fwd.size());
+    if (c.recompute == Recompute::kFull) {
+      rerun(0, early_stop ? before_fc2 : s->layer_fwd.size());
+      whole_amax_reductions(s->layer_recompute);
+    }
     if (c.recompute == Recompute::kSelective) {
       if (stack.selective == cost::SelectiveRecompute::kAttentionCore) {
         if (c.cp > 1 && attn_fwd.size() == 1)

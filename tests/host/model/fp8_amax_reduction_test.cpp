@@ -143,3 +143,38 @@ TEST(Fp8AmaxReduction, ScalesAreUpdatedOncePerReductionNotPerModule) {
   EXPECT_NEAR(update_us(four.layer_bwd), 2 * kernel_us / 4, 1e-9);
   EXPECT_NEAR(update_us(twenty.layer_fwd), 2 * kernel_us / 20, 1e-9);
 }
+
+TEST(Fp8AmaxReduction, FullRecomputationReducesOnceMorePerRecomputedLayer) {
+  // Transformer Engine's checkpoint reruns each checkpointed layer under an fp8_autocast of its
+  // own, whose exit (from backward, outside any other autocast) reduces the forward amaxes and
+  // updates the scales again: a whole reduction per layer, where the forward pass carries a
+  // layer's share of one per chunk.
+  const auto& db = lumos::cost::embedded_db();
+  const auto& g = db.gpu("h100");
+  const ModelSpec m = preset("llama3-70b");
+  auto priced = [&](lumos::cost::Dtype dt, int interleave) {
+    ParallelConfig c = llama70b(64, dt);
+    c.interleave = interleave;
+    c.recompute = Recompute::kFull;
+    return price_step(m, c, check_layout(m, c), db, g, db.default_topology_for(g), {});
+  };
+  auto summed_us = [](const std::vector<KernelOp>& ops, const std::string& part) {
+    double us = 0;
+    for (const KernelOp& op : ops)
+      if (op.name.find(part) != std::string::npos) us += op.dur_us;
+    return us;
+  };
+  for (int interleave : {5, 1}) {  // 4 and 20 layers per chunk
+    const double chunk_layers = 80.0 / (4 * interleave);
+    const StepCosts s = priced(lumos::cost::Dtype::kFp8, interleave);
+    const double share_us = summed_us(s.layer_fwd, "(fp8 amax)");
+    ASSERT_GT(share_us, 0);
+    EXPECT_EQ(count(s.layer_recompute, "(fp8 amax)"), 1);
+    EXPECT_NEAR(summed_us(s.layer_recompute, "(fp8 amax)"), share_us * chunk_layers, 1e-6);
+    EXPECT_NEAR(summed_us(s.layer_recompute, "amax_and_scale_update"),
+                summed_us(s.layer_fwd, "amax_and_scale_update") * chunk_layers, 1e-9);
+    // The backward pass keeps its one reduction per chunk.
+    EXPECT_NEAR(summed_us(s.layer_bwd, "(fp8 amax)"), share_us, 1e-9);
+  }
+  EXPECT_EQ(count(priced(lumos::cost::Dtype::kBf16, 5).layer_recompute, "(fp8 amax)"), 0);
+}
