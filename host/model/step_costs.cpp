@@ -632,15 +632,17 @@ class StepPricer {
     ops.push_back(update);
   }
 
-  // Transformer Engine's checkpoint reruns a checkpointed layer under an fp8_autocast of its own,
-  // entered from backward outside any other (transformer_engine/pytorch/distributed.py,
-  // _CheckpointFunction.backward), whose exit reduces the recipe's forward amaxes and updates the
-  // scales again (fp8.py, fp8_autocast_exit: depth 0, gradients enabled): one whole reduction per
-  // recomputed layer, as Megatron-Core checkpoints one layer at a time (--recompute-num-layers 1),
-  // where the forward pass has one per chunk.
-  void whole_amax_reductions(std::vector<KernelOp>& ops) const {
-    for (KernelOp& op : ops)
-      if (op.name == amax_share.name || op.name == kScaleUpdateShare) op.dur_us *= chunk_layers;
+  // Transformer Engine 1.x's checkpoint reruns a checkpointed layer from backward outside any
+  // fp8_autocast (transformer_engine/pytorch/distributed.py, CheckpointFunction.backward: only
+  // activation_recompute_forward's recompute phase), its modules reusing the forward's stashed
+  // scales (get_old_fp8_meta_tensors_for_recompute): no autocast exits, so the recomputed layer
+  // reduces no amaxes and updates no scales.
+  void drop_amax_reductions(std::vector<KernelOp>& ops) const {
+    ops.erase(std::remove_if(ops.begin(), ops.end(),
+                             [&](const KernelOp& op) {
+                               return op.name == amax_share.name || op.name == kScaleUpdateShare;
+                             }),
+              ops.end());
   }
 
   // The column-parallel projections of one layer input: QKV's and FC1's, each fused into one
@@ -829,7 +831,7 @@ class StepPricer {
     const bool early_stop = stack.recompute_early_stop && last_gemm < s->layer_fwd.size();
     if (c.recompute == Recompute::kFull) {
       rerun(0, early_stop ? before_fc2 : s->layer_fwd.size());
-      whole_amax_reductions(s->layer_recompute);
+      drop_amax_reductions(s->layer_recompute);
     }
     if (c.recompute == Recompute::kSelective) {
       if (stack.selective == cost::SelectiveRecompute::kAttentionCore) {
