@@ -69,6 +69,10 @@ void layout_options(cxxopts::Options& o) {
       "with userbuffers and --dtype fp8: the attention projection and FC2 write FP8 into their "
       "reduce-scatter's buffers, which move 1 B per element (Transformer Engine's fp8_buf, set by "
       "NeMo's FP8 userbuffers configs for H100)")(
+      "tp-only-amax-red",
+      "with --dtype fp8 and a delayed-scaling stack: FP8 amaxes all-reduced over the tensor and "
+      "context-parallel ranks only (Megatron-Core's --tp-only-amax-red), not across the "
+      "data-parallel replicas, so no reduction waits for the last replica")(
       "param-remainders",
       "the optimizer keeps fp32 master weights as the bf16 weights plus 16-bit remainders "
       "(store_param_remainders): 10 B/param of optimizer state in place of 12")(
@@ -102,6 +106,7 @@ EstimateRequest request_from(const cxxopts::ParseResult& a) {
   c.split_counts_embedding = a.count("split-embedding") > 0;
   c.param_remainders = a.count("param-remainders") > 0;
   c.tp_comm_fp8_reduce_scatter = a.count("tp-comm-fp8-reduce-scatter") > 0;
+  c.tp_only_amax_reduction = a.count("tp-only-amax-red") > 0;
   c.dtype = cost::parse_dtype(a["dtype"].as<std::string>());
   if (c.dtype != cost::Dtype::kBf16 && c.dtype != cost::Dtype::kFp16 &&
       c.dtype != cost::Dtype::kFp8)

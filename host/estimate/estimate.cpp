@@ -137,6 +137,9 @@ void check_settings(const model::ParallelConfig& c) {
     throw InputError(
         "--tp-comm-fp8-reduce-scatter: needs --dtype fp8 (the GEMMs write FP8 into the "
         "reduce-scatter's buffers)");
+  if (c.tp_only_amax_reduction && c.dtype != cost::Dtype::kFp8)
+    throw InputError(
+        "--tp-only-amax-red: needs --dtype fp8 (it sets where FP8 amaxes are reduced)");
 }
 
 EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) {
@@ -161,6 +164,10 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
         std::string("--attention ") + cost::to_string(*e.cfg.attention) + ": stack " + stack.name +
         " runs unfused attention (its own kernels); pick a stack with fused attention");
   check_settings(e.cfg);
+  if (e.cfg.tp_only_amax_reduction && stack.fp8.amax_reductions_per_pass <= 0)
+    throw InputError("--tp-only-amax-red: stack " + stack.name + " runs FP8 " + stack.fp8.name +
+                     ", which reduces no amaxes across ranks; pick a delayed-scaling stack "
+                     "(megatron-core, nemo-2024)");
   e.stack_summary = strprintf(
       "%s attention%s, %s kernels, tensor-parallel overlap %s, gradient reduction %s in %s, "
       "optimizer %.0f B/param",
@@ -186,7 +193,8 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
             : std::string(", context-parallel KV by ") + cost::to_string(stack.cp_rotation);
   if (e.cfg.dtype == cost::Dtype::kFp8)
     e.stack_summary += ", FP8 " + stack.fp8.name +
-                       " (cast fusion: " + cost::to_string(stack.fp8_cast_fusion) + ")";
+                       " (cast fusion: " + cost::to_string(stack.fp8_cast_fusion) + ")" +
+                       (e.cfg.tp_only_amax_reduction ? ", amaxes reduced over TP x CP only" : "");
   e.gpu = gpu.name;
   e.topology = topo.name;
   if (req.nic_gbps > 0) e.topology += strprintf(" with %.4g GB/s NICs", req.nic_gbps);

@@ -30,6 +30,7 @@ std::string options_of(const EstimateRequest& q, const std::string& model_flags)
   if (c.tp_comm_overlap)
     o += std::string(" --tp-comm-overlap ") + (*c.tp_comm_overlap ? "on" : "off");
   if (c.tp_comm_fp8_reduce_scatter) o += " --tp-comm-fp8-reduce-scatter";
+  if (c.tp_only_amax_reduction) o += " --tp-only-amax-red";
   if (c.attention) o += std::string(" --attention ") + cost::to_string(*c.attention);
   if (c.grad_reduce_in_fp32)
     o += std::string(" --grad-reduce-in-fp32 ") + (*c.grad_reduce_in_fp32 ? "on" : "off");

@@ -2,6 +2,7 @@
 
 #include "common/format.hpp"
 #include "cost/gemm_model.hpp"
+#include "model/fp8_amax_reduction.hpp"
 #include "model/slowest_gpu.hpp"
 
 namespace lumos::estimate {
@@ -65,15 +66,17 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
   add(Term::kFp8Gathers, fp8 && gathered, "1 B per element", recipe + ".gather_fp8; nccl.json");
   add(Term::kFp8ReduceScatters, fp8 && sp && ub && req.cfg.tp_comm_fp8_reduce_scatter,
       "1 B per element", "--tp-comm-fp8-reduce-scatter (Transformer Engine userbuffers fp8_buf)");
-  const int stage_ranks = req.cfg.tp * req.cfg.cp * req.cfg.dp;
-  add(Term::kFp8AmaxReduction, fp8 && s.fp8.amax_reductions_per_pass > 0 && stage_ranks > 1,
-      strprintf("%.0f per chunk and pass over %d ranks%s", s.fp8.amax_reductions_per_pass,
-                stage_ranks, s.fp8.replica_skew_us > 0 && req.cfg.dp > 1 ? ", skew included" : ""),
+  const auto amax_ranks = static_cast<long long>(lumos::model::amax_reduction_ranks(req.cfg));
+  const int replicas = lumos::model::amax_reduction_replicas(req.cfg);
+  add(Term::kFp8AmaxReduction, fp8 && s.fp8.amax_reductions_per_pass > 0 && amax_ranks > 1,
+      strprintf("%.0f per chunk and pass over %lld ranks%s%s", s.fp8.amax_reductions_per_pass,
+                amax_ranks, req.cfg.tp_only_amax_reduction ? " (--tp-only-amax-red)" : "",
+                s.fp8.replica_skew_us > 0 && replicas > 1 ? ", skew included" : ""),
       recipe + ".amax_reductions_per_pass; nccl.json");
   add(Term::kFp8ReplicaSkew,
-      fp8 && s.fp8.amax_reductions_per_pass > 0 && s.fp8.replica_skew_us > 0 && req.cfg.dp > 1,
-      strprintf("last of %d replicas: %.0f us x %.2f per reduction", req.cfg.dp,
-                s.fp8.replica_skew_us, lumos::model::expected_max_of_normals(req.cfg.dp)),
+      fp8 && s.fp8.amax_reductions_per_pass > 0 && s.fp8.replica_skew_us > 0 && replicas > 1,
+      strprintf("last of %d replicas: %.0f us x %.2f per reduction", replicas,
+                s.fp8.replica_skew_us, lumos::model::expected_max_of_normals(replicas)),
       recipe + ".replica_skew_us (fitted; its source names the rows)");
   const bool gathers =
       req.cfg.fsdp || (req.cfg.distributed_optimizer && req.cfg.dp * req.cfg.cp > 1);

@@ -15,6 +15,14 @@ namespace {
 constexpr double kAmaxBytesPerLayer = 4.0 * 3 * 4;
 }  // namespace
 
+int amax_reduction_replicas(const ParallelConfig& c) {
+  return c.tp_only_amax_reduction ? 1 : c.dp;
+}
+
+int64_t amax_reduction_ranks(const ParallelConfig& c) {
+  return int64_t{c.tp} * c.cp * amax_reduction_replicas(c);
+}
+
 double layers_per_model_chunk(const ParallelConfig& c, int64_t layers) {
   const int64_t chunks = std::max<int64_t>(1, int64_t{c.pp} * c.interleave);
   return std::max(1.0, static_cast<double>(layers) / chunks);
@@ -29,8 +37,9 @@ KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec
   op.group = CommGroup::kDp;
   op.collective = cost::Collective::kAllReduce;
   // Megatron-Core's amax reduction group: every rank of the pipeline stage (tensor, context and
-  // data parallel), in Megatron's rank order (tp, cp, dp innermost first).
-  const int64_t ranks = int64_t{c.tp} * c.cp * c.dp;
+  // data parallel; tensor and context with tp_only_amax_red), in Megatron's rank order (tp, cp,
+  // dp innermost first).
+  const int64_t ranks = amax_reduction_ranks(c);
   op.group_size = static_cast<int>(ranks);
   const double layers_per_chunk = layers_per_model_chunk(c, layers);
   // Transformer Engine keeps one amax buffer per recipe and group, which every FP8 module of the
@@ -49,8 +58,9 @@ KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec
   // times that spread by recipe.replica_skew_us: it ends after the last of them, e_dp standard
   // deviations after the mean (the replicas of one stage are otherwise identical; docs/design.md,
   // "Replica skew at amax reductions").
-  const double skew_us =
-      with_replica_skew ? recipe.replica_skew_us * expected_max_of_normals(c.dp) : 0;
+  const double skew_us = with_replica_skew ? recipe.replica_skew_us *
+                                                 expected_max_of_normals(amax_reduction_replicas(c))
+                                           : 0;
   const double us = cost::collective_time(db, gpu, topo, q).time_us + skew_us;
   op.dur_us = us * recipe.amax_reductions_per_pass / layers_per_chunk;
   return op;

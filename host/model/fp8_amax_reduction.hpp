@@ -12,6 +12,12 @@
 
 namespace lumos::model {
 
+// The ranks delayed scaling's amax all-reduce spans (Megatron-Core's amax reduction group:
+// tensor x context x data parallel, or tensor x context with tp_only_amax_red), and of them the
+// data-parallel replicas whose arrival it waits for (1 with tp_only_amax_red).
+int64_t amax_reduction_ranks(const ParallelConfig& c);
+int amax_reduction_replicas(const ParallelConfig& c);
+
 // The layers of one model chunk: a pipeline stage's layers over its virtual stages, at least 1.
 double layers_per_model_chunk(const ParallelConfig& c, int64_t layers);
 

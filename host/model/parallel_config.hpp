@@ -51,6 +51,10 @@ struct ParallelConfig {
   // (Transformer Engine's fp8_buf on proj_fprop and fc2_fprop, as NeMo's FP8 userbuffers configs
   // for H100 set it); off, Transformer Engine's default, they move bf16.
   bool tp_comm_fp8_reduce_scatter = false;
+  // Delayed scaling's amax all-reduce over the stage's tensor and context-parallel ranks only
+  // (Megatron-Core's tp_only_amax_red, which NeMo's GPT-3 175B performance script sets), where
+  // by default it spans the data-parallel replicas too and waits for the last of them.
+  bool tp_only_amax_reduction = false;
   // Gradients kept and reduced in fp32 (Megatron-Core's grad_reduce_in_fp32, NeMo's plugin
   // setting) or in the 16-bit parameter type; unset = the stack's. Sets both the gradient
   // buffer's bytes per parameter and the data-parallel reduction's message size.

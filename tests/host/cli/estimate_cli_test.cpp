@@ -86,6 +86,36 @@ TEST(EstimateCli, Fp8ReduceScatterBuffersAreAnOptionTheExplanationPrices) {
             off.out.substr(off.out.find("step time"), 40));
 }
 
+// Megatron-Core's tp_only_amax_red through the command: the amax all-reduce leaves the
+// data-parallel replicas out, so the explanation prices it over TP x CP ranks without the wait
+// for the last replica, and the step is shorter at data-parallel scale.
+TEST(EstimateCli, TpOnlyAmaxReductionLeavesTheReplicaSkewOut) {
+  const std::string job =
+      "estimate --model llama3-70b --gpu h100 --tp 4 --cp 2 --pp 4 --interleave 5 --dp 64 "
+      "--gbs 4096 --sp --dist-opt --dtype fp8 --stack nemo-2024 --explain";
+  const auto all = run_lumos(job);
+  const auto tp_only = run_lumos(job + " --tp-only-amax-red");
+  ASSERT_EQ(all.exit_code, 0) << all.out;
+  ASSERT_EQ(tp_only.exit_code, 0) << tp_only.out;
+  auto row = [](const std::string& out, const std::string& term) {
+    const auto at = out.find(term);
+    return at == std::string::npos ? std::string() : out.substr(at, 90);
+  };
+  EXPECT_NE(row(all.out, "fp8 amax reduction").find("over 512 ranks, skew included"),
+            std::string::npos)
+      << all.out;
+  EXPECT_NE(row(tp_only.out, "fp8 amax reduction").find("over 8 ranks (--tp-only-amax-red)"),
+            std::string::npos)
+      << tp_only.out;
+  EXPECT_NE(row(all.out, "fp8 replica skew").find("last of 64 replicas"), std::string::npos);
+  EXPECT_NE(row(tp_only.out, "fp8 replica skew").find("not used"), std::string::npos);
+  EXPECT_NE(tp_only.out.find("amaxes reduced over TP x CP only"), std::string::npos);
+  auto step_s = [](const std::string& out) {
+    return std::stod(out.substr(out.find("step time") + 9));
+  };
+  EXPECT_LT(step_s(tp_only.out), 0.97 * step_s(all.out));
+}
+
 TEST(EstimateCli, InvalidLayoutsGetOneLineAndExitOne) {
   for (const char* args :
        {"estimate --tp 5", "estimate --gbs 63", "estimate --pp 1 --interleave 2",
@@ -94,7 +124,9 @@ TEST(EstimateCli, InvalidLayoutsGetOneLineAndExitOne) {
         "estimate --layers 0", "estimate --model llama3-405b --pp 8 --interleave 8 --tp 8",
         "estimate --gpu a100 --dtype fp8", "generate", "estimate --tp 0", "estimate --fsdp --dp 1",
         "estimate --tp-comm-fp8-reduce-scatter",
-        "estimate --search --gpus 16 --gbs 64 --tp-comm-fp8-reduce-scatter"}) {
+        "estimate --search --gpus 16 --gbs 64 --tp-comm-fp8-reduce-scatter",
+        "estimate --tp-only-amax-red", "estimate --dtype fp8 --stack nemo-2025 --tp-only-amax-red",
+        "estimate --search --gpus 16 --gbs 64 --dtype fp8 --stack torchtitan --tp-only-amax-red"}) {
     const auto r = run_lumos(args);
     EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.out;
     EXPECT_EQ(lines(r.out), 1u) << args << "\n" << r.out;

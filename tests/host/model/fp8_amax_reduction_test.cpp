@@ -166,3 +166,25 @@ TEST(Fp8AmaxReduction, FullRecomputationRerunsLayersWithoutReducingOrUpdating) {
   EXPECT_EQ(count(full.layer_bwd, "(fp8 amax)"), 1);
   EXPECT_EQ(count(full.layer_fwd, "amax_and_scale_update"), 1);
 }
+
+TEST(Fp8AmaxReduction, TpOnlyReductionSpansTensorAndContextRanksWithoutTheReplicas) {
+  // Megatron-Core's tp_only_amax_red: the group is the stage's tensor x context-parallel ranks,
+  // so the all-reduce stays within the 8 ranks of TP 4 x CP 2 and waits for no other replica.
+  ParallelConfig c = llama70b(64, lumos::cost::Dtype::kFp8);
+  c.tp_only_amax_reduction = true;
+  EXPECT_EQ(amax_reduction_ranks(c), 8);
+  EXPECT_EQ(amax_reduction_replicas(c), 1);
+  const KernelOp tp_only = share("delayed_scaling", c, 80);
+  EXPECT_EQ(tp_only.group_size, 8);
+  EXPECT_NEAR(tp_only.dur_us, share("delayed_scaling", c, 80, false).dur_us, 1e-12);
+  const auto& db = lumos::cost::embedded_db();
+  const auto& g = db.gpu("h100");
+  lumos::cost::CollectiveQuery q;
+  q.bytes = 20 * 4 * 3 * 4, q.ranks = 8, q.ranks_per_node = 8;
+  EXPECT_NEAR(tp_only.dur_us * 4,
+              lumos::cost::collective_time(db, g, db.default_topology_for(g), q).time_us, 1e-9);
+  // Against the default group over all 512 ranks of the stage, skew included.
+  const KernelOp all = share("delayed_scaling", llama70b(64, lumos::cost::Dtype::kFp8), 80);
+  EXPECT_EQ(all.group_size, 512);
+  EXPECT_GT(all.dur_us, 5 * tp_only.dur_us);
+}
