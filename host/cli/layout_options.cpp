@@ -71,7 +71,7 @@ void layout_options(cxxopts::Options& o) {
       "NeMo's FP8 userbuffers configs for H100)")(
       "tp-only-amax-red",
       "with --dtype fp8 and a delayed-scaling stack: FP8 amaxes all-reduced over the tensor and "
-      "context-parallel ranks only (Megatron-Core's --tp-only-amax-red), not across the "
+      "context-parallel ranks only (Megatron-Core's tp_only_amax_red), not across the "
       "data-parallel replicas, so no reduction waits for the last replica")(
       "param-remainders",
       "the optimizer keeps fp32 master weights as the bf16 weights plus 16-bit remainders "

@@ -142,6 +142,17 @@ void check_settings(const model::ParallelConfig& c) {
         "--tp-only-amax-red: needs --dtype fp8 (it sets where FP8 amaxes are reduced)");
 }
 
+void check_stack_settings(const model::ParallelConfig& c, const cost::StackSpec& stack,
+                          const cost::KernelsDb& db) {
+  if (!c.tp_only_amax_reduction || stack.fp8.amax_reductions_per_pass > 0) return;
+  std::string reducing;
+  for (const auto& [name, s] : db.stacks)
+    if (s.fp8.amax_reductions_per_pass > 0) reducing += (reducing.empty() ? "" : ", ") + name;
+  throw InputError("--tp-only-amax-red: stack " + stack.name + " runs FP8 " + stack.fp8.name +
+                   ", which reduces no amaxes across ranks; pick a stack that does (" +
+                   (reducing.empty() ? std::string("none in this kernels_db") : reducing) + ")");
+}
+
 EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) {
   EstimateRun run;
   Estimate& e = run.estimate;
@@ -164,10 +175,7 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
         std::string("--attention ") + cost::to_string(*e.cfg.attention) + ": stack " + stack.name +
         " runs unfused attention (its own kernels); pick a stack with fused attention");
   check_settings(e.cfg);
-  if (e.cfg.tp_only_amax_reduction && stack.fp8.amax_reductions_per_pass <= 0)
-    throw InputError("--tp-only-amax-red: stack " + stack.name + " runs FP8 " + stack.fp8.name +
-                     ", which reduces no amaxes across ranks; pick a delayed-scaling stack "
-                     "(megatron-core, nemo-2024)");
+  check_stack_settings(e.cfg, stack, db);
   e.stack_summary = strprintf(
       "%s attention%s, %s kernels, tensor-parallel overlap %s, gradient reduction %s in %s, "
       "optimizer %.0f B/param",

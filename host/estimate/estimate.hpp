@@ -96,6 +96,10 @@ struct EstimateRun {
 // Throws InputError where a layout's settings contradict each other beyond what a layout search
 // passes through (FP8 reduce-scatter buffers for a job without FP8).
 void check_settings(const model::ParallelConfig& c);
+// The settings that need the stack: --tp-only-amax-red sets where a delayed-scaling recipe
+// reduces its amaxes, which a stack on current scaling does not do across ranks.
+void check_stack_settings(const model::ParallelConfig& c, const cost::StackSpec& stack,
+                          const cost::KernelsDb& db);
 
 // Throws InputError for an invalid model or layout, or an unknown GPU or topology.
 EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db);

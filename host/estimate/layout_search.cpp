@@ -42,6 +42,7 @@ SearchResult search_layouts(const SearchRequest& req, const cost::KernelsDb& db)
   const double capacity = gpu.hbm_gib * 1024.0 * 1024.0 * 1024.0;
   const cost::StackSpec& stack =
       db.stack(req.base.cfg.stack.empty() ? db.default_stack : req.base.cfg.stack);
+  check_stack_settings(req.base.cfg, stack, db);
   if (!gpu.peak_tflops[static_cast<size_t>(req.base.cfg.dtype)])
     throw InputError("--dtype " + std::string(cost::to_string(req.base.cfg.dtype)) + ": the " +
                      gpu.name + " has no " + cost::to_string(req.base.cfg.dtype) + " tensor cores");

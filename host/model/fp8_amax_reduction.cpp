@@ -34,7 +34,12 @@ KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec
                                   bool with_replica_skew) {
   KernelOp op;
   op.name = "ncclDevKernel_AllReduce_Max_f32 (fp8 amax)";
-  op.group = CommGroup::kDp;
+  // Filed, in generated traces and trace what-ifs, under the widest parallelism it spans: the
+  // data-parallel group, or with tp_only_amax_red the tensor-parallel one (context-parallel
+  // where the tensor-parallel degree is 1).
+  op.group = !c.tp_only_amax_reduction ? CommGroup::kDp
+             : c.tp > 1                ? CommGroup::kTp
+                                       : CommGroup::kCp;
   op.collective = cost::Collective::kAllReduce;
   // Megatron-Core's amax reduction group: every rank of the pipeline stage (tensor, context and
   // data parallel; tensor and context with tp_only_amax_red), in Megatron's rank order (tp, cp,

@@ -118,15 +118,27 @@ TEST(EstimateCli, TpOnlyAmaxReductionLeavesTheReplicaSkewOut) {
 
 TEST(EstimateCli, InvalidLayoutsGetOneLineAndExitOne) {
   for (const char* args :
-       {"estimate --tp 5", "estimate --gbs 63", "estimate --pp 1 --interleave 2",
-        "estimate --pp 4 --interleave 2 --gbs 6 --dp 1", "estimate --model gpt4",
-        "estimate --sp --tp 1", "estimate --recompute most", "estimate --dtype int4",
-        "estimate --layers 0", "estimate --model llama3-405b --pp 8 --interleave 8 --tp 8",
-        "estimate --gpu a100 --dtype fp8", "generate", "estimate --tp 0", "estimate --fsdp --dp 1",
+       {"estimate --tp 5",
+        "estimate --gbs 63",
+        "estimate --pp 1 --interleave 2",
+        "estimate --pp 4 --interleave 2 --gbs 6 --dp 1",
+        "estimate --model gpt4",
+        "estimate --sp --tp 1",
+        "estimate --recompute most",
+        "estimate --dtype int4",
+        "estimate --layers 0",
+        "estimate --model llama3-405b --pp 8 --interleave 8 --tp 8",
+        "estimate --gpu a100 --dtype fp8",
+        "generate",
+        "estimate --tp 0",
+        "estimate --fsdp --dp 1",
         "estimate --tp-comm-fp8-reduce-scatter",
         "estimate --search --gpus 16 --gbs 64 --tp-comm-fp8-reduce-scatter",
-        "estimate --tp-only-amax-red", "estimate --dtype fp8 --stack nemo-2025 --tp-only-amax-red",
-        "estimate --search --gpus 16 --gbs 64 --dtype fp8 --stack torchtitan --tp-only-amax-red"}) {
+        "estimate --tp-only-amax-red",
+        "estimate --dtype fp8 --stack nemo-2025 --tp-only-amax-red",
+        "estimate --search --gpus 16 --gbs 64 --dtype fp8 --stack torchtitan --tp-only-amax-red",
+        "estimate --search --gpus 16 --gbs 64 --dtype fp8 --stack torchtitan --tp-only-amax-red "
+        "--top 0"}) {
     const auto r = run_lumos(args);
     EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.out;
     EXPECT_EQ(lines(r.out), 1u) << args << "\n" << r.out;

@@ -176,6 +176,14 @@ TEST(Fp8AmaxReduction, TpOnlyReductionSpansTensorAndContextRanksWithoutTheReplic
   EXPECT_EQ(amax_reduction_replicas(c), 1);
   const KernelOp tp_only = share("delayed_scaling", c, 80);
   EXPECT_EQ(tp_only.group_size, 8);
+  // Generated traces file it under the tensor-parallel group (context-parallel at TP 1), not the
+  // data-parallel one a what-if of the data-parallel degree reprices.
+  EXPECT_EQ(tp_only.group, CommGroup::kTp);
+  ParallelConfig cp_only = c;
+  cp_only.tp = 1;
+  EXPECT_EQ(share("delayed_scaling", cp_only, 80).group, CommGroup::kCp);
+  EXPECT_EQ(share("delayed_scaling", llama70b(64, lumos::cost::Dtype::kFp8), 80).group,
+            CommGroup::kDp);
   EXPECT_NEAR(tp_only.dur_us, share("delayed_scaling", c, 80, false).dur_us, 1e-12);
   const auto& db = lumos::cost::embedded_db();
   const auto& g = db.gpu("h100");
