@@ -1,6 +1,7 @@
 #include "report/estimate_report.hpp"
 
 #include <cstdio>
+#include <optional>
 
 #include "common/engineering.hpp"
 #include "common/format.hpp"
@@ -111,7 +112,18 @@ void estimate_fields(common::JsonWriter& w, const Estimate& e) {
   w.field("interleave", c.interleave).field("schedule", schedule_name(c));
   w.field("recompute", to_string(c.recompute)).field("sequence_parallel", c.sequence_parallel);
   w.field("distributed_optimizer", c.distributed_optimizer).field("fsdp", c.fsdp);
-  w.field("dtype", cost::to_string(c.dtype)).field("stack", c.stack).end_object();
+  w.field("dtype", cost::to_string(c.dtype)).field("stack", c.stack);
+  // The settings that change the estimate beyond the degrees: where an option left the stack's
+  // choice, "stack".
+  auto setting = [](const std::optional<bool>& v) { return v ? (*v ? "on" : "off") : "stack"; };
+  w.field("split_embedding", c.split_counts_embedding);
+  w.field("overlap_grad_reduce", setting(c.overlap_grad_reduce));
+  w.field("tp_comm_overlap", setting(c.tp_comm_overlap));
+  w.field("tp_comm_fp8_reduce_scatter", c.tp_comm_fp8_reduce_scatter);
+  w.field("tp_only_amax_reduction", c.tp_only_amax_reduction);
+  w.field("grad_reduce_in_fp32", setting(c.grad_reduce_in_fp32));
+  w.field("param_remainders", c.param_remainders);
+  w.field("attention", c.attention ? cost::to_string(*c.attention) : "stack").end_object();
   w.field("step_time_s", e.step_time_us * 1e-6);
   w.key("step_time_range").begin_object().field("known", e.step_range.known);
   if (e.step_range.known)

@@ -258,6 +258,31 @@ TEST(EstimateCli, HeadOverrideOfAMultiHeadPresetKeepsItMultiHead) {
   EXPECT_NE(gqa.out.find("kv_heads"), std::string::npos) << gqa.out;
 }
 
+// --json's layout carries every setting that changes the estimate, so a saved answer says what
+// it was an answer to: the flags as given, the stack's choices as "stack".
+TEST(EstimateCli, JsonLayoutReportsTheSettingsThatChangeTheEstimate) {
+  const std::string base =
+      "estimate --model llama3-70b --gpu h100 --tp 4 --pp 2 --dp 2 --gbs 16 --sp --dist-opt "
+      "--dtype fp8 --stack nemo-2024 --json";
+  const auto set = run_lumos(base +
+                             " --tp-comm-fp8-reduce-scatter --tp-only-amax-red --tp-comm-overlap "
+                             "on --overlap-grad-reduce off --grad-reduce-in-fp32 off --attention "
+                             "flash2 --param-remainders --split-embedding");
+  const auto plain = run_lumos(base);
+  ASSERT_EQ(set.exit_code, 0) << set.out;
+  ASSERT_EQ(plain.exit_code, 0) << plain.out;
+  for (const char* field :
+       {"\"split_embedding\":true", "\"overlap_grad_reduce\":\"off\"", "\"tp_comm_overlap\":\"on\"",
+        "\"tp_comm_fp8_reduce_scatter\":true", "\"tp_only_amax_reduction\":true",
+        "\"grad_reduce_in_fp32\":\"off\"", "\"param_remainders\":true", "\"attention\":\"flash2\""})
+    EXPECT_NE(set.out.find(field), std::string::npos) << field << "\n" << set.out;
+  for (const char* field : {"\"split_embedding\":false", "\"overlap_grad_reduce\":\"stack\"",
+                            "\"tp_comm_overlap\":\"stack\"", "\"tp_comm_fp8_reduce_scatter\":false",
+                            "\"tp_only_amax_reduction\":false", "\"grad_reduce_in_fp32\":\"stack\"",
+                            "\"param_remainders\":false", "\"attention\":\"stack\""})
+    EXPECT_NE(plain.out.find(field), std::string::npos) << field << "\n" << plain.out;
+}
+
 TEST(EstimateCli, StackIsReportedAndChangesTheEstimate) {
   const std::string base = "estimate --model gpt3-15b --gpu a100 --tp 2 --pp 1 --dp 1 --gbs 4 ";
   const auto core = run_lumos(base + "--json");
