@@ -32,6 +32,14 @@ KernelOp share(const std::string& recipe, const ParallelConfig& c, int64_t layer
                                   layers, false, with_replica_skew);
 }
 
+// One GPU's step of Llama 3 70B on the H100 in layout c, priced as lumos estimate prices it.
+StepCosts priced_70b(const ParallelConfig& c, const StepCostOptions& opt = {}) {
+  const auto& db = lumos::cost::embedded_db();
+  const auto& g = db.gpu("h100");
+  const ModelSpec m = preset("llama3-70b");
+  return price_step(m, c, check_layout(m, c), db, g, db.default_topology_for(g), opt);
+}
+
 int count(const std::vector<KernelOp>& ops, const std::string& part) {
   return static_cast<int>(std::count_if(ops.begin(), ops.end(), [&](const KernelOp& op) {
     return op.name.find(part) != std::string::npos;
@@ -96,14 +104,10 @@ TEST(Fp8AmaxReduction, CurrentScalingAndSingleRankStagesReduceNothing) {
 }
 
 TEST(Fp8AmaxReduction, RunsOncePerLayerAndPassInFp8OnlyAndTheTermTakesItOut) {
-  const auto& db = lumos::cost::embedded_db();
-  const auto& g = db.gpu("h100");
-  const ModelSpec m = preset("llama3-70b");
-  auto priced = [&](lumos::cost::Dtype dt, uint32_t without) {
-    const ParallelConfig c = llama70b(64, dt);
+  auto priced = [](lumos::cost::Dtype dt, uint32_t without) {
     StepCostOptions opt;
     opt.without_terms = without;
-    return price_step(m, c, check_layout(m, c), db, g, db.default_topology_for(g), opt);
+    return priced_70b(llama70b(64, dt), opt);
   };
   const StepCosts fp8 = priced(lumos::cost::Dtype::kFp8, 0);
   EXPECT_EQ(count(fp8.layer_fwd, "(fp8 amax)"), 1);
@@ -119,13 +123,10 @@ TEST(Fp8AmaxReduction, ScalesAreUpdatedOncePerReductionNotPerModule) {
   // Transformer Engine updates every module's history and scales in one kernel after the
   // reduction (and concatenates the amaxes in one before it): 2 kernels per chunk and pass,
   // which each of a chunk's 4 layers carries a quarter of, whatever its modules.
-  const auto& db = lumos::cost::embedded_db();
-  const auto& g = db.gpu("h100");
-  const ModelSpec m = preset("llama3-70b");
-  auto priced = [&](int interleave) {
+  auto priced = [](int interleave) {
     ParallelConfig c = llama70b(64, lumos::cost::Dtype::kFp8);
     c.interleave = interleave;
-    return price_step(m, c, check_layout(m, c), db, g, db.default_topology_for(g), {});
+    return priced_70b(c);
   };
   auto update_us = [](const std::vector<KernelOp>& ops) {
     double us = 0;
@@ -137,6 +138,8 @@ TEST(Fp8AmaxReduction, ScalesAreUpdatedOncePerReductionNotPerModule) {
   };
   const StepCosts four = priced(5), twenty = priced(1);  // 4 and 20 layers per chunk
   // One small kernel as the stack prices it: the launch floor, times its fitted factor.
+  const auto& db = lumos::cost::embedded_db();
+  const auto& g = db.gpu("h100");
   const double kernel_us = lumos::cost::membound_time_us(db, g, "elementwise", 4096) *
                            db.stack("nemo-2024").kernel_time_factor;
   EXPECT_NEAR(update_us(four.layer_fwd), 2 * kernel_us / 4, 1e-9);
@@ -148,13 +151,10 @@ TEST(Fp8AmaxReduction, FullRecomputationRerunsLayersWithoutReducingOrUpdating) {
   // Transformer Engine 1.x's checkpoint reruns each checkpointed layer from backward outside any
   // fp8_autocast, on the forward's stashed scales: no autocast exits, so the recomputed layer
   // reduces no amaxes and updates no scales. Forward and backward keep theirs.
-  const auto& db = lumos::cost::embedded_db();
-  const auto& g = db.gpu("h100");
-  const ModelSpec m = preset("llama3-70b");
-  auto priced = [&](Recompute r) {
+  auto priced = [](Recompute r) {
     ParallelConfig c = llama70b(64, lumos::cost::Dtype::kFp8);
     c.recompute = r;
-    return price_step(m, c, check_layout(m, c), db, g, db.default_topology_for(g), {});
+    return priced_70b(c);
   };
   const StepCosts full = priced(Recompute::kFull), none = priced(Recompute::kNone);
   ASSERT_FALSE(full.layer_recompute.empty());
