@@ -1,7 +1,8 @@
 // lumos bench estimate: the model-driven estimate against every published run lumos carries (the
 // calibration check), the time an estimate of the largest preset at 1024 GPUs takes, the
-// leave-one-source-out cross-validation of the fitted constants (--cross-validate), and the
-// residuals file that estimates' ranges come from (--write-residuals).
+// leave-one-source-out cross-validation of the fitted constants (--cross-validate), the check
+// against the published columns no constant is fitted to (--unfitted), and the residuals file
+// that estimates' ranges come from (--write-residuals).
 #include <cxxopts.hpp>
 
 #include <ctime>
@@ -51,6 +52,10 @@ int bench_estimate(int argc, char** argv) {
       "source's left-out error beside its in-sample error (in place of the calibration table)")(
       "csv", "with --cross-validate: also write one row per run to this file ('-': stdout)",
       cxxopts::value<std::string>())(
+      "unfitted",
+      "compare with the columns of dgxc-benchmarking's tables that no constant is fitted to (the "
+      "same recipes at other GPU counts, 405B's proxy layouts) and their FP8/BF16 ratios, in place "
+      "of the calibration table")(
       "write-residuals",
       "also write each run's in-sample and left-out error to this file "
       "(kernels_db/calibration.json: the basis of every estimate's range); runs the "
@@ -64,7 +69,8 @@ int bench_estimate(int argc, char** argv) {
   const auto a = parse_options(o, argc, argv);
   if (a.count("help")) {
     std::cout << help_with_examples(o, {"lumos bench estimate  # error against published runs",
-                                        "lumos bench estimate --runs 20 --json"})
+                                        "lumos bench estimate --runs 20 --json",
+                                        "lumos bench estimate --unfitted  # columns not fitted"})
               << '\n';
     return 0;
   }
@@ -76,12 +82,23 @@ int bench_estimate(int argc, char** argv) {
   LUMOS_EXPECT(!a.count("csv") || cross, "lumos bench estimate: --csv needs --cross-validate");
   LUMOS_EXPECT(!cross || !a.count("json"),
                "lumos bench estimate: --cross-validate prints a table (use --csv for rows)");
+  LUMOS_EXPECT(!a.count("unfitted") || (!cross && !a.count("write-residuals")),
+               "lumos bench estimate: --unfitted is a check of its own (without --cross-validate "
+               "and --write-residuals)");
   if (a.count("write-residuals")) check_output_path(a["write-residuals"].as<std::string>());
   if (a.count("csv") && !is_stdout(a["csv"].as<std::string>()))
     check_output_path(a["csv"].as<std::string>());
   cost::KernelsDb storage;
   const cost::KernelsDb& db =
       a.count("db") ? (storage = cost::load_db(a["db"].as<std::string>())) : cost::embedded_db();
+  if (a.count("unfitted")) {
+    const estimate::UnfittedCheck u = estimate::check_unfitted_columns(db);
+    if (a.count("json"))
+      report::unfitted_json(std::cout, u);
+    else
+      report::unfitted_text(std::cout, u);
+    return 0;
+  }
   if (!cross && !a.count("write-residuals")) {
     Progress progress("timed estimates", quiet(a));
     const estimate::CalibrationCheck c = estimate::check_calibration(db, runs, progress.fn());

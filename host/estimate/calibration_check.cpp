@@ -3,15 +3,23 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "common/error.hpp"
 #include "common/stats.hpp"
+#include "estimate/unfitted_columns.hpp"
 
 namespace lumos::estimate {
 
 std::vector<CalibrationRow> calibration_rows(const cost::KernelsDb& db) {
+  return calibration_rows(db, published_runs());
+}
+
+std::vector<CalibrationRow> calibration_rows(const cost::KernelsDb& db,
+                                             const std::vector<PublishedRun>& runs) {
   std::vector<CalibrationRow> rows;
-  for (const auto& p : published_runs()) {
+  for (const auto& p : runs) {
     const auto e = run_estimate(p.request, db).estimate;
     CalibrationRow r;
     r.run = &p;
@@ -52,6 +60,57 @@ std::vector<CalibrationGroup> calibration_groups(const std::vector<CalibrationRo
     g.signed_mean_error_pct /= g.rows;
   }
   return groups;
+}
+
+std::vector<DtypePair> dtype_pairs(const std::vector<CalibrationRow>& rows) {
+  std::vector<DtypePair> pairs;
+  for (const CalibrationRow& b : rows) {
+    const std::string& label = b.run->label;
+    const size_t at = label.find("BF16");
+    if (b.run->request.cfg.dtype != cost::Dtype::kBf16 || at == std::string::npos) continue;
+    const std::string twin = std::string(label).replace(at, 4, "FP8");
+    for (const CalibrationRow& f : rows) {
+      if (f.run->label != twin || f.run->request.cfg.dtype != cost::Dtype::kFp8) continue;
+      DtypePair p{&b, &f};
+      p.published_ratio = f.published_step_s / b.published_step_s;
+      p.lumos_ratio = f.step_time_s / b.step_time_s;
+      p.error_pct = (p.lumos_ratio / p.published_ratio - 1) * 100;
+      pairs.push_back(p);
+      break;
+    }
+  }
+  return pairs;
+}
+
+ErrorSummary summarize_errors(std::string what, const std::vector<double>& errors_pct) {
+  ErrorSummary s;
+  s.what = std::move(what);
+  for (double e : errors_pct) {
+    s.count++;
+    s.mean_abs_pct += std::fabs(e);
+    s.signed_mean_pct += e;
+    s.max_abs_pct = std::max(s.max_abs_pct, std::fabs(e));
+    s.within_5pct += std::fabs(e) <= 5 ? 1 : 0;
+  }
+  if (s.count > 0) {
+    s.mean_abs_pct /= s.count;
+    s.signed_mean_pct /= s.count;
+  }
+  return s;
+}
+
+UnfittedCheck check_unfitted_columns(const cost::KernelsDb& db) {
+  UnfittedCheck u;
+  u.rows = calibration_rows(db, unfitted_columns());
+  u.pairs = dtype_pairs(u.rows);
+  std::vector<double> bf16, fp8, ratios;
+  for (const CalibrationRow& r : u.rows)
+    (r.run->request.cfg.dtype == cost::Dtype::kFp8 ? fp8 : bf16).push_back(r.error_pct);
+  for (const DtypePair& p : u.pairs) ratios.push_back(p.error_pct);
+  u.bf16 = summarize_errors("BF16 steps", bf16);
+  u.fp8 = summarize_errors("FP8 steps", fp8);
+  u.ratios = summarize_errors("FP8/BF16 ratios", ratios);
+  return u;
 }
 
 CalibrationCheck check_calibration(const cost::KernelsDb& db, int latency_runs,

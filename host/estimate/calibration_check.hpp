@@ -50,8 +50,39 @@ struct CalibrationCheck {
 // `latency_runs` (at least 1) estimates of the largest preset. `progress`: timed runs done.
 CalibrationCheck check_calibration(const cost::KernelsDb& db, int latency_runs,
                                    const ProgressFn& progress = {});
-// The comparison alone (no timing).
+// The comparison alone (no timing): of published_runs(), or of `runs` (which must outlive the
+// rows).
 std::vector<CalibrationRow> calibration_rows(const cost::KernelsDb& db);
+std::vector<CalibrationRow> calibration_rows(const cost::KernelsDb& db,
+                                             const std::vector<PublishedRun>& runs);
 std::vector<CalibrationGroup> calibration_groups(const std::vector<CalibrationRow>& rows);
+
+// A BF16 row and the FP8 row of the same layout: FP8's step over BF16's, published and lumos's.
+struct DtypePair {
+  const CalibrationRow* bf16 = nullptr;
+  const CalibrationRow* fp8 = nullptr;
+  double published_ratio = 0, lumos_ratio = 0;
+  double error_pct = 0;  // lumos's ratio against the published one (positive: FP8 gains less)
+};
+// Every BF16 row whose twin (the same label with "FP8" for "BF16") is among `rows`, in order.
+std::vector<DtypePair> dtype_pairs(const std::vector<CalibrationRow>& rows);
+
+// Errors in percent, summed up.
+struct ErrorSummary {
+  std::string what;
+  int count = 0;
+  double mean_abs_pct = 0, signed_mean_pct = 0, max_abs_pct = 0;
+  int within_5pct = 0;
+};
+ErrorSummary summarize_errors(std::string what, const std::vector<double>& errors_pct);
+
+// The estimate against the columns of the published tables no constant is fitted to
+// (unfitted_columns()): each row, each FP8/BF16 pair's ratio, and their summaries.
+struct UnfittedCheck {
+  std::vector<CalibrationRow> rows;
+  std::vector<DtypePair> pairs;
+  ErrorSummary bf16, fp8, ratios;
+};
+UnfittedCheck check_unfitted_columns(const cost::KernelsDb& db);
 
 }  // namespace lumos::estimate

@@ -7,9 +7,7 @@
 namespace lumos::estimate {
 
 using namespace lumos::model;
-namespace {
 
-// `lumos estimate` flags of a request.
 std::string options_of(const EstimateRequest& q, const std::string& model_flags) {
   const ParallelConfig& c = q.cfg;
   std::string o = model_flags + " --gpu " + q.gpu;
@@ -36,6 +34,8 @@ std::string options_of(const EstimateRequest& q, const std::string& model_flags)
     o += std::string(" --grad-reduce-in-fp32 ") + (*c.grad_reduce_in_fp32 ? "on" : "off");
   return o + " --stack " + c.stack;
 }
+
+namespace {
 
 // A DGX-H100 row of calibration.md §1.2: FP8 GEMMs, sequence parallel whenever TP > 1,
 // distributed optimizer, no recomputation, NeMo / Megatron-Bridge recipes. Megatron-Bridge's

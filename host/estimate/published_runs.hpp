@@ -28,4 +28,7 @@ struct PublishedRun {
 
 const std::vector<PublishedRun>& published_runs();
 
+// The request as `lumos estimate` flags, after `model_flags` (the model part).
+std::string options_of(const EstimateRequest& q, const std::string& model_flags);
+
 }  // namespace lumos::estimate

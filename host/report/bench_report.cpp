@@ -1,5 +1,6 @@
 #include "report/bench_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -96,27 +97,65 @@ void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
   os << '\n';
 }
 
+namespace {
+
+// One line per run (a star where lumos models something differently), then the notes.
+// The width of the run column: 37, or the longest label.
+int label_width(const std::vector<estimate::CalibrationRow>& rows) {
+  size_t w = 37;
+  for (const estimate::CalibrationRow& r : rows) w = std::max(w, r.run->label.size());
+  return static_cast<int>(w);
+}
+
+void rows_text(std::ostream& os, const std::vector<estimate::CalibrationRow>& rows) {
+  const int lw = label_width(rows);
+  os << strprintf("  %-*s %-14s %-18s %10s %9s %8s %13s %16s\n", lw, "run", "gpu", "stack",
+                  "published", "lumos", "error", "TFLOP/s p/l", "comp/comm/bubble");
+  for (const estimate::CalibrationRow& r : rows) {
+    const replay::Breakdown& b = r.breakdown;
+    const double w = b.window_us > 0 ? b.window_us / 100 : 1;
+    os << strprintf("  %-*s %-14s %-18s %9.3fs %8.3fs %+7.1f%% %6.1f/%-6.1f %5.1f/%4.1f/%4.1f%s\n",
+                    lw, r.run->label.c_str(), r.run->request.gpu.c_str(),
+                    r.run->request.cfg.stack.c_str(), r.published_step_s, r.step_time_s,
+                    r.error_pct, r.published_tflops_per_gpu, r.lumos_tflops_per_gpu,
+                    b.exposed_compute_us / w, b.exposed_comm_us / w, b.bubble_us / w,
+                    r.run->note.empty() ? "" : "  *");
+  }
+  for (const estimate::CalibrationRow& r : rows)
+    if (!r.run->note.empty())
+      os << strprintf("  * %s: %s\n", r.run->label.c_str(), r.run->note.c_str());
+}
+
+void row_json(common::JsonWriter& w, const estimate::CalibrationRow& r) {
+  w.begin_object()
+      .field("label", r.run->label)
+      .field("options", r.run->options)
+      .field("id", r.run->id)
+      .field("tier", r.run->tier)
+      .field("gpu", r.run->request.gpu)
+      .field("stack", r.run->request.cfg.stack)
+      .field("published_step_s", r.published_step_s)
+      .field("step_time_s", r.step_time_s)
+      .field("error_pct", r.error_pct)
+      .field("lumos_tflops_per_gpu", r.lumos_tflops_per_gpu)
+      .field("published_tflops_per_gpu", r.published_tflops_per_gpu)
+      .field("fits", r.fits)
+      .field("source", r.run->source)
+      .field("note", r.run->note)
+      .key("breakdown");
+  breakdown_json(w, r.breakdown);
+  w.end_object();
+}
+
+}  // namespace
+
 void calibration_text(std::ostream& os, const estimate::CalibrationCheck& c) {
   os << "calibration: step time, lumos vs published (negative: lumos too fast)\n";
   os << "  (TFLOP/s p/l: model TFLOP/s per GPU, the published one implied by its step time, and\n"
         "   lumos's; comp/comm/bubble: lumos's exposed compute, exposed communication and "
         "pipeline\n"
         "   bubble, % of its step)\n";
-  os << strprintf("  %-37s %-14s %-18s %10s %9s %8s %13s %16s\n", "run", "gpu", "stack",
-                  "published", "lumos", "error", "TFLOP/s p/l", "comp/comm/bubble");
-  for (const estimate::CalibrationRow& r : c.rows) {
-    const replay::Breakdown& b = r.breakdown;
-    const double w = b.window_us > 0 ? b.window_us / 100 : 1;
-    os << strprintf("  %-37s %-14s %-18s %9.3fs %8.3fs %+7.1f%% %6.1f/%-6.1f %5.1f/%4.1f/%4.1f%s\n",
-                    r.run->label.c_str(), r.run->request.gpu.c_str(),
-                    r.run->request.cfg.stack.c_str(), r.published_step_s, r.step_time_s,
-                    r.error_pct, r.published_tflops_per_gpu, r.lumos_tflops_per_gpu,
-                    b.exposed_compute_us / w, b.exposed_comm_us / w, b.bubble_us / w,
-                    r.run->note.empty() ? "" : "  *");
-  }
-  for (const estimate::CalibrationRow& r : c.rows)
-    if (!r.run->note.empty())
-      os << strprintf("  * %s: %s\n", r.run->label.c_str(), r.run->note.c_str());
+  rows_text(os, c.rows);
   os << "by GPU and stack:\n";
   for (const estimate::CalibrationGroup& g : c.groups)
     os << strprintf(
@@ -134,26 +173,7 @@ void calibration_text(std::ostream& os, const estimate::CalibrationCheck& c) {
 void calibration_json(std::ostream& os, const estimate::CalibrationCheck& c) {
   common::JsonWriter w(os);
   w.begin_object().key("calibration").begin_array();
-  for (const estimate::CalibrationRow& r : c.rows) {
-    w.begin_object()
-        .field("label", r.run->label)
-        .field("options", r.run->options)
-        .field("id", r.run->id)
-        .field("tier", r.run->tier)
-        .field("gpu", r.run->request.gpu)
-        .field("stack", r.run->request.cfg.stack)
-        .field("published_step_s", r.published_step_s)
-        .field("step_time_s", r.step_time_s)
-        .field("error_pct", r.error_pct)
-        .field("lumos_tflops_per_gpu", r.lumos_tflops_per_gpu)
-        .field("published_tflops_per_gpu", r.published_tflops_per_gpu)
-        .field("fits", r.fits)
-        .field("source", r.run->source)
-        .field("note", r.run->note)
-        .key("breakdown");
-    breakdown_json(w, r.breakdown);
-    w.end_object();
-  }
+  for (const estimate::CalibrationRow& r : c.rows) row_json(w, r);
   w.end_array();
   w.key("groups").begin_array();
   for (const estimate::CalibrationGroup& g : c.groups)
@@ -172,6 +192,53 @@ void calibration_json(std::ostream& os, const estimate::CalibrationCheck& c) {
   w.field("min_s", l.min_s).field("max_s", l.max_s);
   w.field("nodes", l.nodes).field("edges", l.edges).end_object();
   w.end_object();
+  os << '\n';
+}
+
+void unfitted_text(std::ostream& os, const estimate::UnfittedCheck& u) {
+  os << "unfitted columns: step time, lumos vs published, at the GPU counts of "
+        "dgxc-benchmarking's\n"
+        "  tables that published-runs.json leaves out (no constant is fitted to them; negative:\n"
+        "  lumos too fast)\n";
+  rows_text(os, u.rows);
+  os << "FP8/BF16 step ratio of each layout:\n";
+  const int lw = label_width(u.rows);
+  os << strprintf("  %-*s %10s %9s %8s\n", lw, "BF16 run", "published", "lumos", "error");
+  for (const estimate::DtypePair& p : u.pairs)
+    os << strprintf("  %-*s %10.4f %9.4f %+7.1f%%\n", lw, p.bf16->run->label.c_str(),
+                    p.published_ratio, p.lumos_ratio, p.error_pct);
+  os << "summary:\n";
+  for (const estimate::ErrorSummary* s : {&u.bf16, &u.fp8, &u.ratios})
+    os << strprintf(
+        "  %-15s %2d: mean |error| %.1f%%, signed mean %+.1f%%, max %.1f%%, %d within 5%%\n",
+        s->what.c_str(), s->count, s->mean_abs_pct, s->signed_mean_pct, s->max_abs_pct,
+        s->within_5pct);
+}
+
+void unfitted_json(std::ostream& os, const estimate::UnfittedCheck& u) {
+  common::JsonWriter w(os);
+  w.begin_object().key("rows").begin_array();
+  for (const estimate::CalibrationRow& r : u.rows) row_json(w, r);
+  w.end_array().key("pairs").begin_array();
+  for (const estimate::DtypePair& p : u.pairs)
+    w.begin_object()
+        .field("bf16", p.bf16->run->label)
+        .field("fp8", p.fp8->run->label)
+        .field("published_ratio", p.published_ratio)
+        .field("lumos_ratio", p.lumos_ratio)
+        .field("error_pct", p.error_pct)
+        .end_object();
+  w.end_array().key("summary").begin_array();
+  for (const estimate::ErrorSummary* s : {&u.bf16, &u.fp8, &u.ratios})
+    w.begin_object()
+        .field("what", s->what)
+        .field("count", s->count)
+        .field("mean_abs_error_pct", s->mean_abs_pct)
+        .field("signed_mean_error_pct", s->signed_mean_pct)
+        .field("max_abs_error_pct", s->max_abs_pct)
+        .field("within_5pct", s->within_5pct)
+        .end_object();
+  w.end_array().end_object();
   os << '\n';
 }
 

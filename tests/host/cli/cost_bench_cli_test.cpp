@@ -223,3 +223,51 @@ TEST(BenchCli, EstimateJsonHasTheCalibrationAndTheLatency) {
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_EQ(std::count(bad.out.begin(), bad.out.end(), '\n'), 1) << bad.out;
 }
+
+// --unfitted: the table's columns no constant is fitted to, each with the flags that reproduce
+// it, the FP8/BF16 pairs among them and the summaries; a check of its own.
+TEST(BenchCli, UnfittedColumnsListRowsPairsAndSummaries) {
+  const auto r = run_lumos("bench estimate --unfitted --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  simdjson::dom::parser p;
+  const simdjson::dom::element d = p.parse(r.out);
+  size_t rows = 0, pairs = 0;
+  std::string proxy_options;
+  double proxy_step_s = 0;
+  for (auto row : d["rows"].get_array()) {
+    ++rows;
+    EXPECT_GT(row["published_step_s"].get_double().value(), 0.0);
+    const std::string label(row["label"].get_string().value());
+    if (label == "dgxc Llama3.1-405B FP8, 96 GPUs (21 layers)") {
+      proxy_options = std::string(row["options"].get_string().value());
+      proxy_step_s = row["step_time_s"].get_double().value();
+    }
+  }
+  EXPECT_EQ(rows, 44u);
+  for (auto pair : d["pairs"].get_array()) {
+    ++pairs;
+    EXPECT_GT(pair["published_ratio"].get_double().value(), 0.5);
+    EXPECT_LT(pair["published_ratio"].get_double().value(), 1.0);
+  }
+  EXPECT_EQ(pairs, 22u);
+  size_t summaries = 0;
+  for (auto s : d["summary"].get_array()) {
+    ++summaries;
+    EXPECT_EQ(s["count"].get_int64().value(), 22);
+  }
+  EXPECT_EQ(summaries, 3u);
+  ASSERT_NE(proxy_options.find("--layers 21"), std::string::npos) << proxy_options;
+  EXPECT_NE(proxy_options.find("--pp 3 --dp 2 --interleave 7"), std::string::npos) << proxy_options;
+  const auto e = run_lumos("estimate --json " + proxy_options);
+  ASSERT_EQ(e.exit_code, 0) << e.out;
+  simdjson::dom::parser ep;
+  EXPECT_NEAR(ep.parse(e.out)["step_time_s"].get_double().value(), proxy_step_s, 1e-9);
+  const auto text = run_lumos("bench estimate --unfitted");
+  ASSERT_EQ(text.exit_code, 0) << text.out;
+  for (const char* line : {"unfitted columns:", "FP8/BF16 step ratio of each layout:",
+                           "  BF16 steps      22: mean |error| "})
+    EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
+  const auto both = run_lumos("bench estimate --unfitted --cross-validate");
+  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_EQ(std::count(both.out.begin(), both.out.end(), '\n'), 1) << both.out;
+}
