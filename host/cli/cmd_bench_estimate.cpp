@@ -82,9 +82,9 @@ int bench_estimate(int argc, char** argv) {
   LUMOS_EXPECT(!a.count("csv") || cross, "lumos bench estimate: --csv needs --cross-validate");
   LUMOS_EXPECT(!cross || !a.count("json"),
                "lumos bench estimate: --cross-validate prints a table (use --csv for rows)");
-  LUMOS_EXPECT(!a.count("unfitted") || (!cross && !a.count("write-residuals")),
-               "lumos bench estimate: --unfitted is a check of its own (without --cross-validate "
-               "and --write-residuals)");
+  LUMOS_EXPECT(!a.count("unfitted") || (!cross && !a.count("write-residuals") && !a.count("runs")),
+               "lumos bench estimate: --unfitted is a check of its own (without --cross-validate, "
+               "--write-residuals and --runs)");
   if (a.count("write-residuals")) check_output_path(a["write-residuals"].as<std::string>());
   if (a.count("csv") && !is_stdout(a["csv"].as<std::string>()))
     check_output_path(a["csv"].as<std::string>());

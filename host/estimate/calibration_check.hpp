@@ -79,6 +79,13 @@ ErrorSummary summarize_errors(std::string what, const std::vector<double>& error
 // The estimate against the columns of the published tables no constant is fitted to
 // (unfitted_columns()): each row, each FP8/BF16 pair's ratio, and their summaries.
 struct UnfittedCheck {
+  UnfittedCheck() = default;
+  // Moved, never copied: `pairs` point into `rows` (a moved vector keeps its elements in place).
+  UnfittedCheck(const UnfittedCheck&) = delete;
+  UnfittedCheck& operator=(const UnfittedCheck&) = delete;
+  UnfittedCheck(UnfittedCheck&&) = default;
+  UnfittedCheck& operator=(UnfittedCheck&&) = default;
+
   std::vector<CalibrationRow> rows;
   std::vector<DtypePair> pairs;
   ErrorSummary bf16, fp8, ratios;

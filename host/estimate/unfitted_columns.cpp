@@ -26,7 +26,10 @@ const PublishedRun& fitted_row(const char* id) {
 
 // "dgxc Llama3.1-70B BF16, 64 GPUs" -> "dgxc Llama3.1-70B BF16, 128 GPUs".
 std::string relabel(const std::string& label, int gpus, int64_t layers) {
-  std::string l = label.substr(0, label.rfind(", ")) + ", " + std::to_string(gpus) + " GPUs";
+  const size_t at = label.rfind(", ");
+  if (at == std::string::npos)
+    throw std::logic_error("unfitted columns: the label '" + label + "' names no GPU count");
+  std::string l = label.substr(0, at) + ", " + std::to_string(gpus) + " GPUs";
   return layers > 0 ? l + " (" + std::to_string(layers) + " layers)" : l;
 }
 
@@ -68,8 +71,9 @@ PublishedRun column_run(const Column& c, const char* source) {
 const std::vector<PublishedRun>& unfitted_columns() {
   static const std::vector<PublishedRun> runs = [] {
     // Step times (train_step_timing, s) as the tables print them; published-runs.json holds the
-    // first and last full-size columns of each (8 and 128 GPUs for 8B, 64 and 2,048 for 70B, 576
-    // for 405B, 16 for 15B, 128 and 2,048 for 340B). Global batch as each README prescribes.
+    // first and last full-size columns of each (only the first for 405B and 15B): 8 and 128 GPUs
+    // for 8B, 64 and 2,048 for 70B, 576 for 405B, 16 for 15B, 128 and 2,048 for 340B. Global
+    // batch as each README prescribes.
     constexpr const char* kLlama =
         "NVIDIA/dgxc-benchmarking llama3.1/README_{8b,70b,405b}.md at commit 8f5cbb3 (NeMo 24.12 "
         "container), Expected Performance";

@@ -99,7 +99,6 @@ void batch_benchmark_json(std::ostream& os, const engine::BatchBenchmark& b) {
 
 namespace {
 
-// One line per run (a star where lumos models something differently), then the notes.
 // The width of the run column: 37, or the longest label.
 int label_width(const std::vector<estimate::CalibrationRow>& rows) {
   size_t w = 37;
@@ -107,6 +106,7 @@ int label_width(const std::vector<estimate::CalibrationRow>& rows) {
   return static_cast<int>(w);
 }
 
+// One line per run (a star where lumos models something differently), then the notes.
 void rows_text(std::ostream& os, const std::vector<estimate::CalibrationRow>& rows) {
   const int lw = label_width(rows);
   os << strprintf("  %-*s %-14s %-18s %10s %9s %8s %13s %16s\n", lw, "run", "gpu", "stack",

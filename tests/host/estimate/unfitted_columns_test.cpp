@@ -4,8 +4,10 @@
 // carries from the fitted columns to the rest of the same table.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <string>
 
@@ -36,11 +38,13 @@ TEST(UnfittedColumns, EveryColumnIsAFittedRecipeAtAnotherScaleWithItsTwin) {
   for (const PublishedRun& r : unfitted_columns()) {
     EXPECT_TRUE(ids.insert(r.id).second) << r.id;
     EXPECT_EQ(fitted.count(r.id), 0u) << r.id << " is a fitted row";
-    EXPECT_NE(r.options.find("--dp " + std::to_string(r.request.cfg.dp)), std::string::npos)
-        << r.options;
-    EXPECT_NE(r.options.find("--layers " + std::to_string(r.request.model.layers)),
-              std::string::npos)
-        << r.options;
+    const auto& c = r.request.cfg;
+    for (const std::string flag :
+         {"--layers " + std::to_string(r.request.model.layers) + " ",
+          "--pp " + std::to_string(c.pp) + " ", "--dp " + std::to_string(c.dp) + " ",
+          "--gbs " + std::to_string(c.gbs) + " "})
+      EXPECT_NE(r.options.find(flag), std::string::npos) << flag << " in " << r.options;
+    EXPECT_EQ(r.options.find("--interleave ") != std::string::npos, c.interleave > 1) << r.options;
     EXPECT_EQ(r.request.cfg.gbs % (r.request.cfg.dp * r.request.cfg.mbs), 0) << r.label;
   }
   EXPECT_EQ(unfitted_columns().size(), 44u);
@@ -73,5 +77,27 @@ TEST(UnfittedColumns, Fp8StepsAndRatiosHoldOutsideTheLlama405bRecipe) {
                 p.published_ratio, p.lumos_ratio, p.error_pct);
     EXPECT_LT(std::fabs(p.error_pct), is_405b(*p.bf16) ? 10.0 : 5.0) << p.bf16->run->label;
   }
-  EXPECT_GE(check().fp8.within_5pct, 18);
+}
+
+// How the FP8/BF16 ratio moves with data-parallel scale within one table (the replica skew at
+// amax reductions, fitted on two tables' fitted columns alone) carries to the columns between:
+// within each table the ratio's error spans at most 3 points (0.5 to 2.3 on 2026-12-06; the 405B
+// proxies, which change the layers, aside). Published, 405B's ratio grows 0.7% from 576 to 2,304
+// GPUs where lumos's grows 1.7%: the skew there is priced high, within this bound.
+TEST(UnfittedColumns, RatioErrorsStayLevelAcrossScalesWithinEachTable) {
+  std::map<std::string, std::pair<double, double>> span;  // table -> (least, most) error
+  for (const DtypePair& p : check().pairs) {
+    const std::string& label = p.bf16->run->label;
+    if (label.find("layers") != std::string::npos) continue;
+    const std::string table = label.substr(0, label.find(" BF16"));
+    auto [it, fresh] = span.try_emplace(table, p.error_pct, p.error_pct);
+    it->second.first = std::min(it->second.first, p.error_pct);
+    it->second.second = std::max(it->second.second, p.error_pct);
+  }
+  EXPECT_EQ(span.size(), 5u);
+  for (const auto& [table, range] : span) {
+    std::printf("%-28s ratio error %+5.1f%% to %+5.1f%%\n", table.c_str(), range.first,
+                range.second);
+    EXPECT_LE(range.second - range.first, 3.0) << table;
+  }
 }
