@@ -99,10 +99,41 @@ ErrorSummary summarize_errors(std::string what, const std::vector<double>& error
   return s;
 }
 
+void ErrorRange::add(double pct, bool first) {
+  least_pct = first ? pct : std::min(least_pct, pct);
+  most_pct = first ? pct : std::max(most_pct, pct);
+}
+
+namespace {
+
+// "dgxc Llama3.1-405B BF16, 96 GPUs (21 layers)" -> "dgxc Llama3.1-405B proxies".
+std::string table_of(const std::string& bf16_label) {
+  const std::string table = bf16_label.substr(0, bf16_label.find(" BF16"));
+  return bf16_label.find(" layers)") != std::string::npos ? table + " proxies" : table;
+}
+
+std::vector<UnfittedTable> tables_of(const std::vector<DtypePair>& pairs) {
+  std::vector<UnfittedTable> tables;
+  for (const DtypePair& p : pairs) {
+    const std::string name = table_of(p.bf16->run->label);
+    auto it = std::find_if(tables.begin(), tables.end(),
+                           [&](const UnfittedTable& t) { return t.name == name; });
+    if (it == tables.end()) it = tables.insert(tables.end(), UnfittedTable{name});
+    const bool first = it->columns++ == 0;
+    it->bf16.add(p.bf16->error_pct, first);
+    it->fp8.add(p.fp8->error_pct, first);
+    it->ratio.add(p.error_pct, first);
+  }
+  return tables;
+}
+
+}  // namespace
+
 UnfittedCheck check_unfitted_columns(const cost::KernelsDb& db) {
   UnfittedCheck u;
   u.rows = calibration_rows(db, unfitted_columns());
   u.pairs = dtype_pairs(u.rows);
+  u.tables = tables_of(u.pairs);
   std::vector<double> bf16, fp8, ratios;
   for (const CalibrationRow& r : u.rows)
     (r.run->request.cfg.dtype == cost::Dtype::kFp8 ? fp8 : bf16).push_back(r.error_pct);

@@ -76,6 +76,19 @@ struct ErrorSummary {
 };
 ErrorSummary summarize_errors(std::string what, const std::vector<double>& errors_pct);
 
+// The least and most of some errors, in percent.
+struct ErrorRange {
+  double least_pct = 0, most_pct = 0;
+  void add(double pct, bool first);
+};
+// One table's columns (a proxy layout's apart, as "<table> proxies"): how each dtype's step and
+// the FP8/BF16 ratio miss across them.
+struct UnfittedTable {
+  std::string name;
+  int columns = 0;
+  ErrorRange bf16, fp8, ratio;
+};
+
 // The estimate against the columns of the published tables no constant is fitted to
 // (unfitted_columns()): each row, each FP8/BF16 pair's ratio, and their summaries.
 struct UnfittedCheck {
@@ -88,6 +101,7 @@ struct UnfittedCheck {
 
   std::vector<CalibrationRow> rows;
   std::vector<DtypePair> pairs;
+  std::vector<UnfittedTable> tables;  // in order of first appearance
   ErrorSummary bf16, fp8, ratios;
 };
 UnfittedCheck check_unfitted_columns(const cost::KernelsDb& db);

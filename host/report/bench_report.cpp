@@ -207,6 +207,13 @@ void unfitted_text(std::ostream& os, const estimate::UnfittedCheck& u) {
   for (const estimate::DtypePair& p : u.pairs)
     os << strprintf("  %-*s %10.4f %9.4f %+7.1f%%\n", lw, p.bf16->run->label.c_str(),
                     p.published_ratio, p.lumos_ratio, p.error_pct);
+  os << "by table (least to most error across its columns):\n";
+  for (const estimate::UnfittedTable& t : u.tables)
+    os << strprintf(
+        "  %-28s %d columns: BF16 %+.1f%% to %+.1f%%, FP8 %+.1f%% to %+.1f%%, FP8/BF16 %+.1f%% "
+        "to %+.1f%%\n",
+        t.name.c_str(), t.columns, t.bf16.least_pct, t.bf16.most_pct, t.fp8.least_pct,
+        t.fp8.most_pct, t.ratio.least_pct, t.ratio.most_pct);
   os << "summary:\n";
   for (const estimate::ErrorSummary* s : {&u.bf16, &u.fp8, &u.ratios})
     os << strprintf(
@@ -228,6 +235,19 @@ void unfitted_json(std::ostream& os, const estimate::UnfittedCheck& u) {
         .field("lumos_ratio", p.lumos_ratio)
         .field("error_pct", p.error_pct)
         .end_object();
+  w.end_array().key("tables").begin_array();
+  for (const estimate::UnfittedTable& t : u.tables) {
+    w.begin_object().field("name", t.name).field("columns", t.columns);
+    for (auto [key, range] :
+         {std::pair{"bf16_error_pct", &t.bf16}, std::pair{"fp8_error_pct", &t.fp8},
+          std::pair{"ratio_error_pct", &t.ratio}})
+      w.key(key)
+          .begin_object()
+          .field("least", range->least_pct)
+          .field("most", range->most_pct)
+          .end_object();
+    w.end_object();
+  }
   w.end_array().key("summary").begin_array();
   for (const estimate::ErrorSummary* s : {&u.bf16, &u.fp8, &u.ratios})
     w.begin_object()

@@ -256,6 +256,13 @@ TEST(BenchCli, UnfittedColumnsListRowsPairsAndSummaries) {
     EXPECT_EQ(s["count"].get_int64().value(), 22);
   }
   EXPECT_EQ(summaries, 3u);
+  size_t tables = 0;
+  for (auto t : d["tables"].get_array()) {
+    ++tables;
+    EXPECT_LE(t["ratio_error_pct"]["least"].get_double().value(),
+              t["ratio_error_pct"]["most"].get_double().value());
+  }
+  EXPECT_EQ(tables, 6u);  // five tables and the 405B proxies
   ASSERT_NE(proxy_options.find("--layers 21"), std::string::npos) << proxy_options;
   for (const char* flag : {"--pp 3 ", "--dp 2 ", "--interleave 7 "})
     EXPECT_NE(proxy_options.find(flag), std::string::npos) << flag << proxy_options;
@@ -265,8 +272,9 @@ TEST(BenchCli, UnfittedColumnsListRowsPairsAndSummaries) {
   EXPECT_NEAR(ep.parse(e.out)["step_time_s"].get_double().value(), proxy_step_s, 1e-9);
   const auto text = run_lumos("bench estimate --unfitted");
   ASSERT_EQ(text.exit_code, 0) << text.out;
-  for (const char* line : {"unfitted columns:", "FP8/BF16 step ratio of each layout:",
-                           "  BF16 steps      22: mean |error| "})
+  for (const char* line :
+       {"unfitted columns:", "FP8/BF16 step ratio of each layout:",
+        "  dgxc Llama3.1-405B proxies   3 columns: BF16 ", "  BF16 steps      22: mean |error| "})
     EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
   for (const char* other : {"--cross-validate", "--runs 3"}) {
     const auto both = run_lumos(std::string("bench estimate --unfitted ") + other);
