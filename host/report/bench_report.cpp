@@ -1,6 +1,7 @@
 #include "report/bench_report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -208,12 +209,14 @@ void unfitted_text(std::ostream& os, const estimate::UnfittedCheck& u) {
     os << strprintf("  %-*s %10.4f %9.4f %+7.1f%%\n", lw, p.bf16->run->label.c_str(),
                     p.published_ratio, p.lumos_ratio, p.error_pct);
   os << "by table (least to most error across its columns):\n";
+  // A percent that rounds to zero prints as +0.0, not -0.0.
+  auto pct = [](double v) { return std::fabs(v) < 0.05 ? 0.0 : v; };
   for (const estimate::UnfittedTable& t : u.tables)
     os << strprintf(
         "  %-28s %d columns: BF16 %+.1f%% to %+.1f%%, FP8 %+.1f%% to %+.1f%%, FP8/BF16 %+.1f%% "
         "to %+.1f%%\n",
-        t.name.c_str(), t.columns, t.bf16.least_pct, t.bf16.most_pct, t.fp8.least_pct,
-        t.fp8.most_pct, t.ratio.least_pct, t.ratio.most_pct);
+        t.name.c_str(), t.columns, pct(t.bf16.least_pct), pct(t.bf16.most_pct),
+        pct(t.fp8.least_pct), pct(t.fp8.most_pct), pct(t.ratio.least_pct), pct(t.ratio.most_pct));
   os << "summary:\n";
   for (const estimate::ErrorSummary* s : {&u.bf16, &u.fp8, &u.ratios})
     os << strprintf(
