@@ -41,23 +41,44 @@ std::vector<CalibrationRow> calibration_rows(const cost::KernelsDb& db,
   return rows;
 }
 
+ErrorSummary summarize_errors(std::string what, const std::vector<double>& errors_pct) {
+  ErrorSummary s;
+  s.what = std::move(what);
+  for (double e : errors_pct) {
+    s.count++;
+    s.mean_abs_pct += std::fabs(e);
+    s.signed_mean_pct += e;
+    s.max_abs_pct = std::max(s.max_abs_pct, std::fabs(e));
+    s.within_5pct += std::fabs(e) <= 5 ? 1 : 0;
+  }
+  if (s.count > 0) {
+    s.mean_abs_pct /= s.count;
+    s.signed_mean_pct /= s.count;
+  }
+  return s;
+}
+
 std::vector<CalibrationGroup> calibration_groups(const std::vector<CalibrationRow>& rows) {
   std::vector<CalibrationGroup> groups;
+  std::vector<std::vector<double>> errors_pct;  // by group
   for (const CalibrationRow& r : rows) {
     const std::string& gpu = r.run->request.gpu;
     const std::string& stack = r.run->request.cfg.stack;
     auto it = std::find_if(groups.begin(), groups.end(), [&](const CalibrationGroup& g) {
       return g.gpu == gpu && g.stack == stack;
     });
-    if (it == groups.end()) it = groups.insert(groups.end(), CalibrationGroup{gpu, stack});
-    it->rows++;
-    it->mean_abs_error_pct += std::fabs(r.error_pct);
-    it->signed_mean_error_pct += r.error_pct;
-    it->max_abs_error_pct = std::max(it->max_abs_error_pct, std::fabs(r.error_pct));
+    if (it == groups.end()) {
+      it = groups.insert(groups.end(), CalibrationGroup{gpu, stack});
+      errors_pct.emplace_back();
+    }
+    errors_pct[static_cast<size_t>(it - groups.begin())].push_back(r.error_pct);
   }
-  for (CalibrationGroup& g : groups) {
-    g.mean_abs_error_pct /= g.rows;
-    g.signed_mean_error_pct /= g.rows;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const ErrorSummary s = summarize_errors(groups[i].gpu, errors_pct[i]);
+    groups[i].rows = s.count;
+    groups[i].mean_abs_error_pct = s.mean_abs_pct;
+    groups[i].signed_mean_error_pct = s.signed_mean_pct;
+    groups[i].max_abs_error_pct = s.max_abs_pct;
   }
   return groups;
 }
@@ -80,23 +101,6 @@ std::vector<DtypePair> dtype_pairs(const std::vector<CalibrationRow>& rows) {
     }
   }
   return pairs;
-}
-
-ErrorSummary summarize_errors(std::string what, const std::vector<double>& errors_pct) {
-  ErrorSummary s;
-  s.what = std::move(what);
-  for (double e : errors_pct) {
-    s.count++;
-    s.mean_abs_pct += std::fabs(e);
-    s.signed_mean_pct += e;
-    s.max_abs_pct = std::max(s.max_abs_pct, std::fabs(e));
-    s.within_5pct += std::fabs(e) <= 5 ? 1 : 0;
-  }
-  if (s.count > 0) {
-    s.mean_abs_pct /= s.count;
-    s.signed_mean_pct /= s.count;
-  }
-  return s;
 }
 
 void ErrorRange::add(double pct, bool first) {
