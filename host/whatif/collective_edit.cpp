@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 
 #include "common/error.hpp"
@@ -33,6 +34,15 @@ struct GroupChange {
   int traced_size = 0, size = 0;
   EditLine line;
 };
+
+// Delayed scaling's amax all-reduce: an all-reduce with MAX (NCCL's kernels name the reduction:
+// ncclDevKernel_AllReduce_Max_f32, ncclKernel_AllReduce_RING_LL_Max_float), where gradients and
+// losses reduce with Sum. Megatron-Core runs it over the stage's tensor, context and
+// data-parallel ranks (docs/design.md, "Replica skew at amax reductions").
+bool is_amax_reduction(std::string_view kernel, const trace::CollectiveInfo* ci) {
+  return ci && ci->type == trace::CollectiveType::kAllReduce && ci->group_size > 0 &&
+         kernel.find("_Max") != std::string_view::npos;
+}
 
 }  // namespace
 
@@ -114,6 +124,21 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
     x.ranks = ranks, x.ranks_per_node = per_node;
     return model_cache[key] = cost::collective_time(db, *req.gpu, topo, x).time_us;
   };
+  // The amax all-reduces span the replicas: --dp widens each and makes it wait for the last of
+  // more of them, the replica skew the model prices (model/fp8_amax_reduction.hpp). The
+  // recipe that reduces amaxes across replicas is delayed scaling; a trace does not name its
+  // stack, so its skew is that recipe's.
+  const int traced_replicas = dp_group && dp_group->size % cp == 0 ? dp_group->size / cp
+                              : dp_group                           ? dp_group->size
+                                                                   : 1;
+  const int new_replicas = req.dp > 0 ? req.dp : traced_replicas;
+  const auto delayed = db.fp8_recipes.find("delayed_scaling");
+  const double skew_us = delayed != db.fp8_recipes.end() ? delayed->second.replica_skew_us : 0.0;
+  // Its group is the stage's tensor x context x data-parallel ranks; one over the tensor and
+  // context ranks only (tp_only_amax_red) waits for no replica and keeps its size.
+  const int amax_traced_ranks = std::max(1, js.tp) * cp * traced_replicas;
+  EditLine amax_line;
+  int amax_ranks[2] = {0, 0};
   for (graph::NodeId v = 1; v < g.num_nodes(); ++v) {
     if (g.kind[v] != graph::NodeKind::kKernel) continue;
     size_t ti = 0;
@@ -136,6 +161,32 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
     if (k.kernel_class != "comm") continue;
     const trace::Event& e = t->events[k.event];
     const trace::CollectiveInfo* ci = e.collective >= 0 ? &t->collectives[e.collective] : nullptr;
+    if (is_amax_reduction(t->name_of(e), ci) && k.collective &&
+        ci->group_size == amax_traced_ranks && (new_replicas != traced_replicas || network)) {
+      const int before_ranks = ci->group_size;
+      const int after_ranks = before_ranks / traced_replicas * new_replicas;
+      const auto on_node = [](int ranks, const cost::Topology& topo) {
+        return std::max(1, std::min(ranks, topo.gpus_per_node));  // tensor, context ranks inside
+      };
+      const double skew_before = skew_us * model::expected_max_of_normals(traced_replicas);
+      const double skew_after = skew_us * model::expected_max_of_normals(new_replicas);
+      const double before =
+          model_us(*k.collective, before_ranks, on_node(before_ranks, *req.traced_topology),
+                   *req.traced_topology);
+      const double after_us =
+          model_us(*k.collective, after_ranks, on_node(after_ranks, *req.topology), *req.topology);
+      const KernelWait* kw = waits.of(v);
+      // A folder's rendezvous has joined the traced replicas already: what is added is the wait
+      // for the replicas it did not trace. Elsewhere the traced time holds transfer and skew.
+      if (kw && kw->from == TransferFrom::kRendezvous)
+        out.dur_us[v] = (before > 0 ? g.dur_us[v] * after_us / before : after_us) +
+                        std::max(0.0, skew_after - skew_before);
+      else
+        out.dur_us[v] = g.dur_us[v] * (after_us + skew_after) / (before + skew_before);
+      amax_ranks[0] = before_ranks, amax_ranks[1] = after_ranks;
+      ++amax_line.kernels, amax_line.traced_us += g.dur_us[v], amax_line.edited_us += out.dur_us[v];
+      continue;
+    }
     const std::string name =
         ci && !ci->process_group.empty() ? ci->process_group : std::string("(unnamed)");
     auto c = change.find(name);
@@ -191,6 +242,13 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
   if (lines) {
     for (auto& [name, gc] : change)
       if (gc.line.kernels > 0 && gc.line.edited_us != gc.line.traced_us) lines->push_back(gc.line);
+    if (amax_line.kernels > 0) {
+      amax_line.what = strprintf(
+          "fp8 amax all-reduces: %d -> %d ranks, the last of %d replicas in place of %d (replica "
+          "skew %.0f us)",
+          amax_ranks[0], amax_ranks[1], new_replicas, traced_replicas, skew_us);
+      lines->push_back(amax_line);
+    }
     if (opt_line.kernels > 0) lines->push_back(opt_line);
     if (matrix_line.kernels > 0) lines->push_back(matrix_line);
   }

@@ -17,6 +17,9 @@ struct JobConfig {
   int64_t gbs = 16, mbs = 1;
   bool distributed_optimizer = false;
   int64_t hidden = 0, ffn = 0;  // 0 keeps the preset's
+  cost::Dtype dtype = cost::Dtype::kBf16;
+  bool sequence_parallel = false;
+  bool tp_only_amax_reduction = false;
 };
 
 inline estimate::EstimateRequest job_request(const JobConfig& c) {
@@ -32,6 +35,8 @@ inline estimate::EstimateRequest job_request(const JobConfig& c) {
   r.cfg.tp = c.tp, r.cfg.pp = c.pp, r.cfg.dp = c.dp, r.cfg.interleave = c.interleave;
   r.cfg.gbs = c.gbs;
   r.cfg.distributed_optimizer = c.distributed_optimizer;
+  r.cfg.dtype = c.dtype, r.cfg.sequence_parallel = c.sequence_parallel;
+  r.cfg.tp_only_amax_reduction = c.tp_only_amax_reduction;
   return r;
 }
 
