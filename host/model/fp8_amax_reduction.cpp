@@ -28,6 +28,23 @@ double layers_per_model_chunk(const ParallelConfig& c, int64_t layers) {
   return std::max(1.0, static_cast<double>(layers) / chunks);
 }
 
+double amax_all_reduce_us(const cost::KernelsDb& db, const cost::GpuSpec& gpu,
+                          const cost::Topology& topo, double bytes, int64_t ranks, int replicas,
+                          double replica_skew_us) {
+  if (ranks < 2) return 0;
+  cost::CollectiveQuery q;
+  q.op = cost::Collective::kAllReduce;
+  q.bytes = bytes;
+  q.ranks = static_cast<int>(ranks);
+  q.ranks_per_node = static_cast<int>(std::min<int64_t>(ranks, std::max(1, topo.gpus_per_node)));
+  // The reduction is a barrier across the stage's data-parallel replicas, which reach it at
+  // times that spread by replica_skew_us: it ends after the last of them, e_dp standard
+  // deviations after the mean (the replicas of one stage are otherwise identical; docs/design.md,
+  // "Replica skew at amax reductions").
+  return cost::collective_time(db, gpu, topo, q).time_us +
+         replica_skew_us * expected_max_of_normals(replicas);
+}
+
 KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec& gpu,
                                   const cost::Topology& topo, const cost::Fp8Recipe& recipe,
                                   const ParallelConfig& c, int64_t layers, bool free_comm,
@@ -54,19 +71,8 @@ KernelOp fp8_amax_reduction_share(const cost::KernelsDb& db, const cost::GpuSpec
   const double bytes = kAmaxBytesPerLayer * stage_layers;
   op.nelems = op.out_nelems = static_cast<int64_t>(bytes / 4);
   if (recipe.amax_reductions_per_pass <= 0 || ranks < 2 || free_comm) return op;
-  cost::CollectiveQuery q;
-  q.op = cost::Collective::kAllReduce;
-  q.bytes = bytes;
-  q.ranks = static_cast<int>(ranks);
-  q.ranks_per_node = static_cast<int>(std::min<int64_t>(ranks, std::max(1, topo.gpus_per_node)));
-  // The reduction is a barrier across the stage's data-parallel replicas, which reach it at
-  // times that spread by recipe.replica_skew_us: it ends after the last of them, e_dp standard
-  // deviations after the mean (the replicas of one stage are otherwise identical; docs/design.md,
-  // "Replica skew at amax reductions").
-  const double skew_us = with_replica_skew ? recipe.replica_skew_us *
-                                                 expected_max_of_normals(amax_reduction_replicas(c))
-                                           : 0;
-  const double us = cost::collective_time(db, gpu, topo, q).time_us + skew_us;
+  const double us = amax_all_reduce_us(db, gpu, topo, bytes, ranks, amax_reduction_replicas(c),
+                                       with_replica_skew ? recipe.replica_skew_us : 0);
   op.dur_us = us * recipe.amax_reductions_per_pass / layers_per_chunk;
   return op;
 }

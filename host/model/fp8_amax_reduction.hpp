@@ -21,6 +21,13 @@ int amax_reduction_replicas(const ParallelConfig& c);
 // The layers of one model chunk: a pipeline stage's layers over its virtual stages, at least 1.
 double layers_per_model_chunk(const ParallelConfig& c, int64_t layers);
 
+// One amax all-reduce of `bytes` over `ranks` (the tensor and context ranks of a replica fill a
+// node first, Megatron's rank order) that waits for the last of `replicas`: NCCL's time plus
+// replica_skew_us x the expected maximum of `replicas` normals. 0 for one rank.
+double amax_all_reduce_us(const cost::KernelsDb& db, const cost::GpuSpec& gpu,
+                          const cost::Topology& topo, double bytes, int64_t ranks, int replicas,
+                          double replica_skew_us);
+
 // One layer's share of a chunk's amax all-reduce, for one pass (forward or backward): the
 // reduction's time over the chunk's layers. A chunk's layers run back to back on the compute
 // stream, so the shares add up to the reduction where it sits, before the chunk's pipeline send.

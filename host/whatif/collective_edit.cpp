@@ -1,6 +1,7 @@
 #include "whatif/collective_edit.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include "common/format.hpp"
 #include "cost/collective_model.hpp"
 #include "cost/dtype.hpp"
+#include "model/fp8_amax_reduction.hpp"
 #include "model/slowest_gpu.hpp"
 #include "whatif/peer_waits.hpp"
 
@@ -35,13 +37,34 @@ struct GroupChange {
   EditLine line;
 };
 
-// Delayed scaling's amax all-reduce: an all-reduce with MAX (NCCL's kernels name the reduction:
-// ncclDevKernel_AllReduce_Max_f32, ncclKernel_AllReduce_RING_LL_Max_float), where gradients and
-// losses reduce with Sum. Megatron-Core runs it over the stage's tensor, context and
-// data-parallel ranks (docs/design.md, "Replica skew at amax reductions").
-bool is_amax_reduction(std::string_view kernel, const trace::CollectiveInfo* ci) {
-  return ci && ci->type == trace::CollectiveType::kAllReduce && ci->group_size > 0 &&
-         kernel.find("_Max") != std::string_view::npos;
+// Delayed scaling's amax all-reduce as a trace shows it: a small fp32 all-reduce over the
+// stage's tensor x context x data-parallel ranks (Megatron-Core's amax reduction group) that
+// NCCL's kernel name marks as a MAX (ncclDevKernel_AllReduce_Max_f32, or _Max_float before NCCL
+// 2.12; gradients and losses reduce with Sum) or the trace's group description names. NCCL 2.19
+// and later may launch a MAX under a Sum kernel's name: without a description such a trace's
+// amax all-reduces stay with their group's collectives. The caller checks the job runs FP8.
+bool is_amax_reduction(std::string_view kernel, const trace::CollectiveInfo& ci, int stage_ranks) {
+  constexpr int64_t kMaxAmaxElems = int64_t{1} << 20;  // a few amaxes per FP8 module
+  if (ci.type != trace::CollectiveType::kAllReduce || ci.group_size != stage_ranks ||
+      ci.in_nelems > kMaxAmaxElems || (!ci.dtype.empty() && cost::tensor_elem_bytes(ci.dtype) != 4))
+    return false;
+  std::string desc = ci.process_group_desc;
+  for (char& ch : desc) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return kernel.find("_Max") != std::string_view::npos || desc.find("amax") != std::string::npos;
+}
+
+// Whether a rank's trace runs FP8 GEMMs: operands typed Float8 (the launching operator's input
+// types) or a cuBLAS or CUTLASS kernel named for its FP8 formats (Transformer Engine 1.x passes
+// FP8 tensors as uint8).
+bool runs_fp8_gemms(const trace::TraceCostReport& r, const trace::EventTable& t) {
+  for (const auto& k : r.kernels) {
+    if (k.kernel_class != "gemm") continue;
+    if (k.gemm && k.gemm->dtype == cost::Dtype::kFp8) return true;
+    const std::string_view name = t.name_of(t.events[k.event]);
+    if (name.find("e4m3") != std::string_view::npos || name.find("e5m2") != std::string_view::npos)
+      return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -124,19 +147,24 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
     x.ranks = ranks, x.ranks_per_node = per_node;
     return model_cache[key] = cost::collective_time(db, *req.gpu, topo, x).time_us;
   };
-  // The amax all-reduces span the replicas: --dp widens each and makes it wait for the last of
-  // more of them, the replica skew the model prices (model/fp8_amax_reduction.hpp). The
-  // recipe that reduces amaxes across replicas is delayed scaling; a trace does not name its
-  // stack, so its skew is that recipe's.
-  const int traced_replicas = dp_group && dp_group->size % cp == 0 ? dp_group->size / cp
-                              : dp_group                           ? dp_group->size
-                                                                   : 1;
+  // Delayed scaling's amax all-reduces span the stage's replicas: --dp widens each and makes it
+  // wait for the last of more of them, as the model prices it (model/fp8_amax_reduction.hpp). A
+  // trace names no stack, so the skew is delayed scaling's, the recipe that reduces amaxes across
+  // replicas. One over the tensor and context ranks only (tp_only_amax_red) waits for no
+  // replica; with one traced replica the amax group is those ranks too, and the two cannot be
+  // told apart: both keep their group's repricing.
+  const int traced_replicas = !dp_group                  ? 1
+                              : dp_group->size % cp == 0 ? dp_group->size / cp
+                                                         : dp_group->size;
   const int new_replicas = req.dp > 0 ? req.dp : traced_replicas;
   const auto delayed = db.fp8_recipes.find("delayed_scaling");
-  const double skew_us = delayed != db.fp8_recipes.end() ? delayed->second.replica_skew_us : 0.0;
-  // Its group is the stage's tensor x context x data-parallel ranks; one over the tensor and
-  // context ranks only (tp_only_amax_red) waits for no replica and keeps its size.
+  const double replica_skew_us =
+      delayed != db.fp8_recipes.end() ? delayed->second.replica_skew_us : 0.0;
   const int amax_traced_ranks = std::max(1, js.tp) * cp * traced_replicas;
+  std::vector<char> fp8_table(tk.tables.size(), 0);
+  if (traced_replicas > 1 && (new_replicas != traced_replicas || network))
+    for (size_t i = 0; i < tk.tables.size(); ++i)
+      fp8_table[i] = runs_fp8_gemms(tk.reports[i], *tk.tables[i]);
   EditLine amax_line;
   int amax_ranks[2] = {0, 0};
   for (graph::NodeId v = 1; v < g.num_nodes(); ++v) {
@@ -161,30 +189,35 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
     if (k.kernel_class != "comm") continue;
     const trace::Event& e = t->events[k.event];
     const trace::CollectiveInfo* ci = e.collective >= 0 ? &t->collectives[e.collective] : nullptr;
-    if (is_amax_reduction(t->name_of(e), ci) && k.collective &&
-        ci->group_size == amax_traced_ranks && (new_replicas != traced_replicas || network)) {
+    if (fp8_table[ti] && ci && k.collective &&
+        is_amax_reduction(t->name_of(e), *ci, amax_traced_ranks)) {
       const int before_ranks = ci->group_size;
       const int after_ranks = before_ranks / traced_replicas * new_replicas;
-      const auto on_node = [](int ranks, const cost::Topology& topo) {
-        return std::max(1, std::min(ranks, topo.gpus_per_node));  // tensor, context ranks inside
+      const double bytes = k.collective->bytes;
+      auto all_reduce_us = [&](const cost::Topology& topo, int ranks, int replicas, double skew) {
+        return model::amax_all_reduce_us(db, *req.gpu, topo, bytes, ranks, replicas, skew);
       };
-      const double skew_before = skew_us * model::expected_max_of_normals(traced_replicas);
-      const double skew_after = skew_us * model::expected_max_of_normals(new_replicas);
-      const double before =
-          model_us(*k.collective, before_ranks, on_node(before_ranks, *req.traced_topology),
-                   *req.traced_topology);
+      const double before_us =
+          all_reduce_us(*req.traced_topology, before_ranks, traced_replicas, replica_skew_us);
       const double after_us =
-          model_us(*k.collective, after_ranks, on_node(after_ranks, *req.topology), *req.topology);
+          all_reduce_us(*req.topology, after_ranks, new_replicas, replica_skew_us);
       const KernelWait* kw = waits.of(v);
-      // A folder's rendezvous has joined the traced replicas already: what is added is the wait
-      // for the replicas it did not trace. Elsewhere the traced time holds transfer and skew.
-      if (kw && kw->from == TransferFrom::kRendezvous)
-        out.dur_us[v] = (before > 0 ? g.dur_us[v] * after_us / before : after_us) +
-                        std::max(0.0, skew_after - skew_before);
-      else
-        out.dur_us[v] = g.dur_us[v] * (after_us + skew_after) / (before + skew_before);
+      if (kw && kw->from == TransferFrom::kRendezvous) {
+        // A folder's rendezvous has joined the traced ranks: the kernel is the transfer, and
+        // what the edit adds is the wait for the replicas no trace joined.
+        const double nccl_before_us = all_reduce_us(*req.traced_topology, before_ranks, 1, 0);
+        const double nccl_after_us = all_reduce_us(*req.topology, after_ranks, 1, 0);
+        out.dur_us[v] = g.dur_us[v] * nccl_after_us / nccl_before_us +
+                        std::max(0.0, (after_us - nccl_after_us) - (before_us - nccl_before_us));
+      } else {
+        // One rank's trace holds the transfer and the wait for the last replica in the kernel, as
+        // a generated job holds the model's (a layer's share of it): both scale together.
+        out.dur_us[v] = g.dur_us[v] * after_us / before_us;
+      }
       amax_ranks[0] = before_ranks, amax_ranks[1] = after_ranks;
-      ++amax_line.kernels, amax_line.traced_us += g.dur_us[v], amax_line.edited_us += out.dur_us[v];
+      if (g.dur_us[v] > 0)  // not a multi-rank arrival (no time of its own)
+        ++amax_line.kernels, amax_line.traced_us += g.dur_us[v],
+            amax_line.edited_us += out.dur_us[v];
       continue;
     }
     const std::string name =
@@ -246,7 +279,7 @@ graph::Graph edit_collectives(const graph::Graph& g, const TracedKernels& tk,
       amax_line.what = strprintf(
           "fp8 amax all-reduces: %d -> %d ranks, the last of %d replicas in place of %d (replica "
           "skew %.0f us)",
-          amax_ranks[0], amax_ranks[1], new_replicas, traced_replicas, skew_us);
+          amax_ranks[0], amax_ranks[1], new_replicas, traced_replicas, replica_skew_us);
       lines->push_back(amax_line);
     }
     if (opt_line.kernels > 0) lines->push_back(opt_line);

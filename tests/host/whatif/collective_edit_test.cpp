@@ -49,6 +49,11 @@ JobConfig fp8(JobConfig c) {
   return c;
 }
 
+JobConfig with_cp(JobConfig c, int cp) {
+  c.cp = cp;
+  return c;
+}
+
 // Megatron-Core's tp_only_amax_red: the amaxes reduced over the tensor-parallel ranks only, so
 // more replicas change nothing of it.
 JobConfig tp_only_amax(JobConfig c) {
@@ -92,6 +97,7 @@ INSTANTIATE_TEST_SUITE_P(
         DpCase{"llama interleaved dp x8", job("llama3-8b", 1, 2, 2, 2, 8, 8), 8},
         DpCase{"llama fp8 dist-opt dp x8", fp8(job("llama3-8b", 2, 1, 2, 1, 8, 4, true)), 8},
         DpCase{"llama fp8 interleaved dp x4", fp8(job("llama3-8b", 2, 2, 2, 2, 8, 8)), 4},
+        DpCase{"llama fp8 cp2 dp x4", with_cp(fp8(job("llama3-8b", 2, 1, 2, 1, 8, 4, true)), 2), 4},
         DpCase{"llama fp8 tp-only amax dp x8",
                tp_only_amax(fp8(job("llama3-8b", 2, 1, 2, 1, 8, 4, true))), 8}),
     [](const auto& info) {
@@ -100,6 +106,23 @@ INSTANTIATE_TEST_SUITE_P(
         if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
       return s;
     });
+
+TEST(DpEdit, SaysHowTheAmaxAllReducesOfAnFp8JobGrow) {
+  lumos::testing::TempDir tmp;
+  lumos::testing::write_job(fp8(job("llama3-8b", 2, 1, 2, 1, 8, 4, true)), tmp.file("job"));
+  WhatifRequest req;
+  req.dp = 8;
+  req.backend = lumos::engine::Backend::kReference;
+  const auto in = lumos::graph::load_job(tmp.file("job"));
+  const auto run = run_whatif(in, req, lumos::cost::embedded_db());
+  std::string lines;
+  for (const auto& l : run.edits) lines += l.what + "\n";
+  // TP 2 x DP 2 ranks become TP 2 x DP 8; the skew is delayed scaling's (stacks.json).
+  EXPECT_NE(lines.find("fp8 amax all-reduces: 4 -> 16 ranks, the last of 8 replicas in place of "
+                       "2 (replica skew 290 us)"),
+            std::string::npos)
+      << lines;
+}
 
 TEST(NetworkEdit, AFasterNetworkNeverSlowsAGeneratedJob) {
   lumos::testing::TempDir tmp;

@@ -13,7 +13,7 @@ namespace lumos::testing {
 struct JobConfig {
   const char* model = "gpt3-15b";
   int64_t layers = 8;
-  int tp = 2, pp = 2, dp = 4, interleave = 1;
+  int tp = 2, pp = 2, dp = 4, interleave = 1, cp = 1;
   int64_t gbs = 16, mbs = 1;
   bool distributed_optimizer = false;
   int64_t hidden = 0, ffn = 0;  // 0 keeps the preset's
@@ -33,6 +33,7 @@ inline estimate::EstimateRequest job_request(const JobConfig& c) {
   if (c.ffn) r.model.ffn = c.ffn;
   r.cfg.mbs = c.mbs;
   r.cfg.tp = c.tp, r.cfg.pp = c.pp, r.cfg.dp = c.dp, r.cfg.interleave = c.interleave;
+  r.cfg.cp = c.cp;
   r.cfg.gbs = c.gbs;
   r.cfg.distributed_optimizer = c.distributed_optimizer;
   r.cfg.dtype = c.dtype, r.cfg.sequence_parallel = c.sequence_parallel;
