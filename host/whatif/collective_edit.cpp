@@ -39,10 +39,11 @@ struct GroupChange {
 
 // Delayed scaling's amax all-reduce as a trace shows it: a small fp32 all-reduce over the
 // stage's tensor x context x data-parallel ranks (Megatron-Core's amax reduction group) that
-// NCCL's kernel name marks as a MAX (ncclDevKernel_AllReduce_Max_f32, or _Max_float before NCCL
-// 2.12; gradients and losses reduce with Sum) or the trace's group description names. NCCL 2.19
-// and later may launch a MAX under a Sum kernel's name: without a description such a trace's
-// amax all-reduces stay with their group's collectives. The caller checks the job runs FP8.
+// NCCL's kernel name marks as a MAX (ncclDevKernel_AllReduce_Max_f32; older releases'
+// ncclKernel_AllReduce_RING_LL_Max_float; gradients and losses reduce with Sum) or the trace's
+// group description names. NCCL 2.19 and later may launch a MAX under a Sum kernel's name:
+// without a description such a trace's amax all-reduces stay with their group's collectives.
+// The caller checks the job runs FP8.
 bool is_amax_reduction(std::string_view kernel, const trace::CollectiveInfo& ci, int stage_ranks) {
   constexpr int64_t kMaxAmaxElems = int64_t{1} << 20;  // a few amaxes per FP8 module
   if (ci.type != trace::CollectiveType::kAllReduce || ci.group_size != stage_ranks ||

@@ -7,7 +7,9 @@
 // the data-parallel group) scales with the shard, and that GEMM and attention kernels take the
 // job's new slowest GPU (model/slowest_gpu.hpp) against the traced job's. Pipeline sends and
 // receives, and the tied embedding all-reduce, are repriced too when the new degree moves their
-// pair of ranks onto or off a node (Megatron's rank order).
+// pair of ranks onto or off a node (Megatron's rank order). FP8 delayed scaling's amax
+// all-reduces span the stage's replicas: they take the new group and the wait for the last of
+// the new replicas (model/fp8_amax_reduction.hpp).
 #pragma once
 #include <string>
 #include <vector>
