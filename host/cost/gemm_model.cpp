@@ -48,7 +48,10 @@ GemmEstimate gemm_time(const KernelsDb& db, const GpuSpec& gpu, const GemmQuery&
 }
 
 double fp8_fprop_speedup(const KernelsDb& db, const GpuSpec& gpu, const Fp8Recipe& recipe) {
-  if (!recipe.fprop_fast_accum) return 1;
+  return recipe.fprop_fast_accum ? fp8_fast_accum_speedup(db, gpu) : 1;
+}
+
+double fp8_fast_accum_speedup(const KernelsDb& db, const GpuSpec& gpu) {
   const auto it = db.gemm.fp8_fast_accum_speedup.find(gpu.arch);
   return it == db.gemm.fp8_fast_accum_speedup.end() ? 1 : it->second;
 }

@@ -13,6 +13,9 @@ struct GemmQuery {
   int64_t m = 0, n = 0, k = 0;
   int64_t batch = 1;  // independent GEMMs of this shape (bmm)
   Dtype dtype = Dtype::kBf16;
+  // A forward pass's GEMM. With FP8 its operands are both E4M3 (the hybrid format keeps
+  // gradients in E5M2), and FP8 recipes run it with fast accumulation (fp8_fprop_speedup).
+  bool fprop = false;
 };
 
 struct GemmEstimate {
@@ -31,6 +34,10 @@ GemmEstimate gemm_time(const KernelsDb& db, const GpuSpec& gpu, const GemmQuery&
 // split accumulation: the architecture's fast-accumulation speed-up where the recipe runs its
 // forward GEMMs with fast accumulation, else 1.
 double fp8_fprop_speedup(const KernelsDb& db, const GpuSpec& gpu, const Fp8Recipe& recipe);
+
+// The architecture's FP8 fast-accumulation speed-up over split accumulation (gemm.json), 1 where
+// it has none: what a forward FP8 GEMM of a recipe that accumulates fast gains on `gpu`.
+double fp8_fast_accum_speedup(const KernelsDb& db, const GpuSpec& gpu);
 
 // The fitted model's parameters for one GPU and dtype (what gemm_core_time takes).
 GemmCoreParams gemm_core_params(const KernelsDb& db, const GpuSpec& gpu, Dtype dtype);

@@ -31,15 +31,18 @@ const char* gemm_operator(const cost::GemmQuery& q) {
   return q.batch > 1 ? "aten::bmm" : "aten::mm";
 }
 
-// Its "Input Dims" and "Input type".
+// Its "Input Dims" and "Input type". FP8 in the hybrid format, as Transformer Engine's and
+// torchao's recipes run it: activations and weights E4M3, gradients E5M2, so a gradient's GEMM
+// (data or weight gradient, the output gradient its first operand) reads one E5M2 operand.
 std::vector<std::pair<std::string, trace::ArgValue>> gemm_operator_args(const cost::GemmQuery& q) {
   const std::string type = q.dtype == cost::Dtype::kFp8    ? "c10::Float8_e4m3fn"
                            : q.dtype == cost::Dtype::kFp16 ? "c10::Half"
                                                            : "c10::BFloat16";
+  const std::string first = q.dtype == cost::Dtype::kFp8 && !q.fprop ? "c10::Float8_e5m2" : type;
   const auto dims =
       q.batch > 1 ? std::vector<std::vector<int64_t>>{{q.batch, q.m, q.k}, {q.batch, q.k, q.n}}
                   : std::vector<std::vector<int64_t>>{{q.m, q.k}, {q.k, q.n}};
-  return {{"Input Dims", dims}, {"Input type", std::vector<std::string>{type, type}}};
+  return {{"Input Dims", dims}, {"Input type", std::vector<std::string>{first, type}}};
 }
 
 // Each group's number, the same in every stage's file (the two sides of a pipeline message

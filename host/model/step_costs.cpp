@@ -120,7 +120,7 @@ class Pricer {
     op.name =
         std::string(fp8 ? "sm90_xmma_gemm_e4m3bf16_bf16f32" : "sm90_xmma_gemm_bf16bf16_bf16f32") +
         " (" + what + ")";
-    op.gemm = cost::GemmQuery{M, N, K, batch, dt};
+    op.gemm = cost::GemmQuery{M, N, K, batch, dt, fprop};
     const cost::GemmEstimate est = cost::gemm_time(db_, gpu_, *op.gemm);
     op.dur_us = est.time_us * matrix_factor_;
     // Fast accumulation speeds up the tensor cores' math, not a GEMM bound by its operands'

@@ -398,7 +398,7 @@ class Builder {
   GraphCount count_;                                            // counting pass
   uint64_t stop_above_ = std::numeric_limits<uint64_t>::max();  // counting pass
   // Distinct GEMM shapes, so that a written trace carries each kernel's operator shape.
-  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int>, int32_t> gemm_of_;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int, bool>, int32_t> gemm_of_;
   // A StepCosts op's slot by its address (slot_of scans the lists, the slot table compares
   // slots: per kernel, a few percent of a build).
   std::unordered_map<const KernelOp*, int32_t> slot_by_address_;

@@ -140,7 +140,7 @@ int32_t Builder<P>::add_comm(int s, const KernelOp& op, const std::string& group
 template <Pass P>
 int32_t Builder<P>::gemm_index(const cost::GemmQuery& q) {
   if constexpr (kCount) return -1;
-  const auto key = std::make_tuple(q.m, q.n, q.k, q.batch, static_cast<int>(q.dtype));
+  const auto key = std::make_tuple(q.m, q.n, q.k, q.batch, static_cast<int>(q.dtype), q.fprop);
   auto [it, fresh] = gemm_of_.try_emplace(key, static_cast<int32_t>(out_.gemms.size()));
   if (fresh) out_.gemms.push_back(q);
   return it->second;

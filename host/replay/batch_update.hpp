@@ -47,6 +47,8 @@ struct BatchGemmView {
   const uint16_t* variant_gpu = nullptr;         // per variant (absolute index): GPU index
   const double* ratio = nullptr;                 // [key * gpus + gpu]: factor of a kRatioKey key
   const double* gpu_speed = nullptr;             // [gpu]: speed-up of every priced node (null: 1)
+  const uint8_t* fast_accum = nullptr;           // per key: an FP8 forward GEMM (null: none)
+  const double* fast_accum_speedup = nullptr;    // [gpu]: its speed-up where compute-bound
   uint32_t num_dtypes = 5;
   uint32_t gpus = 0;
 };
@@ -60,7 +62,10 @@ LUMOS_HD double gemm_key_factor(const BatchGemmView& g, int32_t key, uint32_t gp
   } else {
     const int64_t* sh = g.shape + 4 * static_cast<int64_t>(key);
     const cost::GemmCoreParams& p = g.params[gpu * g.num_dtypes + g.dtype[key]];
-    f = cost::gemm_core_time(p, sh[0], sh[1], sh[2], sh[3]).time_us / g.traced_us[key];
+    const cost::GemmCoreResult r = cost::gemm_core_time(p, sh[0], sh[1], sh[2], sh[3]);
+    // Fast accumulation speeds up the tensor cores' math, not a GEMM bound by its operands.
+    const bool fast = g.fast_accum && g.fast_accum[key] && r.method != cost::kMemoryBound;
+    f = (fast ? r.time_us / g.fast_accum_speedup[gpu] : r.time_us) / g.traced_us[key];
   }
   return g.gpu_speed ? f / g.gpu_speed[gpu] : f;
 }

@@ -41,6 +41,13 @@ void GemmPricing::validate(uint32_t nodes, uint32_t variants) const {
                "batch replay: the pricing's speed-ups do not match its GPUs");
   for (double s : gpu_speed)
     LUMOS_EXPECT(s > 0 && s < 1e300, "batch replay: a priced speed-up is not positive");
+  LUMOS_EXPECT(
+      fast_accum.empty() == fast_accum_speedup.empty() &&
+          (fast_accum.empty() || (fast_accum.size() == n && fast_accum_speedup.size() == columns)),
+      "batch replay: the pricing's fast-accumulation tables do not match its keys and GPUs");
+  for (double s : fast_accum_speedup)
+    LUMOS_EXPECT(s >= 1 && s < 1e300,
+                 "batch replay: a fast-accumulation speed-up is not a number of at least 1");
   for (double f : ratio)
     LUMOS_EXPECT(f > 0 && f < 1e300, "batch replay: a priced ratio is not positive");
   for (uint16_t gi : variant_gpu)
@@ -57,6 +64,8 @@ BatchGemmView GemmPricing::view() const {
   v.variant_gpu = variant_gpu.data();
   v.ratio = ratio.empty() ? nullptr : ratio.data();
   v.gpu_speed = gpu_speed.empty() ? nullptr : gpu_speed.data();
+  v.fast_accum = fast_accum.empty() ? nullptr : fast_accum.data();
+  v.fast_accum_speedup = fast_accum_speedup.empty() ? nullptr : fast_accum_speedup.data();
   v.num_dtypes = cost::kNumDtypes;
   v.gpus = gpus();
   return v;

@@ -25,6 +25,11 @@ struct GemmPricing {
   // A column's speed-up of every priced node: a grid's compute speed axis, since the priced
   // nodes are compute kernels and their column's factor replaces the class's; empty: 1.
   std::vector<double> gpu_speed;  // [gpu]
+  // FP8 forward GEMMs run with fast accumulation (docs/design.md, "FP8 fast accumulation"): a
+  // key marked here takes, where compute-bound, its column's speed-up over the split
+  // accumulation the model's FP8 figures are for. Both empty: none.
+  std::vector<uint8_t> fast_accum;         // per key: 1 for an FP8 forward GEMM
+  std::vector<double> fast_accum_speedup;  // [gpu]
   uint32_t keys() const { return static_cast<uint32_t>(dtype.size()); }
   uint32_t gpus() const { return static_cast<uint32_t>(params.size() / cost::kNumDtypes); }
   uint32_t priced_nodes() const;       // by any key

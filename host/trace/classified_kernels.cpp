@@ -37,8 +37,9 @@ std::optional<GemmQuery> gemm_from_op(std::string_view op,
   };
   GemmQuery q;
   q.dtype = gemm_dtype(types.empty() ? std::string_view() : types[0]);
-  if ((op == "aten::mm" || op == "aten::matmul") && d.size() >= 2 && d[0].size() == 2 &&
-      d[1].size() == 2) {
+  // torchao's float8 linear multiplies through aten::_scaled_mm(A[m, k], B[k, n], scales...).
+  if ((op == "aten::mm" || op == "aten::matmul" || op == "aten::_scaled_mm") && d.size() >= 2 &&
+      d[0].size() == 2 && d[1].size() == 2) {
     q.m = d[0][0], q.k = d[0][1], q.n = d[1][1];
   } else if (op == "aten::addmm" && d.size() >= 3 && d[1].size() == 2 && d[2].size() == 2) {
     q.m = d[1][0], q.k = d[1][1], q.n = d[2][1];
@@ -52,6 +53,13 @@ std::optional<GemmQuery> gemm_from_op(std::string_view op,
     q.batch = a[0], q.m = a[1], q.k = a[2], q.n = b[2];
   } else {
     return std::nullopt;
+  }
+  // An FP8 GEMM whose operands are all E4M3 multiplies activations by weights: a forward GEMM,
+  // as the hybrid format (Transformer Engine's recipes, torchao's) keeps gradients in E5M2.
+  if (q.dtype == Dtype::kFp8) {
+    q.fprop = true;
+    for (size_t i = 0; i < types.size() && i < 3; ++i)
+      q.fprop = q.fprop && types[i].find("e5m2") == std::string_view::npos;
   }
   if (q.m <= 0 || q.n <= 0 || q.k <= 0 || q.batch <= 0) return std::nullopt;
   // Beyond any real GEMM (and beyond the cost model's integer arithmetic).
@@ -132,6 +140,9 @@ TraceCostReport cost_report(const KernelsDb& db, const trace::EventTable& t) {
           (kn.find("tensorop") != std::string_view::npos ||
            kn.find("1688") != std::string_view::npos || kn.find("tf32") != std::string_view::npos))
         k.gemm->dtype = Dtype::kTf32;
+      // A kernel that names an E5M2 operand multiplies a gradient, whatever its operator says.
+      if (k.gemm && k.gemm->dtype == Dtype::kFp8 && kn.find("e5m2") != std::string_view::npos)
+        k.gemm->fprop = false;
     }
     if (k.kernel_class == "comm" && e.collective >= 0) {
       const trace::CollectiveInfo& ci = t.collectives[e.collective];

@@ -1,5 +1,6 @@
 #include "whatif/gemm_pricing.hpp"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -62,7 +63,12 @@ GemmPricing gemm_pricing(const graph::Graph& g, const TracedKernels& tk, const c
           cost::gemm_core_params(db, *gpus[gi], has ? static_cast<cost::Dtype>(d) : bf16_dtype);
       usable[gi * cost::kNumDtypes + d] = true;
     }
-  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int>, int32_t> key_of;
+  // FP8 forward GEMMs (both operands E4M3) ran with fast accumulation, as Transformer Engine's
+  // and torchao's recipes run them; each GPU column's architecture sets what that gains.
+  std::vector<double> fast_speedup;
+  for (const cost::GpuSpec* s : gpus) fast_speedup.push_back(cost::fp8_fast_accum_speedup(db, *s));
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int, bool>, int32_t> key_of;
+  std::vector<uint8_t> fast_key;  // per key
   p.node_key.assign(g.num_nodes(), -1);
   // Two ratio keys: attention runs at the GPU's matrix rate (its 16-bit peak at the clock its
   // power cap allows), memory-bound kernels at its HBM bandwidth; other kernels keep their
@@ -78,6 +84,7 @@ GemmPricing gemm_pricing(const graph::Graph& g, const TracedKernels& tk, const c
       p.shape.insert(p.shape.end(), {0, 0, 0, 0});
       p.dtype.push_back(replay::kRatioKey);
       p.traced_us.push_back(1.0);
+      fast_key.push_back(0);
     }
     return key;
   };
@@ -104,16 +111,24 @@ GemmPricing gemm_pricing(const graph::Graph& g, const TracedKernels& tk, const c
       p.node_key[v] = ratio_key(matrix_key);
       continue;
     }
-    const auto tup = std::make_tuple(q.m, q.n, q.k, q.batch, d);
+    const bool fast = q.dtype == cost::Dtype::kFp8 && q.fprop;
+    const auto tup = std::make_tuple(q.m, q.n, q.k, q.batch, d, fast);
     auto kit = key_of.find(tup);
     if (kit == key_of.end()) {
       const int32_t key = static_cast<int32_t>(p.dtype.size());
       p.shape.insert(p.shape.end(), {q.m, q.n, q.k, q.batch});
       p.dtype.push_back(static_cast<uint8_t>(d));
-      p.traced_us.push_back(cost::gemm_core_time(p.params[d], q.m, q.n, q.k, q.batch).time_us);
+      const cost::GemmCoreResult r = cost::gemm_core_time(p.params[d], q.m, q.n, q.k, q.batch);
+      p.traced_us.push_back(fast && r.method != cost::kMemoryBound ? r.time_us / fast_speedup[0]
+                                                                   : r.time_us);
+      fast_key.push_back(fast ? 1 : 0);
       kit = key_of.emplace(tup, key).first;
     }
     p.node_key[v] = kit->second;
+  }
+  if (std::find(fast_key.begin(), fast_key.end(), 1) != fast_key.end()) {
+    p.fast_accum = std::move(fast_key);
+    p.fast_accum_speedup = std::move(fast_speedup);
   }
   if (matrix_key >= 0 || hbm_key >= 0) {
     const size_t n = gpus.size();

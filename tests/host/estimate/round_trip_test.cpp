@@ -13,6 +13,7 @@
 #include "replay/reference_replay.hpp"
 #include "replay/step_report.hpp"
 #include "support/test_util.hpp"
+#include "trace/classified_kernels.hpp"
 #include "trace/kineto_loader.hpp"
 
 using namespace lumos::model;
@@ -114,4 +115,32 @@ TEST(RoundTripClocks, StagesWithOffsetClocksAlignThroughTheirPipelineNeighbours)
   for (const auto& s : lumos::replay::step_times(multi.graph, rep))
     step = std::max(step, s.replayed_us);
   EXPECT_NEAR(step / run.estimate.step_time_us, 1.0, 1e-6);
+}
+
+// Written FP8 traces say which GEMMs are forward ones as Transformer Engine's hybrid format
+// does: a gradient's GEMM reads its output gradient in E5M2, so the trace read back tells every
+// forward GEMM (fast accumulation) from every gradient's (split) by its operand types.
+TEST(RoundTripFp8, ForwardAndGradientGemmsReadBackByTheirOperandTypes) {
+  EstimateRequest r;
+  r.model = preset("llama3-8b");
+  r.model.layers = 2;
+  r.cfg.tp = 2, r.cfg.pp = 1, r.cfg.dp = 1, r.cfg.gbs = 2;
+  r.cfg.sequence_parallel = true;
+  r.cfg.dtype = lumos::cost::Dtype::kFp8;
+  const EstimateRun run = run_estimate(r, lumos::cost::embedded_db());
+  TempDir tmp;
+  const auto files = write_stage_traces(run.step, run.replay, tmp.path(), run.estimate.gpu);
+  ASSERT_EQ(files.size(), 1u);
+  const auto t = lumos::trace::load_trace(files[0]);
+  const auto rep = lumos::trace::cost_report(lumos::cost::embedded_db(), t);
+  size_t forward = 0, gradient = 0;
+  for (const auto& k : rep.kernels) {
+    if (!k.gemm || k.gemm->dtype != lumos::cost::Dtype::kFp8) continue;
+    const std::string name(t.name_of(t.events[k.event]));
+    const bool grad = name.find("grad") != std::string::npos;
+    EXPECT_EQ(k.gemm->fprop, !grad) << name;
+    (grad ? gradient : forward) += 1;
+  }
+  EXPECT_GT(forward, 0u);
+  EXPECT_EQ(gradient, 2 * forward);  // a data and a weight gradient per forward GEMM
 }
