@@ -118,6 +118,8 @@ int run(int argc, char** argv, bool generate) {
         "lumos estimate: --gpus, --top, --csv, --search-memory and --min-headroom go with "
         "--search");
   EstimateRequest req = request_from(a);
+  estimate::check_named_layout(req.cfg,
+                               db.stack(req.cfg.stack.empty() ? db.default_stack : req.cfg.stack));
   StageTraceOptions names;
   if (generate) {
     const std::string text = a["max-output-bytes"].as<std::string>();

@@ -107,10 +107,7 @@ EstimateRequest request_from(const cxxopts::ParseResult& a) {
   c.param_remainders = a.count("param-remainders") > 0;
   c.tp_comm_fp8_reduce_scatter = a.count("tp-comm-fp8-reduce-scatter") > 0;
   c.tp_only_amax_reduction = a.count("tp-only-amax-red") > 0;
-  c.dtype = cost::parse_dtype(a["dtype"].as<std::string>());
-  if (c.dtype != cost::Dtype::kBf16 && c.dtype != cost::Dtype::kFp16 &&
-      c.dtype != cost::Dtype::kFp8)
-    throw InputError("--dtype " + a["dtype"].as<std::string>() + ": expected bf16, fp16 or fp8");
+  c.dtype = cost::parse_training_dtype(a["dtype"].as<std::string>(), "--dtype");
   estimate::check_settings(c);
   if (a.count("stack")) c.stack = a["stack"].as<std::string>();
   if (a.count("tp-comm-overlap")) {

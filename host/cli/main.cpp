@@ -20,7 +20,9 @@ int run(int argc, char** argv) {
   try {
     return lumos::cli::dispatch(argc, argv);
   } catch (const lumos::InputError& e) {
-    std::cerr << "lumos: " << e.what() << '\n';
+    // A message that names its command already ("lumos estimate: ...") is not prefixed again.
+    const std::string what = e.what();
+    std::cerr << (what.rfind("lumos ", 0) == 0 ? "" : "lumos: ") << what << '\n';
     return 1;
   } catch (const cxxopts::exceptions::exception& e) {
     std::cerr << "lumos " << cmd << ": " << e.what() << '\n';

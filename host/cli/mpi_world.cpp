@@ -118,7 +118,8 @@ int run_on_ranks(const MpiWorld& world, const std::function<int()>& command) {
     // Before the gather every rank agrees who reports (the lowest failing rank); after it, only
     // rank 0 is still working and no rank waits.
     if (!world.gathered() && world.fail() != world.rank()) return 1;
-    const std::string line = "lumos: " + std::string(e.what()) + "\n";
+    const std::string what = e.what();
+    const std::string line = (what.rfind("lumos ", 0) == 0 ? "" : "lumos: ") + what + "\n";
     const int fd = world.rank() > 0 ? own_stderr : STDERR_FILENO;
     if (fd >= 0 && write(fd, line.data(), line.size()) < 0) return 1;
     return 1;

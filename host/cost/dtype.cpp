@@ -31,6 +31,12 @@ Dtype parse_dtype(std::string_view s) {
                    "' (expected fp32, tf32, bf16, fp16 or fp8)");
 }
 
+Dtype parse_training_dtype(std::string_view s, const std::string& what) {
+  LUMOS_EXPECT(s == "bf16" || s == "fp16" || s == "fp8",
+               what + " " + std::string(s) + ": expected bf16, fp16 or fp8");
+  return parse_dtype(s);
+}
+
 int bytes_of(Dtype d) {
   switch (d) {
     case Dtype::kFp32:

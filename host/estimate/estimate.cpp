@@ -153,6 +153,22 @@ void check_stack_settings(const model::ParallelConfig& c, const cost::StackSpec&
                    (reducing.empty() ? std::string("none in this kernels_db") : reducing) + ")");
 }
 
+void check_named_layout(const model::ParallelConfig& c, const cost::StackSpec& stack) {
+  // Userbuffers pipeline the sequence-parallel all-gathers and reduce-scatters with their GEMMs:
+  // Megatron-Core refuses tp_comm_overlap without sequence parallelism.
+  if (c.tp_comm_overlap.value_or(false))
+    LUMOS_EXPECT(c.tp > 1 && c.sequence_parallel,
+                 "--tp-comm-overlap on: needs --tp > 1 and --sp (userbuffers pipeline the "
+                 "sequence-parallel all-gathers and reduce-scatters with their GEMMs)");
+  const bool ub = c.tp > 1 && c.sequence_parallel &&
+                  c.tp_comm_overlap.value_or(stack.tp_overlap == cost::TpOverlap::kUserbuffers);
+  LUMOS_EXPECT(!c.tp_comm_fp8_reduce_scatter || ub,
+               "--tp-comm-fp8-reduce-scatter: this layout has no userbuffers reduce-scatter to "
+               "write FP8 into; it needs --tp > 1, --sp and userbuffers (--tp-comm-overlap on, or "
+               "a stack that runs them: stack " +
+                   stack.name + " runs " + cost::to_string(stack.tp_overlap) + ")");
+}
+
 EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) {
   EstimateRun run;
   Estimate& e = run.estimate;

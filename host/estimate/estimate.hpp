@@ -100,6 +100,10 @@ void check_settings(const model::ParallelConfig& c);
 // reduces its amaxes, which a stack on current scaling does not do across ranks.
 void check_stack_settings(const model::ParallelConfig& c, const cost::StackSpec& stack,
                           const cost::KernelsDb& db);
+// One layout the user named (`lumos estimate`, `lumos generate`; not a search or sweep, which pass
+// through layouts an option does not act on): a tensor-parallel overlap option that cannot act
+// on it is refused, not ignored.
+void check_named_layout(const model::ParallelConfig& c, const cost::StackSpec& stack);
 
 // Throws InputError for an invalid model or layout, or an unknown GPU or topology.
 EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db);

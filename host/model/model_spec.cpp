@@ -11,6 +11,7 @@
 #include "common/did_you_mean.hpp"
 #include "common/error.hpp"
 #include "common/file_bytes.hpp"
+#include "common/format.hpp"
 
 namespace lumos::model {
 namespace {
@@ -138,8 +139,9 @@ void apply_overrides(ModelSpec* m, const std::vector<FieldOverride>& fields) {
   }
   // (Where hidden is not a multiple of the heads there is no such quotient: the head dimension
   // stays the base's, as given.)
-  if (shape && head_dim_follows && !head_dim_given && m->heads > 0 && m->hidden > 0 &&
-      m->hidden % m->heads == 0)
+  // A model without a head dimension (a file without a preset) takes Megatron's default too.
+  if (((shape && head_dim_follows) || m->head_dim == 0) && !head_dim_given && m->heads > 0 &&
+      m->hidden > 0 && m->hidden % m->heads == 0)
     m->head_dim = m->hidden / m->heads;
 }
 
@@ -196,6 +198,18 @@ ModelSpec model_from_toml(const toml::table& t, const std::string& path) {
     throw InputError(path +
                      ": no model: expected `preset = \"...\"` and/or fields (layers, hidden, "
                      "ffn, heads, kv_heads, head_dim, vocab, seq, act)");
+  // Without a preset nothing stands in for a field the file leaves out.
+  if (!t.get("preset"))
+    for (auto [v, key] : {std::pair<int64_t, const char*>{m.layers, "layers"},
+                          {m.hidden, "hidden"},
+                          {m.ffn, "ffn"},
+                          {m.heads, "heads"},
+                          {m.vocab, "vocab"},
+                          {m.seq, "seq"}})
+      if (v == 0 && !t.get(key))
+        throw InputError(path + ": " + key +
+                         ": missing (a model file without `preset = \"...\"` gives layers, "
+                         "hidden, ffn, heads, vocab and seq)");
   if (m.name.empty()) m.name = "custom";
   return m;
 }
@@ -231,7 +245,7 @@ void validate(const ModelSpec& m) {
   const double params = static_cast<double>(m.layers) * (2 * h * (q + kv) + 3 * h * f) +
                         2 * static_cast<double>(m.vocab) * h + static_cast<double>(m.seq) * h;
   if (params > 1e15)
-    throw InputError("model " + m.name + ": about " + std::to_string(params) +
+    throw InputError("model " + m.name + ": about " + strprintf("%.3g", params) +
                      " parameters; more than 10^15 is not supported");
   for (char ch : m.name)
     if (static_cast<unsigned char>(ch) < 0x20)

@@ -123,6 +123,11 @@ Layout check_layout(const ModelSpec& m, const ParallelConfig& c) {
     fail("--mbs " + n(c.mbs) + " x seq " + n(m.seq) + " tokens per micro-batch times the widest " +
          "activation (" + n(widest) + " elements per token) overflows the modelled sizes");
   l.tokens_per_microbatch = tokens / c.cp;
+  // A GEMM's rows are the micro-batch's tokens on a GPU: beyond 2^31 no GEMM library runs it.
+  if (l.tokens_per_microbatch > (int64_t{1} << 31))
+    fail("--mbs " + n(c.mbs) + " x seq " + n(m.seq) + " / --cp " + n(c.cp) + " is " +
+         n(l.tokens_per_microbatch) + " tokens per micro-batch on a GPU, more than the 2^31 " +
+         "rows a GEMM takes");
   return l;
 }
 

@@ -301,7 +301,9 @@ class StepPricer {
         fp8_gather(fp8 && stack.fp8.gather_fp8 && opt.with(Term::kFp8Gathers)),
         fp8_scatter(fp8 && sp && c.tp_comm_fp8_reduce_scatter &&
                     opt.with(Term::kFp8ReduceScatters)),
-        ub(t > 1 && opt.with(Term::kTpUserbuffers) &&
+        // Userbuffers pipeline the sequence-parallel collectives: none without sequence
+        // parallelism (Megatron-Core refuses tp_comm_overlap without it).
+        ub(t > 1 && sp && opt.with(Term::kTpUserbuffers) &&
            c.tp_comm_overlap.value_or(stack.tp_overlap == cost::TpOverlap::kUserbuffers)),
         overlap_tp(t > 1 && (ub || stack.tp_overlap != cost::TpOverlap::kNone)),
         kv_bytes(static_cast<double>(T * 2 * kv / t) * 2),

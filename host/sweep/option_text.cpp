@@ -47,13 +47,8 @@ void parse_layout_axes(const OptionText& o, SweepSpec* spec) {
   spec->distributed_optimizer = parse_switch_axis(text("dist-opt"), named(o, "dist-opt"));
   if (given("stack")) spec->stacks = parse_name_axis(text("stack"), named(o, "stack"));
   spec->dtypes.clear();
-  for (const std::string& d : parse_name_axis(text("dtype"), named(o, "dtype"))) {
-    const cost::Dtype dtype = cost::parse_dtype(d);
-    LUMOS_EXPECT(
-        dtype == cost::Dtype::kBf16 || dtype == cost::Dtype::kFp16 || dtype == cost::Dtype::kFp8,
-        named(o, "dtype") + " " + d + ": expected bf16, fp16 or fp8");
-    spec->dtypes.push_back(dtype);
-  }
+  for (const std::string& d : parse_name_axis(text("dtype"), named(o, "dtype")))
+    spec->dtypes.push_back(cost::parse_training_dtype(d, named(o, "dtype")));
   spec->fsdp.clear();
   for (int f : parse_switch_axis(text("fsdp"), named(o, "fsdp"))) {
     LUMOS_EXPECT(f >= 0, named(o, "fsdp") + ": expected on or off");

@@ -147,6 +147,36 @@ TEST(EstimateCli, InvalidLayoutsGetOneLineAndExitOne) {
   EXPECT_NE(r.out.find("--split-embedding"), std::string::npos) << r.out;
 }
 
+// A tensor-parallel overlap option the named layout cannot act on is refused, not ignored
+// (a search passes through such layouts); the refusal says what the layout lacks.
+TEST(EstimateCli, OverlapOptionsTheLayoutCannotUseAreRefused) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"estimate --model llama3-8b --tp 8 --pp 1 --dp 1 --gbs 8 --tp-comm-overlap on",
+       "lumos: --tp-comm-overlap on: needs --tp > 1 and --sp"},
+      {"estimate --model llama3-8b --tp 8 --pp 1 --dp 1 --gbs 8 --sp --dtype fp8 "
+       "--tp-comm-fp8-reduce-scatter",
+       "no userbuffers reduce-scatter to write FP8 into"},
+      {"estimate --model llama3-8b --tp 8 --pp 1 --dp 1 --gbs 8 --sp --dtype fp8 "
+       "--stack nemo-2024 --tp-comm-overlap off --tp-comm-fp8-reduce-scatter",
+       "no userbuffers reduce-scatter to write FP8 into"},
+      {"estimate --dtype FP8", "lumos: --dtype FP8: expected bf16, fp16 or fp8"},
+      {"estimate --mbs 4096 --gbs 4096 --seq 1048576 --dp 1 --pp 1 --tp 1 --layers 1",
+       "4294967296 tokens per micro-batch on a GPU, more than the 2^31 rows a GEMM takes"},
+      {"estimate --foo", "lumos estimate: unknown option '--foo'"}};
+  for (const auto& [args, want] : cases) {
+    const auto r = run_lumos(args);
+    EXPECT_EQ(r.exit_code, 1) << args << "\n" << r.out;
+    EXPECT_EQ(lines(r.out), 1u) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(want), std::string::npos) << args << "\n" << r.out;
+    EXPECT_EQ(r.out.find("lumos: lumos"), std::string::npos) << r.out;
+  }
+  // Userbuffers act where they can: with --sp the overlap and FP8 buffers price.
+  EXPECT_EQ(run_lumos("estimate --model llama3-8b --tp 8 --pp 1 --dp 1 --gbs 8 --sp --dtype fp8 "
+                      "--tp-comm-overlap on --tp-comm-fp8-reduce-scatter")
+                .exit_code,
+            0);
+}
+
 TEST(EstimateCli, GenerateWritesOneTracePerStageThatReplayReads) {
   TempDir tmp;
   const auto g = run_lumos("generate --pp 4 --layers 8 --gbs 16 -o " + tmp.file("out"));
@@ -158,6 +188,21 @@ TEST(EstimateCli, GenerateWritesOneTracePerStageThatReplayReads) {
   const auto r = run_lumos("replay " + tmp.file("out"));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("4 ranks"), std::string::npos) << r.out;
+}
+
+// Without a preset nothing stands in for a field the file leaves out: the missing one is named,
+// not reported as a zero the user never wrote; the head dimension follows hidden / heads.
+TEST(ModelFile, AFileWithoutAPresetNamesTheFieldItLacks) {
+  TempDir tmp;
+  tmp.write("m.toml", "hidden = 4096\n");
+  const auto r = run_lumos("estimate --model-file " + tmp.file("m.toml"));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find(tmp.file("m.toml") + ": layers: missing"), std::string::npos) << r.out;
+  tmp.write("full.toml",
+            "layers = 2\nhidden = 1024\nffn = 4096\nheads = 8\nvocab = 32000\nseq = 2048\n");
+  const ModelSpec m = load_model_toml(tmp.file("full.toml"));
+  EXPECT_EQ(m.head_dim, 128);
+  EXPECT_EQ(m.kv_heads, 8);
 }
 
 TEST(ModelFile, TomlStartsFromAPresetAndOverridesFields) {
