@@ -72,6 +72,19 @@ bool same_file(const std::string& a, const std::string& b) {
 void check_outputs_distinct(const std::string& who, const std::vector<RolePath>& inputs,
                             const std::vector<RolePath>& outputs) {
   const std::vector<Named> ins = expand_inputs(inputs);
+  // Input folders of JSON files (rank traces, a kernels_db): a new file there would be read as
+  // one more rank, or one more table, by the next run over the folder.
+  std::vector<Named> folders;
+  for (const RolePath& in : inputs) {
+    std::error_code ec;
+    if (skipped(in.path) || !fs::is_directory(in.path, ec)) continue;
+    bool json = false;
+    for (fs::directory_iterator it(in.path, ec), end; !ec && it != end && !json; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      json = name.size() > 5 && (name.ends_with(".json") || name.ends_with(".json.gz"));
+    }
+    if (json) folders.push_back({identify(in.path), in.role + " " + in.path});
+  }
   std::vector<Named> outs_so_far;
   for (const RolePath& out : outputs) {
     if (skipped(out.path)) continue;
@@ -79,6 +92,11 @@ void check_outputs_distinct(const std::string& who, const std::vector<RolePath>&
     const std::string head = who + ": output " + out.path + " (" + out.role + ") is ";
     const std::string tail = "; choose another path";
     for (const Named& in : ins) LUMOS_EXPECT(!same(id, in.id), head + in.description + tail);
+    fs::path parent = fs::path(out.path).parent_path();
+    if (parent.empty()) parent = ".";
+    const Identity where = identify(parent.string());
+    for (const Named& folder : folders)
+      LUMOS_EXPECT(!same(where, folder.id), head + "inside " + folder.description + tail);
     for (const Named& other : outs_so_far)
       LUMOS_EXPECT(!same(id, other.id), head + "also " + other.description + tail);
     outs_so_far.push_back({id, "the output " + out.path + " (" + out.role + ")"});

@@ -2,6 +2,7 @@
 
 #include "common/error.hpp"
 #include "cost/kernels_db.hpp"
+#include "replay/rank_windows.hpp"
 #include "replay/slot_table.hpp"
 #include "whatif/speed_axes.hpp"
 
@@ -37,18 +38,24 @@ ReplayAnswer replay_trace(const graph::LoadedInput& in, const ReplayRequest& req
       a.steps[k].error_pct = m > 0 ? (a.steps[k].replayed_us - m) / m * 100.0 : 0.0;
     }
   }
+  // Over each rank's step windows, cut where its next step begins (replay/rank_windows.hpp).
   std::vector<double> mfinish(g.num_nodes());
   for (graph::NodeId v = 0; v < g.num_nodes(); ++v) mfinish[v] = g.measured_finish_us(v);
-  for (size_t k = 0; k < g.steps.size(); ++k) {
-    const auto& st = g.steps[k];
-    const double rb = r.start_us[st.marker];
-    const double mb = g.measured_start_us[st.marker];
-    const int32_t filter = static_cast<int32_t>(k);
+  std::vector<double> replayed_us(a.steps.size()), measured_us(g.steps.size());
+  for (size_t k = 0; k < a.steps.size(); ++k) replayed_us[k] = a.steps[k].replayed_us;
+  for (size_t k = 0; k < g.steps.size(); ++k) measured_us[k] = g.steps[k].measured_us;
+  const auto nodes = replay::nodes_by_rank(g);
+  const std::vector<graph::NodeId> none;
+  auto of_rank = [&](int32_t rank) -> const std::vector<graph::NodeId>& {
+    const auto it = nodes.find(rank);
+    return it == nodes.end() ? none : it->second;
+  };
+  for (const replay::StepWindow& w : replay::step_windows(g, r.start_us, replayed_us))
     a.replayed +=
-        replay::breakdown(g, r.start_us, r.finish_us, filter, rb, rb + a.steps[k].replayed_us);
+        replay::breakdown(g, r.start_us, r.finish_us, of_rank(w.rank), w.begin_us, w.end_us);
+  for (const replay::StepWindow& w : replay::step_windows(g, g.measured_start_us, measured_us))
     a.measured +=
-        replay::breakdown(g, g.measured_start_us, mfinish, filter, mb, mb + st.measured_us);
-  }
+        replay::breakdown(g, g.measured_start_us, mfinish, of_rank(w.rank), w.begin_us, w.end_us);
   for (const replay::RankWindows& w : replay::rank_windows(g, r, a.steps)) a.idle += w.idle;
   a.top_kernels = replay::top_ops(g, r, replay::OpSide::kGpu, kTopOps);
   a.top_cpu_ops = replay::top_ops(g, r, replay::OpSide::kCpu, kTopOps);

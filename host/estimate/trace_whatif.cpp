@@ -1,6 +1,8 @@
 #include "estimate/trace_whatif.hpp"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include "carbon/trace_energy.hpp"
 #include "common/error.hpp"
@@ -8,6 +10,7 @@
 #include "cost/kernels_db.hpp"
 #include "replay/pareto.hpp"
 #include "replay/reference_replay.hpp"
+#include "replay/step_report.hpp"
 #include "whatif/gemm_pricing.hpp"
 
 namespace lumos::estimate {
@@ -39,6 +42,29 @@ cost::Topology target_topology(const cost::KernelsDb& db, const WhatifRequest& r
     t.name += strprintf(" with %.4g GB/s NICs", req.nic_gbps);
   }
   return t;
+}
+
+// A job's step from its steps' times: each rank's mean over its steps, the slowest rank's (a
+// synchronous job waits for it).
+double job_step_us(const std::vector<std::pair<int32_t, double>>& rank_step_us) {
+  std::map<int32_t, std::pair<double, int>> by_rank;
+  for (const auto& [rank, us] : rank_step_us) {
+    auto& [sum, n] = by_rank[rank];
+    sum += us, ++n;
+  }
+  double worst = 0;
+  for (const auto& [rank, sn] : by_rank) worst = std::max(worst, sn.first / sn.second);
+  return worst;
+}
+
+// The unedited input's step, replayed as traced.
+double traced_step_us(const graph::Graph& g) {
+  const replay::ReplayResult r = replay::reference_replay(g);
+  if (g.steps.empty()) return r.makespan_us;
+  std::vector<std::pair<int32_t, double>> steps;
+  for (const replay::StepTime& st : replay::step_times(g, r))
+    steps.emplace_back(st.rank, st.replayed_us);
+  return job_step_us(steps);
 }
 
 }  // namespace
@@ -74,7 +100,7 @@ WhatifAnswer run_whatif(const graph::LoadedInput& in, const WhatifRequest& req,
     er.traced_topology = &traced_topo;
     er.topology = req.topology.empty() && req.nic_gbps <= 0 ? &traced_topo : &topo;
     edited = whatif::edit_collectives(in.graph, tk, a.structure, er, db, &a.edits);
-    a.unedited_us = replay::reference_replay(in.graph).makespan_us;
+    a.unedited_us = traced_step_us(in.graph);
   }
   const graph::Graph& g = req.edits() ? edited : in.graph;
   const std::vector<std::string> gpus =
@@ -97,16 +123,32 @@ WhatifAnswer run_whatif(const graph::LoadedInput& in, const WhatifRequest& req,
   a.result = engine::batch_replay(g, a.grid.batch, req.backend,
                                   pricing.priced_nodes() > 0 ? &pricing : nullptr, true, nullptr, 0,
                                   req.progress);
-  // Each variant's GPU energy over the replay (carbon/trace_energy.hpp).
+  // Each variant's step, and one GPU's energy over it (carbon/trace_energy.hpp): the kernels
+  // of every rank and step, per GPU-step.
+  a.step_us = a.result.makespan_us;
+  if (!g.steps.empty() && a.result.step_us.size() == g.steps.size())
+    for (uint32_t v = 0; v < a.grid.batch.count; ++v) {
+      std::vector<std::pair<int32_t, double>> steps;
+      for (size_t k = 0; k < g.steps.size(); ++k)
+        steps.emplace_back(g.steps[k].rank, a.result.step_us[k][v]);
+      a.step_us[v] = job_step_us(steps);
+    }
+  a.cp_compute_us.resize(a.grid.batch.count), a.cp_comm_us.resize(a.grid.batch.count);
+  for (uint32_t v = 0; v < a.grid.batch.count; ++v) {
+    const double share = a.result.makespan_us[v] > 0 ? a.step_us[v] / a.result.makespan_us[v] : 1.0;
+    a.cp_compute_us[v] = a.result.cp_compute_us[v] * share;
+    a.cp_comm_us[v] = a.result.cp_comm_us[v] * share;
+  }
+  const double gpu_steps = g.steps.empty() ? 1.0 : static_cast<double>(g.steps.size());
   const std::vector<carbon::TracedBusy> busy =
       carbon::batch_kernel_busy_us(g, db, a.grid.batch, a.result, pricing);
   a.energy_j.resize(a.grid.batch.count);
   for (uint32_t v = 0; v < a.grid.batch.count; ++v)
     a.energy_j[v] = carbon::trace_step_energy(db.gpu(a.grid.variant_gpu[v]), db.carbon, 1.0,
-                                              a.result.makespan_us[v], busy[v])
+                                              a.step_us[v], busy[v], gpu_steps)
                         .gpu_j();
   a.on_front.assign(a.grid.batch.count, false);
-  for (uint32_t v : replay::pareto_front({a.result.makespan_us, a.energy_j})) a.on_front[v] = true;
+  for (uint32_t v : replay::pareto_front({a.step_us, a.energy_j})) a.on_front[v] = true;
   return a;
 }
 

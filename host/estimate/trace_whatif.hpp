@@ -38,11 +38,17 @@ struct WhatifAnswer {
   // shapes: its kernels then scale by class only (peak, HBM, NVLink ratios).
   std::string unpriced_warning;
   replay::BatchResult result;
-  // [variant]: one GPU over the replayed steps (carbon/trace_energy.hpp: idle power and each kernel
+  // [variant]: the replayed step as `lumos replay` reports it (each rank's mean over its steps,
+  // the slowest rank's; the whole replay where the input marks no step)
+  std::vector<double> step_us;
+  // [variant]: compute and communication on the replay's critical path, pro-rated to one step
+  // (x step_us / the replay's span)
+  std::vector<double> cp_compute_us, cp_comm_us;
+  // [variant]: one GPU over one replayed step (carbon/trace_energy.hpp: idle power and each kernel
   // class's draw, capped at TDP; GPU only, no node or PUE)
   std::vector<double> energy_j;
   std::vector<bool> on_front;  // [variant]: Pareto-optimal in (step time, energy)
-  // With edits: what changed, and the unedited job's replayed step for comparison.
+  // With edits: what changed, and the unedited job's replayed step (as step_us) for comparison.
   std::vector<whatif::EditLine> edits;
   double unedited_us = 0;
   whatif::JobStructure structure;  // filled when edits were asked

@@ -11,6 +11,7 @@
 #include "estimate/trace_replay.hpp"
 #include "estimate/trace_whatif.hpp"
 #include "graph/load_input.hpp"
+#include "replay/rank_windows.hpp"
 #include "whatif/gemm_pricing.hpp"
 #include "whatif/gpu_variants.hpp"
 #include "whatif/speed_axes.hpp"
@@ -44,10 +45,21 @@ void trace_subject(const CarbonRequest& req, const cost::KernelsDb& db, CarbonAn
   }
   const ReplayAnswer rep = replay_trace(in, rr);
   LUMOS_EXPECT(!rep.steps.empty(), in.label + ": no step to account for");
+  // A step's time is its window cut where its rank's next step begins (replay/rank_windows.hpp):
+  // a CPU that runs ahead of its GPU overlaps the steps, and a run of N steps takes N periods.
   std::set<int32_t> ranks;
+  std::vector<double> step_lengths_us;
+  for (const replay::StepTime& st : rep.steps)
+    step_lengths_us.push_back(st.replayed_us), ranks.insert(st.rank);
   double replayed_us = 0;
-  for (const replay::StepTime& st : rep.steps) replayed_us += st.replayed_us, ranks.insert(st.rank);
+  for (const replay::StepWindow& w :
+       replay::step_windows(in.graph, rep.replay.start_us, step_lengths_us))
+    replayed_us += w.end_us - w.begin_us;
   out.step_us = replayed_us / static_cast<double>(rep.steps.size());
+  // Power is energy over time: a step that takes none has no power to report.
+  LUMOS_EXPECT(out.step_us > 0, in.label +
+                                    ": its steps replay to no time (no GPU or CPU work "
+                                    "with a duration); nothing to account for");
   out.gpus = req.gpus ? static_cast<double>(*req.gpus) : static_cast<double>(ranks.size());
   out.steps = req.steps ? *req.steps : static_cast<double>(rep.steps.size() / ranks.size());
   LUMOS_EXPECT(out.gpus >= 1 && out.gpus <= 1e7 && out.steps > 0 && out.steps <= 1e12,

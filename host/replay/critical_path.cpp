@@ -158,15 +158,21 @@ CriticalPath critical_path(const Graph& g, const ReplayResult& r, int32_t step,
     cp.nodes = hta_path(g, r, step, &cp.weight_us);
   }
   if (cp.nodes.empty()) return cp;
+  // Each node counts until the next one starts: a GPU op may start before the call that
+  // launched it returns (a blocking copy from pageable memory), and the time they share is the
+  // path's once, so the parts and the gaps add up to its length.
+  double parts_us = 0;
   for (size_t i = 0; i < cp.nodes.size(); ++i) {
     const NodeId v = cp.nodes[i];
-    cp.by_class_us[static_cast<int>(g.cls[v])] += r.finish_us[v] - r.start_us[v];
+    const double end = i + 1 < cp.nodes.size()
+                           ? std::min(r.finish_us[v], r.start_us[cp.nodes[i + 1]])
+                           : r.finish_us[v];
+    const double us = std::max(0.0, end - r.start_us[v]);
+    cp.by_class_us[static_cast<int>(g.cls[v])] += us;
+    parts_us += us;
     if (i > 0) cp.lag_us += std::max(0.0, r.start_us[v] - r.finish_us[cp.nodes[i - 1]]);
   }
-  if (mode == CriticalPathMode::kTiming) {
-    for (NodeId v : cp.nodes) cp.weight_us += r.finish_us[v] - r.start_us[v];
-    cp.weight_us += cp.lag_us;
-  }
+  if (mode == CriticalPathMode::kTiming) cp.weight_us = parts_us + cp.lag_us;
   cp.length_us = r.finish_us[cp.nodes.back()] - r.start_us[cp.nodes.front()];
   return cp;
 }

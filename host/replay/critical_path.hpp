@@ -22,7 +22,8 @@ struct CriticalPath {
   std::vector<graph::NodeId> nodes;  // in time order, origin excluded
   double length_us = 0;              // replayed span: finish of the last node - start of the first
   double weight_us = 0;              // sum of the weights along the path (mode's convention)
-  double by_class_us[5] = {};        // node time on the path per graph::NodeClass
+  double by_class_us[5] = {};        // path time per graph::NodeClass: each node until the next
+                                     // starts (with lag_us, the length, starts in order)
   double lag_us = 0;                 // time on the path's edges (launch delays, gaps)
 };
 

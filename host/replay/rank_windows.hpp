@@ -1,6 +1,11 @@
-// Per rank: the breakdown and the GPU's idle split over that rank's steps' windows (a step's
-// window runs from its marker's replayed start for its replayed time).
+// Per rank: the breakdown and the GPU's idle split over that rank's steps' windows. A step's
+// window runs from its marker's start for the step's time, cut where the rank's next step begins:
+// a CPU that runs a step ahead of its GPU starts the next step while this one's kernels still
+// run, and the time two steps share counts once, so the windows add up to the time the rank's
+// steps cover.
 #pragma once
+#include <cstdint>
+#include <map>
 #include <vector>
 
 #include "graph/graph.hpp"
@@ -13,9 +18,22 @@ namespace lumos::replay {
 struct RankWindows {
   int32_t rank = 0;
   uint32_t steps = 0;
-  Breakdown breakdown;  // summed over the rank's steps
+  Breakdown breakdown;  // summed over the rank's step windows
   IdleSplit idle;
 };
+
+struct StepWindow {
+  int32_t rank = 0;
+  double begin_us = 0, end_us = 0;  // end_us >= begin_us
+};
+
+// One window per g.steps entry: begins from `start_us` at each step's marker, lengths from
+// `step_us` (one per step), each cut at the next begin of its rank.
+std::vector<StepWindow> step_windows(const graph::Graph& g, const std::vector<double>& start_us,
+                                     const std::vector<double>& step_us);
+
+// Each rank's nodes: those of its steps, and those outside every step on its threads and streams.
+std::map<int32_t, std::vector<graph::NodeId>> nodes_by_rank(const graph::Graph& g);
 
 // `steps` are step_times(g, r) (or the same with another engine's replayed times), one per
 // g.steps entry; ranks come out in increasing order.

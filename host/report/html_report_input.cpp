@@ -135,6 +135,10 @@ HtmlSection read_report_input(const std::string& path) {
       path, simdjson::SIMDJSON_PADDING, kMaxInputBytes, "a CSV or JSON report",
       "lumos report (256 MiB: a page a browser can open)");
   const std::string text(bytes.data.data(), bytes.size);
+  // A gzip file (a trace, most likely) is not a report: say so rather than where its JSON breaks.
+  LUMOS_EXPECT(bytes.size < 2 || static_cast<unsigned char>(text[0]) != 0x1f ||
+                   static_cast<unsigned char>(text[1]) != 0x8b,
+               path + ": a gzip file (a trace?), not a report; " + kExpected);
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (auto err = parser.parse(text).get(root))

@@ -20,15 +20,14 @@ void whatif_text(std::ostream& os, const std::string& input, const estimate::Wha
                       e.traced_us, e.edited_us);
     os << strprintf(
         "traced job replayed: %.1f us; edited job (first variant): %.1f us (%+.2f%%)\n\n",
-        a.unedited_us, r.makespan_us[0],
-        a.unedited_us > 0 ? (r.makespan_us[0] / a.unedited_us - 1) * 100 : 0.0);
+        a.unedited_us, a.step_us[0],
+        a.unedited_us > 0 ? (a.step_us[0] / a.unedited_us - 1) * 100 : 0.0);
   }
   os << strprintf("%-32s %14s %12s %14s %12s  %s\n", "variant", "replayed_us", "energy_J",
                   "cp_compute_us", "cp_comm_us", "pareto");
   for (uint32_t v = 0; v < b.count; ++v)
-    os << strprintf("%-32s %14.1f %12.3f %14.1f %12.1f  %s\n", b.labels[v].c_str(),
-                    r.makespan_us[v], a.energy_j[v], r.cp_compute_us[v], r.cp_comm_us[v],
-                    a.on_front[v] ? "*" : "");
+    os << strprintf("%-32s %14.1f %12.3f %14.1f %12.1f  %s\n", b.labels[v].c_str(), a.step_us[v],
+                    a.energy_j[v], a.cp_compute_us[v], a.cp_comm_us[v], a.on_front[v] ? "*" : "");
 }
 
 void whatif_json(std::ostream& os, const std::string& input, const estimate::WhatifAnswer& a) {
@@ -57,10 +56,10 @@ void whatif_json(std::ostream& os, const std::string& input, const estimate::Wha
     w.begin_object()
         .field("label", b.labels[v])
         .field("gpu", a.grid.variant_gpu[v])
-        .field("replayed_us", r.makespan_us[v])
+        .field("replayed_us", a.step_us[v])
         .field("energy_j", a.energy_j[v]);
-    w.field("cp_compute_us", r.cp_compute_us[v])
-        .field("cp_comm_us", r.cp_comm_us[v])
+    w.field("cp_compute_us", a.cp_compute_us[v])
+        .field("cp_comm_us", a.cp_comm_us[v])
         .field("pareto", static_cast<bool>(a.on_front[v]));
     w.end_object();
   }
@@ -70,11 +69,10 @@ void whatif_json(std::ostream& os, const std::string& input, const estimate::Wha
 
 void whatif_csv(std::ostream& os, const estimate::WhatifAnswer& a) {
   const replay::VariantBatch& b = a.grid.batch;
-  const replay::BatchResult& r = a.result;
   os << "variant,replayed_us,energy_j,cp_compute_us,cp_comm_us,pareto\n";
   for (uint32_t v = 0; v < b.count; ++v)
-    os << '"' << b.labels[v] << "\"," << r.makespan_us[v] << ',' << a.energy_j[v] << ','
-       << r.cp_compute_us[v] << ',' << r.cp_comm_us[v] << ',' << (a.on_front[v] ? 1 : 0) << '\n';
+    os << '"' << b.labels[v] << "\"," << a.step_us[v] << ',' << a.energy_j[v] << ','
+       << a.cp_compute_us[v] << ',' << a.cp_comm_us[v] << ',' << (a.on_front[v] ? 1 : 0) << '\n';
 }
 
 namespace {

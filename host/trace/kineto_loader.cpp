@@ -297,6 +297,9 @@ void Loader::parse_distributed_info(value v) {
       parse_pg_config(fv);
     }
   }
+  LUMOS_EXPECT(table_.rank < 0 || table_.world_size <= 0 || table_.rank < table_.world_size,
+               label_ + ": field 'distributedInfo.rank': expected a rank below the world size " +
+                   std::to_string(table_.world_size) + ", got " + std::to_string(table_.rank));
 }
 
 // Informational, like the rest of distributedInfo: entries of another shape are left out.
@@ -602,7 +605,9 @@ void Loader::set_sync(const RawEvent& r, Event* e) const {
   else
     fail_event("args.cuda_sync_kind",
                "one of Context Sync, Stream Sync, Event Sync, Stream Wait Event");
-  if (e->correlation < 0) fail_event("args.correlation", "an integer on a cuda_sync event");
+  if (e->correlation < 0)
+    fail_event("args.correlation",
+               "a correlation id of 0 or more on a cuda_sync event (the runtime call it waits in)");
   if (e->device < 0) {
     if (r.pid > INT32_MAX) fail_event("pid", "a device index below 2^31 on a cuda_sync event");
     e->device = static_cast<int32_t>(r.pid);

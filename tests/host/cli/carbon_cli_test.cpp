@@ -81,13 +81,16 @@ TEST(CarbonCli, WhatifEnergyLiesBetweenIdleAndTdpAndMatchesCarbon) {
     EXPECT_GT(e, watts.first * s) << gpu;
     EXPECT_LT(e, watts.second * s) << gpu;
   }
-  // The traced GPU: lumos carbon's GPU energy of the traced steps (whatif's replay spans them
-  // all; same trace, same model).
+  // The traced GPU: lumos carbon's GPU energy of the traced steps, whatif's of one of them (same
+  // trace, same model).
   const auto c = run_lumos("carbon --trace '' --json");
   ASSERT_EQ(c.exit_code, 0) << c.out;
   const double carbon_gpu_j = field(c.out, "gpu_energy_kwh") * 3.6e6;
-  const double whatif_j = field(r.out.substr(r.out.find("\"label\":\"h100\"")), "energy_j");
+  const std::string h100 = r.out.substr(r.out.find("\"label\":\"h100\""));
+  const double whatif_j = field(h100, "energy_j") * field(c.out, "steps");
   EXPECT_NEAR(whatif_j, carbon_gpu_j, 0.05 * carbon_gpu_j);
+  // Its step is the step lumos carbon (and lumos replay) replays.
+  EXPECT_NEAR(field(h100, "replayed_us") * 1e-6, field(c.out, "step_time_s"), 1e-9);
 }
 
 TEST(CarbonCli, AnHourlySeriesGivesTheMeanOverTheRunAndTheBestStart) {

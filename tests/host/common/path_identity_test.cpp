@@ -82,10 +82,20 @@ TEST(PathIdentity, AFileInsideAnInputFolderIsAnInput) {
                            {{rank, "--timeline"}});
   });
   EXPECT_NE(m.find("output " + rank + " (--timeline) is " + rank + " in the input"), m.npos) << m;
-  // A new file beside the ranks does not replace one.
+  // A new file beside the ranks would be read as one more rank by the next run over the folder.
+  const std::string beside = tmp.file("job/timeline.json");
   EXPECT_EQ(input_error_of([&] {
               check_outputs_distinct("lumos replay", {{tmp.file("job"), "the input"}},
-                                     {{tmp.file("job/timeline.json"), "--timeline"}});
+                                     {{beside, "--timeline"}});
+            }),
+            "lumos replay: output " + beside + " (--timeline) is inside the input " +
+                tmp.file("job") + "; choose another path");
+  // A folder without JSON files is no folder of traces: a file may go beside what is there.
+  fs::create_directory(tmp.file("notes"));
+  tmp.write("notes/readme.txt", "x");
+  EXPECT_EQ(input_error_of([&] {
+              check_outputs_distinct("lumos replay", {{tmp.file("notes"), "the input"}},
+                                     {{tmp.file("notes/timeline.json"), "--timeline"}});
             }),
             "");
 }

@@ -65,6 +65,51 @@ TEST(GpuIdleSplit, PartsAddUpToTheIdleTimeOnARealTrace) {
   EXPECT_EQ(s.dependency_us, 0.0);
 }
 
+// A CPU a step ahead of its GPU: step 1's kernel still runs when step 2's annotation starts.
+// Each window is cut where the next step begins, so the time the steps share counts once and the
+// GPU is idle only where no kernel of either step runs.
+TEST(StepWindows, StepsThatOverlapCountTheirSharedTimeOnce) {
+  KinetoWriter w;
+  w.annotation(1, "ProfilerStep#1", 0, 20);
+  w.launch(1, "cudaLaunchKernel", 5, 5, "kernel", "k1", 0, 7, 10, 100);  // to 110
+  w.annotation(1, "ProfilerStep#2", 20, 20);
+  w.launch(1, "cudaLaunchKernel", 25, 5, "kernel", "k2", 0, 7, 110, 100);  // to 210
+  const auto b = lumos::testing::build(w);
+  const auto r = lumos::replay::reference_replay(b.g());
+  const auto steps = lumos::replay::step_times(b.g(), r);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_NEAR(steps[0].replayed_us + steps[1].replayed_us, 110.0 + 190.0, 1e-9);  // latencies
+  lumos::replay::Breakdown bd;
+  const IdleSplit s = whole_split(b.g(), r, &bd);
+  EXPECT_NEAR(bd.window_us, 210.0, 1e-9);  // the span the steps cover, not 300
+  EXPECT_NEAR(s.idle_us, 10.0, 1e-9);      // only before k1 starts
+  EXPECT_NEAR(bd.exposed_compute_us, 200.0, 1e-9);
+}
+
+// The same on a real trace whose CPU runs ~160 ms ahead of its GPU: the windows add up to the
+// time the steps cover, and the GPU idles for that time less its busy time.
+TEST(StepWindows, OverlappingStepsOfARealTraceAddUpToTheirSpan) {
+  LUMOS_REQUIRE_TRACES();
+  const auto in = lumos::graph::load_input(lumos::testing::trace_dir() +
+                                           "/hta/negative_queue_length_values_check/rank0.json.gz");
+  const auto& g = in.graph;
+  const auto r = lumos::replay::reference_replay(g);
+  const auto steps = lumos::replay::step_times(g, r);
+  double first = 1e300, last = 0, latencies = 0;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const double begin = r.start_us[g.steps[k].marker];
+    first = std::min(first, begin), last = std::max(last, begin + steps[k].replayed_us);
+    latencies += steps[k].replayed_us;
+  }
+  lumos::replay::Breakdown bd;
+  const IdleSplit s = whole_split(g, r, &bd);
+  EXPECT_GT(latencies, 1.4 * (last - first));  // the steps overlap
+  EXPECT_NEAR(bd.window_us, last - first, 1e-6 * bd.window_us);
+  const double busy = bd.exposed_compute_us + bd.overlapped_us + bd.exposed_comm_us;
+  EXPECT_NEAR(s.idle_us, bd.window_us - busy, 1e-6 * bd.window_us);
+  EXPECT_NEAR(parts(s), s.idle_us, 1e-6 * bd.window_us);
+}
+
 TEST(TopOps, KernelsAreSummedByNameAndSortedByTime) {
   KinetoWriter w;
   w.launch(1, "cudaLaunchKernel", 0, 5, "kernel", "short", 0, 7, 10, 10);

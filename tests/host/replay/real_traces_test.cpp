@@ -134,4 +134,9 @@ TEST(RealTraces, CriticalPathMatchesHtaGoldenAnswer) {
   // Length: HTA's path spans its first to last critical event.
   const double hta_span_us = 41577653.0;
   EXPECT_NEAR(cp.length_us, hta_span_us, 0.01 * hta_span_us);
+  // Its parts and gaps add up to its length: the blocking copies from pageable memory start
+  // before their cudaMemcpyAsync returns, and the time they share counts once.
+  double parts = cp.lag_us;
+  for (double us : cp.by_class_us) parts += us;
+  EXPECT_NEAR(parts, cp.length_us, 1e-9 * cp.length_us);
 }
