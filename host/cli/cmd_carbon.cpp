@@ -16,6 +16,7 @@
 #include "common/error.hpp"
 #include "common/physical_ranges.hpp"
 #include "cost/kernels_db.hpp"
+#include "estimate/estimate.hpp"
 #include "estimate/training_carbon.hpp"
 #include "report/carbon_report.hpp"
 
@@ -100,6 +101,9 @@ int cmd_carbon(int argc, char** argv) {
   } else {
     req.tokens = decimal_of(a, "tokens", "lumos carbon");
     req.estimate = request_from(a);
+    estimate::check_named_layout(
+        req.estimate.cfg,
+        db.stack(req.estimate.cfg.stack.empty() ? db.default_stack : req.estimate.cfg.stack));
   }
   const estimate::CarbonAnswer ans = estimate::run_carbon(req, db);
   if (!ans.warning.empty()) std::cerr << "lumos carbon: warning: " << ans.warning << '\n';

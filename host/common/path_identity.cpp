@@ -38,6 +38,11 @@ bool same(const Identity& a, const Identity& b) {
   return !a.exists && !b.exists && a.normal == b.normal;
 }
 
+// What a folder of traces or a kernels_db folder is read from: *.json and *.json.gz files.
+bool json_name(const std::string& name) {
+  return name.ends_with(".json") || name.ends_with(".json.gz");
+}
+
 bool skipped(const std::string& path) {
   return path.empty() || path == "-";
 }
@@ -72,17 +77,15 @@ bool same_file(const std::string& a, const std::string& b) {
 void check_outputs_distinct(const std::string& who, const std::vector<RolePath>& inputs,
                             const std::vector<RolePath>& outputs) {
   const std::vector<Named> ins = expand_inputs(inputs);
-  // Input folders of JSON files (rank traces, a kernels_db): a new file there would be read as
-  // one more rank, or one more table, by the next run over the folder.
+  // Input folders of JSON files (rank traces, a kernels_db): a new JSON file there would be read
+  // as one more rank, or one more table, by the next run over the folder.
   std::vector<Named> folders;
   for (const RolePath& in : inputs) {
     std::error_code ec;
     if (skipped(in.path) || !fs::is_directory(in.path, ec)) continue;
     bool json = false;
-    for (fs::directory_iterator it(in.path, ec), end; !ec && it != end && !json; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      json = name.size() > 5 && (name.ends_with(".json") || name.ends_with(".json.gz"));
-    }
+    for (fs::directory_iterator it(in.path, ec), end; !ec && it != end && !json; it.increment(ec))
+      json = json_name(it->path().filename().string());
     if (json) folders.push_back({identify(in.path), in.role + " " + in.path});
   }
   std::vector<Named> outs_so_far;
@@ -92,11 +95,16 @@ void check_outputs_distinct(const std::string& who, const std::vector<RolePath>&
     const std::string head = who + ": output " + out.path + " (" + out.role + ") is ";
     const std::string tail = "; choose another path";
     for (const Named& in : ins) LUMOS_EXPECT(!same(id, in.id), head + in.description + tail);
-    fs::path parent = fs::path(out.path).parent_path();
-    if (parent.empty()) parent = ".";
-    const Identity where = identify(parent.string());
-    for (const Named& folder : folders)
-      LUMOS_EXPECT(!same(where, folder.id), head + "inside " + folder.description + tail);
+    // Only a JSON file there is read back (a CSV, a graph file or a subfolder is not).
+    std::string path = out.path;
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    if (json_name(fs::path(path).filename().string())) {
+      fs::path parent = fs::path(path).parent_path();
+      if (parent.empty()) parent = ".";
+      const Identity where = identify(parent.string());
+      for (const Named& folder : folders)
+        LUMOS_EXPECT(!same(where, folder.id), head + "inside " + folder.description + tail);
+    }
     for (const Named& other : outs_so_far)
       LUMOS_EXPECT(!same(id, other.id), head + "also " + other.description + tail);
     outs_so_far.push_back({id, "the output " + out.path + " (" + out.role + ")"});

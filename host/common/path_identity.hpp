@@ -20,7 +20,8 @@ struct RolePath {
 bool same_file(const std::string& a, const std::string& b);
 
 // Throws InputError, one line naming both, when an output is an input, a file directly inside an
-// input folder (one that exists, or any in a folder of JSON files: rank traces, a kernels_db),
+// input folder (one that exists, or a new *.json / *.json.gz one in a folder of JSON files: rank
+// traces, a kernels_db),
 // or another output: "WHO: output t.json (-o) is the input trace t.json; choose
 // another path". Empty paths and "-" (standard input or output) are skipped.
 void check_outputs_distinct(const std::string& who, const std::vector<RolePath>& inputs,

@@ -153,6 +153,15 @@ void check_stack_settings(const model::ParallelConfig& c, const cost::StackSpec&
                    (reducing.empty() ? std::string("none in this kernels_db") : reducing) + ")");
 }
 
+// The tensor-parallel overlap the layout runs: userbuffers only with sequence parallelism.
+const char* overlap_name(const model::ParallelConfig& c, const cost::StackSpec& stack) {
+  const bool ub = c.tp > 1 && c.sequence_parallel &&
+                  c.tp_comm_overlap.value_or(stack.tp_overlap == cost::TpOverlap::kUserbuffers);
+  if (ub) return "userbuffers";
+  // Without them a userbuffers stack overlaps as Megatron's backward does.
+  return stack.tp_overlap == cost::TpOverlap::kNone ? "none" : "backward";
+}
+
 void check_named_layout(const model::ParallelConfig& c, const cost::StackSpec& stack) {
   // Userbuffers pipeline the sequence-parallel all-gathers and reduce-scatters with their GEMMs:
   // Megatron-Core refuses tp_comm_overlap without sequence parallelism.
@@ -197,10 +206,7 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
       "optimizer %.0f B/param",
       cost::to_string(e.cfg.attention.value_or(stack.attention)),
       stack.dropout ? " with dropout" : "", stack.fused_kernels ? "fused" : "eager",
-      e.cfg.tp_comm_overlap ? (*e.cfg.tp_comm_overlap                       ? "userbuffers"
-                               : stack.tp_overlap == cost::TpOverlap::kNone ? "none"
-                                                                            : "backward")
-                            : cost::to_string(stack.tp_overlap),
+      overlap_name(e.cfg, stack),
       e.cfg.overlap_grad_reduce.value_or(stack.grad_reduce_overlap) ? "overlapped"
                                                                     : "after backward",
       e.cfg.grad_reduce_bytes(stack.grad_reduce_bytes) == 2 ? "16 bit" : "fp32",

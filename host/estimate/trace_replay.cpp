@@ -44,18 +44,16 @@ ReplayAnswer replay_trace(const graph::LoadedInput& in, const ReplayRequest& req
   std::vector<double> replayed_us(a.steps.size()), measured_us(g.steps.size());
   for (size_t k = 0; k < a.steps.size(); ++k) replayed_us[k] = a.steps[k].replayed_us;
   for (size_t k = 0; k < g.steps.size(); ++k) measured_us[k] = g.steps[k].measured_us;
-  const auto nodes = replay::nodes_by_rank(g);
-  const std::vector<graph::NodeId> none;
-  auto of_rank = [&](int32_t rank) -> const std::vector<graph::NodeId>& {
-    const auto it = nodes.find(rank);
-    return it == nodes.end() ? none : it->second;
-  };
+  const replay::WindowNodes replayed_nodes(g, r.start_us, r.finish_us);
   for (const replay::StepWindow& w : replay::step_windows(g, r.start_us, replayed_us))
     a.replayed +=
-        replay::breakdown(g, r.start_us, r.finish_us, of_rank(w.rank), w.begin_us, w.end_us);
+        replay::breakdown(g, r.start_us, r.finish_us,
+                          replayed_nodes.in(w.rank, w.begin_us, w.end_us), w.begin_us, w.end_us);
+  const replay::WindowNodes measured_nodes(g, g.measured_start_us, mfinish);
   for (const replay::StepWindow& w : replay::step_windows(g, g.measured_start_us, measured_us))
     a.measured +=
-        replay::breakdown(g, g.measured_start_us, mfinish, of_rank(w.rank), w.begin_us, w.end_us);
+        replay::breakdown(g, g.measured_start_us, mfinish,
+                          measured_nodes.in(w.rank, w.begin_us, w.end_us), w.begin_us, w.end_us);
   for (const replay::RankWindows& w : replay::rank_windows(g, r, a.steps)) a.idle += w.idle;
   a.top_kernels = replay::top_ops(g, r, replay::OpSide::kGpu, kTopOps);
   a.top_cpu_ops = replay::top_ops(g, r, replay::OpSide::kCpu, kTopOps);

@@ -32,8 +32,24 @@ struct StepWindow {
 std::vector<StepWindow> step_windows(const graph::Graph& g, const std::vector<double>& start_us,
                                      const std::vector<double>& step_us);
 
-// Each rank's nodes: those of its steps, and those outside every step on its threads and streams.
-std::map<int32_t, std::vector<graph::NodeId>> nodes_by_rank(const graph::Graph& g);
+// Each rank's nodes (those of its steps, and those outside every step on its threads and
+// streams) by their start, to hand each window the nodes that run in it.
+class WindowNodes {
+ public:
+  WindowNodes(const graph::Graph& g, const std::vector<double>& start_us,
+              const std::vector<double>& finish_us);
+  // The nodes of `rank` that run in [begin_us, end_us), in start order.
+  std::vector<graph::NodeId> in(int32_t rank, double begin_us, double end_us) const;
+
+ private:
+  struct Rank {
+    std::vector<graph::NodeId> by_start;
+    double longest_us = 0;
+  };
+  const std::vector<double>& start_us_;
+  const std::vector<double>& finish_us_;
+  std::map<int32_t, Rank> ranks_;
+};
 
 // `steps` are step_times(g, r) (or the same with another engine's replayed times), one per
 // g.steps entry; ranks come out in increasing order.

@@ -89,7 +89,8 @@ TEST(CarbonCli, WhatifEnergyLiesBetweenIdleAndTdpAndMatchesCarbon) {
   const std::string h100 = r.out.substr(r.out.find("\"label\":\"h100\""));
   const double whatif_j = field(h100, "energy_j") * field(c.out, "steps");
   EXPECT_NEAR(whatif_j, carbon_gpu_j, 0.05 * carbon_gpu_j);
-  // Its step is the step lumos carbon (and lumos replay) replays.
+  // Its step is the one lumos carbon (and lumos replay) replays: the demo is one rank whose steps
+  // do not overlap (where they do, carbon takes the windows cut at the next step's start).
   EXPECT_NEAR(field(h100, "replayed_us") * 1e-6, field(c.out, "step_time_s"), 1e-9);
 }
 

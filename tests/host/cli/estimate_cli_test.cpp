@@ -170,6 +170,15 @@ TEST(EstimateCli, OverlapOptionsTheLayoutCannotUseAreRefused) {
     EXPECT_NE(r.out.find(want), std::string::npos) << args << "\n" << r.out;
     EXPECT_EQ(r.out.find("lumos: lumos"), std::string::npos) << r.out;
   }
+  // A userbuffers stack without sequence parallelism overlaps as Megatron's backward does, and
+  // says so.
+  const auto no_sp = run_lumos(
+      "estimate --model llama3-8b --tp 2 --pp 1 --dp 1 --gbs 2 --stack nemo-2024 --explain");
+  ASSERT_EQ(no_sp.exit_code, 0) << no_sp.out;
+  EXPECT_NE(no_sp.out.find("tensor-parallel overlap backward"), std::string::npos) << no_sp.out;
+  const auto row = no_sp.out.find("tp userbuffers");
+  ASSERT_NE(row, std::string::npos) << no_sp.out;
+  EXPECT_NE(no_sp.out.substr(row, 40).find("not used"), std::string::npos) << no_sp.out;
   // Userbuffers act where they can: with --sp the overlap and FP8 buffers price.
   EXPECT_EQ(run_lumos("estimate --model llama3-8b --tp 8 --pp 1 --dp 1 --gbs 8 --sp --dtype fp8 "
                       "--tp-comm-overlap on --tp-comm-fp8-reduce-scatter")

@@ -90,6 +90,12 @@ TEST(PathIdentity, AFileInsideAnInputFolderIsAnInput) {
             }),
             "lumos replay: output " + beside + " (--timeline) is inside the input " +
                 tmp.file("job") + "; choose another path");
+  // A CSV is never read back as a rank.
+  EXPECT_EQ(input_error_of([&] {
+              check_outputs_distinct("lumos replay", {{tmp.file("job"), "the input"}},
+                                     {{tmp.file("job/steps.csv"), "--csv"}});
+            }),
+            "");
   // A folder without JSON files is no folder of traces: a file may go beside what is there.
   fs::create_directory(tmp.file("notes"));
   tmp.write("notes/readme.txt", "x");
