@@ -2,10 +2,10 @@
 // cost does not grow with the micro-batch count (docs/design.md "Model graphs"). The step time
 // and each stage's end come from the folded graph's replay, exact. What only a graph with every
 // node gives (each stage's breakdown, the kernel time by class, the graph's FLOPs) is, in the
-// steady state, the same for every cycle of periods (p micro-batches with 1F1B, p groups of p
-// interleaved): it is taken from whole graphs at three small micro-batch counts a cycle apart,
-// checked to grow by the same amount per cycle, and extended to the layout's count; the
-// extension's step time and stage ends must equal the folded graph's.
+// steady state, the same for every cycle of periods (one period or p of them: p micro-batches with
+// 1F1B, p groups of p interleaved): it is taken from whole graphs at three small micro-batch counts
+// a cycle apart, checked to grow by the same amount per cycle, and extended to the layout's count;
+// the extension's step time and stage ends must equal the folded graph's.
 #pragma once
 #include "cost/kernels_db.hpp"
 #include "estimate/estimate.hpp"
