@@ -15,6 +15,15 @@
 
 namespace {
 
+// cxxopts quotes names with typographic quotes (U+2018, U+2019); every other message of lumos
+// uses ASCII ones, which any terminal and log shows alike.
+std::string ascii_quotes(std::string s) {
+  for (const char* curly : {"\u2018", "\u2019"})
+    for (size_t at = s.find(curly); at != std::string::npos; at = s.find(curly, at + 1))
+      s.replace(at, std::strlen(curly), "'");
+  return s;
+}
+
 int run(int argc, char** argv) {
   const std::string cmd = argc > 1 ? argv[1] : "";
   try {
@@ -25,7 +34,7 @@ int run(int argc, char** argv) {
     std::cerr << (what.rfind("lumos ", 0) == 0 ? "" : "lumos: ") << what << '\n';
     return 1;
   } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << "lumos " << cmd << ": " << e.what() << '\n';
+    std::cerr << "lumos " << cmd << ": " << ascii_quotes(e.what()) << '\n';
     return 1;
   } catch (const std::bad_alloc&) {
     // Memory is the machine's limit, not a bug: the input or the options asked for more.

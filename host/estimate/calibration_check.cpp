@@ -122,7 +122,11 @@ std::vector<UnfittedTable> tables_of(const std::vector<DtypePair>& pairs) {
     const std::string name = table_of(p.bf16->run->label);
     auto it = std::find_if(tables.begin(), tables.end(),
                            [&](const UnfittedTable& t) { return t.name == name; });
-    if (it == tables.end()) it = tables.insert(tables.end(), UnfittedTable{name});
+    if (it == tables.end()) {
+      UnfittedTable t;
+      t.name = name;
+      it = tables.insert(tables.end(), t);
+    }
     const bool first = it->columns++ == 0;
     it->bf16.add(p.bf16->error_pct, first);
     it->fp8.add(p.fp8->error_pct, first);

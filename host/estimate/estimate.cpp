@@ -153,11 +153,9 @@ void check_stack_settings(const model::ParallelConfig& c, const cost::StackSpec&
                    (reducing.empty() ? std::string("none in this kernels_db") : reducing) + ")");
 }
 
-// The tensor-parallel overlap the layout runs: userbuffers only with sequence parallelism.
+// The tensor-parallel overlap the layout runs.
 const char* overlap_name(const model::ParallelConfig& c, const cost::StackSpec& stack) {
-  const bool ub = c.tp > 1 && c.sequence_parallel &&
-                  c.tp_comm_overlap.value_or(stack.tp_overlap == cost::TpOverlap::kUserbuffers);
-  if (ub) return "userbuffers";
+  if (model::runs_userbuffers(c, stack)) return "userbuffers";
   // Without them a userbuffers stack overlaps as Megatron's backward does.
   return stack.tp_overlap == cost::TpOverlap::kNone ? "none" : "backward";
 }
@@ -169,9 +167,7 @@ void check_named_layout(const model::ParallelConfig& c, const cost::StackSpec& s
     LUMOS_EXPECT(c.tp > 1 && c.sequence_parallel,
                  "--tp-comm-overlap on: needs --tp > 1 and --sp (userbuffers pipeline the "
                  "sequence-parallel all-gathers and reduce-scatters with their GEMMs)");
-  const bool ub = c.tp > 1 && c.sequence_parallel &&
-                  c.tp_comm_overlap.value_or(stack.tp_overlap == cost::TpOverlap::kUserbuffers);
-  LUMOS_EXPECT(!c.tp_comm_fp8_reduce_scatter || ub,
+  LUMOS_EXPECT(!c.tp_comm_fp8_reduce_scatter || model::runs_userbuffers(c, stack),
                "--tp-comm-fp8-reduce-scatter: this layout has no userbuffers reduce-scatter to "
                "write FP8 into; it needs --tp > 1, --sp and userbuffers (--tp-comm-overlap on, or "
                "a stack that runs them: stack " +

@@ -17,9 +17,7 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
   // Sequence-parallel gathers move FP8: their tensors are cast on the shard, transposed once
   // gathered.
   const bool gathered = sp && s.fp8.gather_fp8;
-  // Userbuffers pipeline the sequence-parallel collectives: none without sequence parallelism.
-  const bool ub =
-      sp && req.cfg.tp_comm_overlap.value_or(s.tp_overlap == cost::TpOverlap::kUserbuffers);
+  const bool ub = model::runs_userbuffers(req.cfg, s);
   const std::string stack = "stacks.json " + s.name,
                     recipe = "stacks.json fp8_recipes." + s.fp8.name;
   std::vector<TermEffect> out;

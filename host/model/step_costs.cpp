@@ -53,6 +53,11 @@ bool projections_apart(const cost::StackSpec& stack, const ModelSpec& m) {
   return stack.separate_projections && !m.gpt_style();
 }
 
+bool runs_userbuffers(const ParallelConfig& c, const cost::StackSpec& stack) {
+  return c.tp > 1 && c.sequence_parallel &&
+         c.tp_comm_overlap.value_or(stack.tp_overlap == cost::TpOverlap::kUserbuffers);
+}
+
 namespace {
 
 using cost::Collective;
@@ -301,10 +306,7 @@ class StepPricer {
         fp8_gather(fp8 && stack.fp8.gather_fp8 && opt.with(Term::kFp8Gathers)),
         fp8_scatter(fp8 && sp && c.tp_comm_fp8_reduce_scatter &&
                     opt.with(Term::kFp8ReduceScatters)),
-        // Userbuffers pipeline the sequence-parallel collectives: none without sequence
-        // parallelism (Megatron-Core refuses tp_comm_overlap without it).
-        ub(t > 1 && sp && opt.with(Term::kTpUserbuffers) &&
-           c.tp_comm_overlap.value_or(stack.tp_overlap == cost::TpOverlap::kUserbuffers)),
+        ub(runs_userbuffers(c, stack) && opt.with(Term::kTpUserbuffers)),
         overlap_tp(t > 1 && (ub || stack.tp_overlap != cost::TpOverlap::kNone)),
         kv_bytes(static_cast<double>(T * 2 * kv / t) * 2),
         amax_share(fp8_amax_reduction_share(db, gpu, topo, stack.fp8, c, m.layers, opt.free_comm,

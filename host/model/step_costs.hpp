@@ -68,6 +68,12 @@ const char* to_string(Term t);
 // gated (Llama) layer's wq, wk, wv and w1, w3; a GPT layer keeps its fused QKV.
 bool projections_apart(const cost::StackSpec& stack, const ModelSpec& m);
 
+// Whether the layout runs Transformer Engine's userbuffers (--tp-comm-overlap, else the stack's
+// tp_overlap): they pipeline the sequence-parallel all-gathers and reduce-scatters with their
+// GEMMs, so none without tensor and sequence parallelism (Megatron-Core refuses tp_comm_overlap
+// without sequence parallelism).
+bool runs_userbuffers(const ParallelConfig& c, const cost::StackSpec& stack);
+
 // Knobs for tests and idealized what-ifs.
 struct StepCostOptions {
   bool free_comm = false;        // collectives and pipeline messages take no time

@@ -127,6 +127,9 @@ TEST(BadInput, CommandLineErrorsExitOne) {
   expect_one_line_exit_1("replay --from-step 1 --predict-step 7", "no ProfilerStep#7");
   expect_one_line_exit_1("replay --critical-path sideways", "expected hta or timing");
   expect_one_line_exit_1("frobnicate", "unknown command");
+  // The option parser's own messages name the option in plain quotes, as lumos's do.
+  expect_one_line_exit_1("estimate --tp", "Option 'tp' is missing an argument");
+  expect_one_line_exit_1("sweep --gpus", "Option 'gpus' is missing an argument");
 }
 
 // A decimal option is the whole text a finite number, or one line naming the option: no trailing
