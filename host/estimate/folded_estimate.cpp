@@ -119,11 +119,6 @@ bool fold_estimate(const EstimateRequest& req, const model::StepCosts& costs,
   // and the folded one are smaller than the layout's whole graph (their graphs are a p-th the
   // size of a cycle of p periods'), then counts p periods apart. A layout with fewer micro-batches
   // than the third count is estimated whole, without building its folded graph first.
-  // FSDP's per-layer gathers run ahead of the compute by a lead that drifts over many
-  // micro-batches: llm-foundry's MPT-30B on 8 A100s (no pipeline) grows its step evenly from 5
-  // micro-batches on, but its overlapped time per micro-batch changes at 17, 18 and 21. No three
-  // small counts give such a breakdown: the whole graph is built.
-  if (base.cfg.fsdp) return false;
   const int64_t step = model::microbatches_per_period(base.cfg);
   const int64_t m = base.layout.microbatches;
   std::vector<std::pair<int64_t, int64_t>> tries;  // (first count, cycle)

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -80,6 +81,7 @@ struct Stage {
   std::vector<Buckets> buckets;                              // per model chunk
   std::vector<std::vector<Gathered>> gathered;  // per model chunk (distributed optimizer)
   std::vector<size_t> gathered_next;            // per model chunk: first bucket not waited for
+  std::optional<Event> fsdp_copy_out;           // FSDP forward: the previous layer's use
 };
 
 // The two sides of a two-rank NCCL kernel (a pipeline message, the tied embedding's all-reduce).
@@ -350,7 +352,7 @@ class Builder {
     return params_.share_site(j == 0 && i == 0, j == last_vs_ && i == layers - 1);
   }
   void fsdp_gather(int s, int64_t j, int64_t i, int64_t layers);
-  void use_gathered(int s, int64_t j, int64_t next, int64_t layers);
+  void use_gathered(int s, int64_t j, int64_t next, int64_t layers, bool forward);
   void fsdp_reduce(int s, int64_t j, int64_t i, int64_t layers);
   void forward_pass(int s, const PipelineTask& t);
   void backward_pass(int s, const PipelineTask& t);

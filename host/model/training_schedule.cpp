@@ -58,9 +58,10 @@ void Builder<P>::forward_pass(int s, const PipelineTask& t) {
     stream_wait(s, kRecvFwd, kComputeStream);
   }
   const double embed_end = params_.embed_end(j);
+  stages_[static_cast<size_t>(s)].fsdp_copy_out.reset();
   if (fsdp_) fsdp_gather(s, j, 0, layers);
   if (j == 0) {
-    if (fsdp_) use_gathered(s, j, 1, layers);
+    if (fsdp_) use_gathered(s, j, 1, layers, true);
     wait_gathered(s, t.chunk, embed_end);
     kernels(s, k_.embed_fwd);
   }
@@ -71,7 +72,7 @@ void Builder<P>::forward_pass(int s, const PipelineTask& t) {
               layers);
   else
     for (int64_t i = 0; i < layers; ++i) {
-      if (fsdp_ && !(j == 0 && i == 0)) use_gathered(s, j, i + 1, layers);
+      if (fsdp_ && !(j == 0 && i == 0)) use_gathered(s, j, i + 1, layers, true);
       wait_gathered(s, t.chunk, params_.layer_end(j, i));
       kernels(s, k_.layer_fwd, t.microbatch == 0);
     }
@@ -100,7 +101,7 @@ void Builder<P>::backward_pass(int s, const PipelineTask& t) {
   }
   if (fsdp_) fsdp_gather(s, j, layers - 1, layers);
   if (j == last_vs_) {
-    if (fsdp_) use_gathered(s, j, layers - 2, layers);
+    if (fsdp_) use_gathered(s, j, layers - 2, layers, false);
     kernels(s, k_.head_bwd);
     if (last_mb && !fsdp_) grads_ready(s, &b, j);
   }
@@ -113,7 +114,7 @@ void Builder<P>::backward_pass(int s, const PipelineTask& t) {
     top -= plain;
   }
   for (int64_t i = top; i >= 0; --i) {
-    if (fsdp_ && !(j == last_vs_ && i == layers - 1)) use_gathered(s, j, i - 1, layers);
+    if (fsdp_ && !(j == last_vs_ && i == layers - 1)) use_gathered(s, j, i - 1, layers, false);
     kernels(s, k_.layer_recompute);
     kernels(s, k_.layer_bwd);
     if (j == 0 && i == 0) kernels(s, k_.embed_bwd);
@@ -170,9 +171,21 @@ void Builder<P>::fsdp_gather(int s, int64_t j, int64_t i, int64_t layers) {
 }
 
 // The compute stream waits for the gather just issued, then the next layer's is prefetched.
+// The gathers run at most a layer ahead of the compute, as FSDP2 (fully_shard) holds them: its
+// all-gather streams wait on the compute stream's copy-out of a gathered layer, in the backward
+// pass the one just made, in the forward pass the previous layer's (implicit prefetch keeps one
+// all-gather result alive; FSDPParamGroup.wait_for_unshard). Without that wait the gathers ran
+// ahead of the compute by a lead that grew over the micro-batches.
 template <Pass P>
-void Builder<P>::use_gathered(int s, int64_t j, int64_t next, int64_t layers) {
+void Builder<P>::use_gathered(int s, int64_t j, int64_t next, int64_t layers, bool forward) {
   stream_wait(s, kGatherStream, kComputeStream);
+  Stage& st = stages_[static_cast<size_t>(s)];
+  if (!forward) {
+    stream_wait(s, kComputeStream, kGatherStream);
+  } else {
+    if (st.fsdp_copy_out) wait_event(s, *st.fsdp_copy_out, kGatherStream);
+    st.fsdp_copy_out = record_event(s, kComputeStream);
+  }
   if (next >= 0 && next < layers) fsdp_gather(s, j, next, layers);
 }
 
