@@ -227,6 +227,9 @@ EstimateRun run_estimate(const EstimateRequest& req, const cost::KernelsDb& db) 
   if (req.gpus_per_node > 0) e.topology += strprintf(", %d GPUs per node", req.gpus_per_node);
   if (req.nvlink_gbps > 0) e.topology += strprintf(", %.4g GB/s NVLink", req.nvlink_gbps);
   e.layout = check_layout(e.model, e.cfg);
+  if (const int64_t d = deferred_head_wgrad_count(e.cfg, e.layout.microbatches))
+    e.stack_summary += strprintf(", output-layer weight gradients of %lld micro-batches deferred",
+                                 static_cast<long long>(d));
   const auto peak = gpu.peak_tflops[static_cast<size_t>(e.cfg.dtype)];
   if (!peak)
     throw InputError("--dtype " + std::string(cost::to_string(e.cfg.dtype)) + ": the " + gpu.name +

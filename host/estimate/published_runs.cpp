@@ -30,6 +30,10 @@ std::string options_of(const EstimateRequest& q, const std::string& model_flags)
   if (c.tp_comm_fp8_reduce_scatter) o += " --tp-comm-fp8-reduce-scatter";
   if (c.tp_only_amax_reduction) o += " --tp-only-amax-red";
   if (c.attention) o += std::string(" --attention ") + cost::to_string(*c.attention);
+  if (c.deferred_head_wgrads > 0)
+    o += " --defer-embedding-wgrad " + (c.deferred_head_wgrads == ParallelConfig::kAllMicrobatches
+                                            ? std::string("all")
+                                            : std::to_string(c.deferred_head_wgrads));
   if (c.grad_reduce_in_fp32)
     o += std::string(" --grad-reduce-in-fp32 ") + (*c.grad_reduce_in_fp32 ? "on" : "off");
   return o + " --stack " + c.stack;

@@ -399,6 +399,14 @@ void append_runs_2025(std::vector<PublishedRun>* v) {
         r.note += "; FP8 reduce-scatter buffers (its userbuffers config)";
       }
     }
+    // NeMo's Llama performance recipes, which dgxc-benchmarking's pretrain_llama31.py starts from
+    // (pretrain_recipe(performance_mode=True)), defer the output layer's weight gradients to the
+    // pipeline's end: MegatronCommOverlapCallback(defer_embedding_wgrad_compute=True,
+    // wgrad_deferral_limit=22) in llama3_70b.py, 50 in llama31_405b.py
+    // (nemo/collections/llm/recipes, pretrain_performance_optimizations).
+    const std::string id = t.id;
+    if (id.find("llama31_70b") != std::string::npos) r.request.cfg.deferred_head_wgrads = 22;
+    if (id.find("llama31_405b") != std::string::npos) r.request.cfg.deferred_head_wgrads = 50;
     // Nemotron-4 340B alone keeps and reduces its gradients in bf16: dgxc-benchmarking ran
     // this table (the same step times under its 24.11 release, NeMo 24.09) with NeMo 1's
     // megatron_gpt_pretraining.py and nemotron/nemotron4-340b-synth.yaml, whose

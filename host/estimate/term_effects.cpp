@@ -1,5 +1,7 @@
 #include "estimate/term_effects.hpp"
 
+#include <algorithm>
+
 #include "common/format.hpp"
 #include "cost/gemm_model.hpp"
 #include "model/fp8_amax_reduction.hpp"
@@ -92,6 +94,15 @@ std::vector<TermEffect> term_effects(const EstimateRequest& req, const cost::Ker
       stack + ".grad_accumulation_bytes");
   add(Term::kSeparateProjections, model::projections_apart(s, req.model), "wq/wk/wv, w1/w3 apart",
       stack + ".separate_projections; gemm.json");
+  {
+    // Counted on the checked layout: the micro-batches per pipeline decide how many are deferred.
+    const int64_t m = req.cfg.gbs / std::max<int64_t>(1, int64_t{req.cfg.dp} * req.cfg.mbs);
+    const int64_t d = model::deferred_head_wgrad_count(req.cfg, m);
+    add(Term::kDeferredHeadWgrads, d > 0,
+        strprintf("%lld micro-batches' logits weight grads after the last backward",
+                  static_cast<long long>(d)),
+        "--defer-embedding-wgrad (Megatron-Core defer_embedding_wgrad_compute)");
+  }
   add(Term::kHostLaunch, true, strprintf("%.0f us CPU per launch", db.training.cpu_launch_us),
       "training.json cpu_launch_us, launch_latency_us, event_call_us");
   return out;

@@ -58,6 +58,8 @@ PublishedRun column_run(const Column& c, const char* source) {
     r.model_options = with_layers(r.model_options, c.layers);
     cfg.pp = c.pp;
     cfg.interleave = c.interleave;
+    // NeMo's overlap callback defers the output layer's weight gradients only with a pipeline.
+    if (c.pp == 1) cfg.deferred_head_wgrads = 0;
   }
   if (cfg.gpus() != c.gpus)
     throw std::logic_error("unfitted columns: " + r.label + " is not " + std::to_string(c.gpus) +

@@ -36,6 +36,7 @@ int64_t steady_periods(const ParallelConfig& c, int64_t microbatches) {
 
 MicrobatchPlan microbatch_plan(const ParallelConfig& c, const Layout& l) {
   MicrobatchPlan plan;
+  if (deferred_head_wgrad_count(c, l.microbatches) > 0) return plan;
   const int64_t periods = steady_periods(c, l.microbatches);
   if (periods <= MicrobatchPlan::kBuiltPeriods) return plan;
   // Interleaving takes micro-batch counts that are multiples of the stages; one more group of
@@ -482,7 +483,9 @@ int64_t microbatches_per_period(const ParallelConfig& c) {
 }
 
 bool folds_microbatches(const ParallelConfig& c, int64_t microbatches) {
-  return detail::steady_periods(c, microbatches) > detail::MicrobatchPlan::kBuiltPeriods;
+  // Deferred output-layer weight gradients make the first micro-batches differ from the rest.
+  return deferred_head_wgrad_count(c, microbatches) == 0 &&
+         detail::steady_periods(c, microbatches) > detail::MicrobatchPlan::kBuiltPeriods;
 }
 
 }  // namespace lumos::model

@@ -181,7 +181,7 @@ bool same_structure(const StepCosts& a, const StepCosts& b) {
     return (x.name == y.name || (x.comm() && y.comm())) && x.group == y.group &&
            x.collective == y.collective && (x.group_size > 1) == (y.group_size > 1) &&
            x.side == y.side && x.fork == y.fork && x.join == y.join &&
-           x.first_microbatch_only == y.first_microbatch_only &&
+           x.first_microbatch_only == y.first_microbatch_only && x.deferrable == y.deferrable &&
            (x.hw_flops > 0) == (y.hw_flops > 0) && x.gemm.has_value() == y.gemm.has_value();
   };
   auto same_list = [&](const std::vector<KernelOp>& x, const std::vector<KernelOp>& y) {

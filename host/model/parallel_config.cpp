@@ -68,6 +68,16 @@ Layout check_layout(const ModelSpec& m, const ParallelConfig& c) {
          " (context parallel splits each sequence into 2 x cp chunks)");
   if (c.sequence_parallel && c.tp == 1) fail("--sp needs --tp > 1");
   if (c.fsdp && int64_t{c.dp} * c.cp == 1) fail("--fsdp needs --dp x --cp > 1 to shard over");
+  // Megatron-Core refuses defer_embedding_wgrad_compute without a pipeline: the deferred GEMMs
+  // fill the last stage's wait for the others' last backward passes.
+  if (c.deferred_head_wgrads < 0)
+    fail("--defer-embedding-wgrad must be a count of micro-batches (got " +
+         n(c.deferred_head_wgrads) + ")");
+  if (c.deferred_head_wgrads > 0 && c.pp == 1) fail("--defer-embedding-wgrad needs --pp > 1");
+  // The deferred GEMMs accumulate into the output layer's unsharded main gradient, which FSDP
+  // does not keep (NeMo's recipes turn deferral off with Megatron-FSDP).
+  if (c.deferred_head_wgrads > 0 && c.fsdp)
+    fail("--defer-embedding-wgrad does not run with --fsdp");
   if (c.sequence_parallel && (m.seq / c.cp) % c.tp)
     fail("sequence per GPU (" + n(m.seq / c.cp) +
          " = seq / cp) not divisible by --tp for sequence parallel");
@@ -129,6 +139,10 @@ Layout check_layout(const ModelSpec& m, const ParallelConfig& c) {
          n(l.tokens_per_microbatch) + " tokens per micro-batch on a GPU, more than the 2^31 " +
          "rows a GEMM takes");
   return l;
+}
+
+int64_t deferred_head_wgrad_count(const ParallelConfig& c, int64_t microbatches) {
+  return c.pp > 1 ? std::min(c.deferred_head_wgrads, microbatches) : 0;
 }
 
 }  // namespace lumos::model

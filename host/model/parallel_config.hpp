@@ -66,6 +66,13 @@ struct ParallelConfig {
   // The attention kernels, where they differ from the stack's (a fused one: flash2, flash3 or
   // cudnn; Transformer Engine's NVTE_FUSED_ATTN=0 runs FlashAttention-2 in place of cuDNN).
   std::optional<cost::AttentionImpl> attention;
+  // Megatron-Core's defer_embedding_wgrad_compute with wgrad_deferral_limit (NeMo's pipelined
+  // Llama recipes set it: 22 on 70B, 50 on 405B): the output layer's weight-gradient GEMMs of the
+  // first this many micro-batches leave their backward passes and run after the last one, on the
+  // last pipeline stage, while the stages before it drain. 0: none (Megatron-Core's default);
+  // kAllMicrobatches: every one (Megatron-Core's limit 0). Pipelines only.
+  int64_t deferred_head_wgrads = 0;
+  static constexpr int64_t kAllMicrobatches = INT64_MAX;
   int gpus_per_node = 8;
 
   int64_t gpus() const { return int64_t{tp} * cp * pp * dp; }
@@ -93,5 +100,9 @@ struct Layout {
 // micro-batches a multiple of pp, sequence parallel only with tp > 1, seq divisible by 2 * cp,
 // fp8 only on GPUs that have it (checked by the cost model).
 Layout check_layout(const ModelSpec& m, const ParallelConfig& c);
+
+// How many micro-batches' output-layer weight gradients the layout defers to the end of the
+// pipeline (ParallelConfig::deferred_head_wgrads): none without a pipeline.
+int64_t deferred_head_wgrad_count(const ParallelConfig& c, int64_t microbatches);
 
 }  // namespace lumos::model

@@ -45,7 +45,8 @@ const char* to_string(Term t) {
                                           "slowest GPU",
                                           "fp8 fast accumulation",
                                           "separate projections",
-                                          "fp8 replica skew"};
+                                          "fp8 replica skew",
+                                          "deferred head wgrads"};
   return kNames[static_cast<int>(t)];
 }
 
@@ -885,6 +886,7 @@ class StepPricer {
         P.membound("cross_entropy_bwd_kernel", "loss", 4.0 * static_cast<double>(T * V / t)));
     s->head_bwd.push_back(P.gemm("logits data grad", T, h, V / t, cost::Dtype::kBf16));
     s->head_bwd.push_back(P.gemm("logits weight grad", V / t, h, T, cost::Dtype::kBf16));
+    s->head_bwd.back().deferrable = true;
     tp_scatter(s->head_bwd);
     s->head_bwd.push_back(norm_bwd());
   }

@@ -36,7 +36,10 @@ struct KernelOp {
   // launched, `join`: the compute stream waits for the side stream's work so far; then `fork`:
   // the side stream waits for the compute stream's.
   bool side = false, fork = false, join = false;
-  bool first_microbatch_only = false;   // FP8 weight casts: cached after the first micro-batch
+  bool first_microbatch_only = false;  // FP8 weight casts: cached after the first micro-batch
+  // The output layer's weight-gradient GEMM: left out of the backward passes of the micro-batches
+  // that ParallelConfig::deferred_head_wgrads defers, and run for them after the last one.
+  bool deferrable = false;
   std::optional<cost::GemmQuery> gemm;  // a GEMM's shape, for traces that can be repriced
   bool comm() const { return group != CommGroup::kNone; }
 };
@@ -60,8 +63,10 @@ enum class Term : uint8_t {
   kFp8FastAccum,         // FP8 forward GEMMs with fast accumulation (taken out: split, as tabled)
   kSeparateProjections,  // wq, wk, wv and w1, w3 as matmuls of their own (taken out: fused)
   kFp8ReplicaSkew,       // each amax all-reduce waiting for the last data-parallel replica
+  kDeferredHeadWgrads,   // output-layer weight gradients after the last backward pass (taken
+                         // out: in each micro-batch's backward)
 };
-constexpr int kNumTerms = 16;
+constexpr int kNumTerms = 17;
 const char* to_string(Term t);
 
 // Whether the stack runs a layer's projections apart (stacks.json separate_projections): the

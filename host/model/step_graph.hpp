@@ -240,7 +240,8 @@ struct StepGraphCount {
 };
 
 // Micro-batches one period of the steady state adds (1 with 1F1B, p interleaved), and whether
-// `microbatches` of them make enough periods that a folded build folds them (MicrobatchFold).
+// `microbatches` of them make enough periods that a folded build folds them (MicrobatchFold;
+// never where output-layer weight gradients are deferred: the first micro-batches differ).
 int64_t microbatches_per_period(const ParallelConfig& c);
 bool folds_microbatches(const ParallelConfig& c, int64_t microbatches);
 

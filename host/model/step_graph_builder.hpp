@@ -292,7 +292,10 @@ class Builder {
   uint32_t kernel(int s, int role, const KernelOp& op);
   uint32_t kernel(int s, int role, const KernelOp& op, Src source, uint32_t site);
   uint32_t kernel_node(int s, int role, const KernelOp& op, uint32_t name);
-  void kernels(int s, const std::vector<KernelOp>& ops, bool first_microbatch = false);
+  // `defer`: leave out the deferrable ops (a micro-batch whose output-layer weight gradient waits
+  // for drain_head_wgrads).
+  void kernels(int s, const std::vector<KernelOp>& ops, bool first_microbatch = false,
+               bool defer = false);
   void stream_wait(int s, int from, int to);
   Event record_event(int s, int from);
   void wait_event(int s, const Event& e, int to);
@@ -356,6 +359,7 @@ class Builder {
   void fsdp_reduce(int s, int64_t j, int64_t i, int64_t layers);
   void forward_pass(int s, const PipelineTask& t);
   void backward_pass(int s, const PipelineTask& t);
+  void drain_head_wgrads(int s);
   bool ties_embedding(int s) const;
   void optimizer_step(int s);
 
@@ -369,6 +373,10 @@ class Builder {
   // The parameter counts of the buckets, gathers and optimizer steps, by site (param_plan.hpp).
   const ParamPlan params_ = param_plan(m_, c_, l_, k_);
   const bool fsdp_ = params_.fsdp;
+  // Micro-batches whose output-layer weight gradient runs after the last backward pass (the
+  // microbatch fold is off for such layouts: their micro-batches differ).
+  const int64_t deferred_ =
+      k_.opt.with(Term::kDeferredHeadWgrads) ? deferred_head_wgrad_count(c_, l_.microbatches) : 0;
   const bool fold_;
   const MicrobatchPlan* plan_;
   int period_ = 0;                    // of the task being emitted (plan_ only)

@@ -187,9 +187,11 @@ uint32_t Builder<P>::kernel_node(int s, int role, const KernelOp& op, uint32_t n
 }
 
 template <Pass P>
-void Builder<P>::kernels(int s, const std::vector<KernelOp>& ops, bool first_microbatch) {
+void Builder<P>::kernels(int s, const std::vector<KernelOp>& ops, bool first_microbatch,
+                         bool defer) {
   for (const auto& op : ops) {
     if (op.first_microbatch_only && !first_microbatch) continue;
+    if (op.deferrable && defer) continue;
     if (op.join) stream_wait(s, kTpStream, kComputeStream);
     if (op.side && op.fork) stream_wait(s, kComputeStream, kTpStream);
     kernel(s, op.side ? kTpStream : kComputeStream, op);
@@ -325,10 +327,12 @@ template uint32_t Builder<Pass::kBuild>::cpu_call(int, const std::string&, doubl
 template uint32_t Builder<Pass::kCount>::cpu_call(int, const std::string&, double);
 template void Builder<Pass::kBuild>::close_launches(int);
 template void Builder<Pass::kCount>::close_launches(int);
+template uint32_t Builder<Pass::kBuild>::kernel(int, int, const KernelOp&);
+template uint32_t Builder<Pass::kCount>::kernel(int, int, const KernelOp&);
 template uint32_t Builder<Pass::kBuild>::kernel(int, int, const KernelOp&, Src, uint32_t);
 template uint32_t Builder<Pass::kCount>::kernel(int, int, const KernelOp&, Src, uint32_t);
-template void Builder<Pass::kBuild>::kernels(int, const std::vector<KernelOp>&, bool);
-template void Builder<Pass::kCount>::kernels(int, const std::vector<KernelOp>&, bool);
+template void Builder<Pass::kBuild>::kernels(int, const std::vector<KernelOp>&, bool, bool);
+template void Builder<Pass::kCount>::kernels(int, const std::vector<KernelOp>&, bool, bool);
 template void Builder<Pass::kBuild>::stream_wait(int, int, int);
 template void Builder<Pass::kCount>::stream_wait(int, int, int);
 template Event Builder<Pass::kBuild>::record_event(int, int);

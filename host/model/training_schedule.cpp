@@ -44,6 +44,7 @@ void Builder<P>::stage_iteration(int s) {
     }
   }
   if (plan_) period_ = static_cast<int>(MicrobatchPlan::kBuiltPeriods + 1);
+  if (deferred_ > 0 && s == c_.pp - 1) drain_head_wgrads(s);
   optimizer_step(s);
 }
 
@@ -102,7 +103,7 @@ void Builder<P>::backward_pass(int s, const PipelineTask& t) {
   if (fsdp_) fsdp_gather(s, j, layers - 1, layers);
   if (j == last_vs_) {
     if (fsdp_) use_gathered(s, j, layers - 2, layers, false);
-    kernels(s, k_.head_bwd);
+    kernels(s, k_.head_bwd, false, t.microbatch < deferred_);
     if (last_mb && !fsdp_) grads_ready(s, &b, j);
   }
   // Layers that fill no gradient bucket and wait for no gather run one after another.
@@ -236,6 +237,20 @@ KernelOp Builder<P>::optimizer(double params) const {
     return {};
   else
     return k_.optimizer(params);
+}
+
+// Megatron-Core's drain_embedding_wgrad_compute, once the last stage's backward passes are done
+// and before the gradients are finalized: the deferred micro-batches' output-layer weight
+// gradients, one GEMM each, accumulated into the main gradient. Each GEMM's input is the
+// sequence-parallel shard saved in forward, gathered again while the previous GEMM runs (not
+// modelled, as the backward pass's own gather for the weight gradient is not). The head's gradient
+// bucket was handed to the reduction when the last micro-batch's backward passed it, as
+// Megatron-Core's gradient hooks do.
+template <Pass P>
+void Builder<P>::drain_head_wgrads(int s) {
+  for (int64_t i = 0; i < deferred_; ++i)
+    for (const KernelOp& op : k_.head_bwd)
+      if (op.deferrable) kernel(s, kComputeStream, op);
 }
 
 // Tied embeddings: the first stage's embedding and the last stage's output layer are one

@@ -123,6 +123,7 @@ void estimate_fields(common::JsonWriter& w, const Estimate& e) {
   w.field("tp_only_amax_reduction", c.tp_only_amax_reduction);
   w.field("grad_reduce_in_fp32", setting(c.grad_reduce_in_fp32));
   w.field("param_remainders", c.param_remainders);
+  w.field("deferred_embedding_wgrads", deferred_head_wgrad_count(c, e.layout.microbatches));
   w.field("attention", c.attention ? cost::to_string(*c.attention) : "stack").end_object();
   w.field("step_time_s", e.step_time_us * 1e-6);
   w.key("step_time_range").begin_object().field("known", e.step_range.known);

@@ -135,6 +135,10 @@ TEST(EstimateCli, InvalidLayoutsGetOneLineAndExitOne) {
         "estimate --tp-comm-fp8-reduce-scatter",
         "estimate --search --gpus 16 --gbs 64 --tp-comm-fp8-reduce-scatter",
         "estimate --tp-only-amax-red",
+        "estimate --pp 1 --defer-embedding-wgrad 2",
+        "estimate --defer-embedding-wgrad some",
+        "estimate --defer-embedding-wgrad=-3",
+        "estimate --defer-embedding-wgrad 0",
         "estimate --dtype fp8 --stack nemo-2025 --tp-only-amax-red",
         "estimate --search --gpus 16 --gbs 64 --dtype fp8 --stack torchtitan --tp-only-amax-red",
         "estimate --search --gpus 16 --gbs 64 --dtype fp8 --stack torchtitan --tp-only-amax-red "
@@ -318,22 +322,25 @@ TEST(EstimateCli, JsonLayoutReportsTheSettingsThatChangeTheEstimate) {
   const std::string base =
       "estimate --model llama3-70b --gpu h100 --tp 4 --pp 2 --dp 2 --gbs 16 --sp --dist-opt "
       "--dtype fp8 --stack nemo-2024 --json";
-  const auto set = run_lumos(base +
-                             " --tp-comm-fp8-reduce-scatter --tp-only-amax-red --tp-comm-overlap "
-                             "on --overlap-grad-reduce off --grad-reduce-in-fp32 off --attention "
-                             "flash2 --param-remainders --split-embedding");
+  const auto set =
+      run_lumos(base +
+                " --tp-comm-fp8-reduce-scatter --tp-only-amax-red --tp-comm-overlap "
+                "on --overlap-grad-reduce off --grad-reduce-in-fp32 off --attention "
+                "flash2 --param-remainders --split-embedding --defer-embedding-wgrad 3");
   const auto plain = run_lumos(base);
   ASSERT_EQ(set.exit_code, 0) << set.out;
   ASSERT_EQ(plain.exit_code, 0) << plain.out;
   for (const char* field :
        {"\"split_embedding\":true", "\"overlap_grad_reduce\":\"off\"", "\"tp_comm_overlap\":\"on\"",
         "\"tp_comm_fp8_reduce_scatter\":true", "\"tp_only_amax_reduction\":true",
-        "\"grad_reduce_in_fp32\":\"off\"", "\"param_remainders\":true", "\"attention\":\"flash2\""})
+        "\"grad_reduce_in_fp32\":\"off\"", "\"param_remainders\":true", "\"attention\":\"flash2\"",
+        "\"deferred_embedding_wgrads\":3"})
     EXPECT_NE(set.out.find(field), std::string::npos) << field << "\n" << set.out;
-  for (const char* field : {"\"split_embedding\":false", "\"overlap_grad_reduce\":\"stack\"",
-                            "\"tp_comm_overlap\":\"stack\"", "\"tp_comm_fp8_reduce_scatter\":false",
-                            "\"tp_only_amax_reduction\":false", "\"grad_reduce_in_fp32\":\"stack\"",
-                            "\"param_remainders\":false", "\"attention\":\"stack\""})
+  for (const char* field :
+       {"\"split_embedding\":false", "\"overlap_grad_reduce\":\"stack\"",
+        "\"tp_comm_overlap\":\"stack\"", "\"tp_comm_fp8_reduce_scatter\":false",
+        "\"tp_only_amax_reduction\":false", "\"grad_reduce_in_fp32\":\"stack\"",
+        "\"param_remainders\":false", "\"attention\":\"stack\"", "\"deferred_embedding_wgrads\":0"})
     EXPECT_NE(plain.out.find(field), std::string::npos) << field << "\n" << plain.out;
 }
 
