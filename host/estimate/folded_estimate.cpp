@@ -124,8 +124,8 @@ bool fold_estimate(const EstimateRequest& req, const model::StepCosts& costs,
   std::vector<std::pair<int64_t, int64_t>> tries;  // (first count, cycle)
   const int64_t m1 = first_count(base.cfg, m, step);
   if (base.cfg.pp > 1 && 4 * m1 + 3 * step <= m) tries.emplace_back(m1, step);
-  const int64_t cycle = step * base.cfg.pp, mp = first_count(base.cfg, m, cycle);
-  if (m >= mp + 2 * cycle) tries.emplace_back(mp, cycle);
+  const int64_t p_cycle = step * base.cfg.pp, mp = first_count(base.cfg, m, p_cycle);
+  if (m >= mp + 2 * p_cycle) tries.emplace_back(mp, p_cycle);
   if (tries.empty()) return false;
   model::StepGraph g = model::build_step_graph(base.model, base.cfg, base.layout, costs,
                                                model::kMaxStepGraphNodes, true);
