@@ -117,8 +117,8 @@ TEST(DeferredHeadWgrads, InterleavedLayoutIsBuiltWholeAndItsSlotsReprice) {
   EXPECT_TRUE(g.microbatch_folds.empty());
   const StepGraph own = build_step_graph(a100.m, a100.c, a100.l, a100.k);
   std::vector<std::vector<double>> slots;
-  const auto batch = lumos::model::testing::replay_with(g, {h100.k, a100.k},
-                                                        {kUnitSpeeds, kUnitSpeeds}, &slots);
+  const auto batch =
+      lumos::model::testing::replay_with(g, {h100.k, a100.k}, {kUnitSpeeds, kUnitSpeeds}, &slots);
   const auto ref = lumos::replay::reference_replay(own.graph);
   double end = 0;
   for (auto n : own.stage_end) end = std::max(end, ref.finish_us[n]);
