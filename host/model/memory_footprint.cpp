@@ -108,6 +108,13 @@ std::vector<StageMemory> memory_per_stage(const ModelSpec& m, const ParallelConf
       act += (8 * s * b + s * b * h) * inflight / t;
     if (st == c.pp - 1)  // fp32 logits for the loss, and the final norm's input
       act += 4 * s * b * (h + static_cast<double>(l.padded_vocab)) / t;
+    // Deferred output-layer weight gradients: until the drain after its last backward pass the
+    // last stage keeps each deferred micro-batch's 16-bit logits gradient and the output layer's
+    // input (its sequence-parallel shard, or the whole sequence without sequence parallelism):
+    // Megatron-Core's grad_output_buffer and embedding_activation_buffer.
+    if (const int64_t d = deferred_head_wgrad_count(c, l.microbatches); d > 0 && st == c.pp - 1)
+      act += static_cast<double>(d) * 2 * s * b *
+             (static_cast<double>(l.padded_vocab) / t + h / (c.sequence_parallel ? t : 1.0));
     sm.activations_bytes = act;
     // The optimizer step copies the 16-bit gradients it updates (its shard) to fp32 once the
     // activations are freed: the peak is the larger of the two.

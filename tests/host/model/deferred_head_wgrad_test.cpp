@@ -142,3 +142,20 @@ TEST(DeferredHeadWgrads, NeedAPipelineWithoutFsdp) {
   EXPECT_EQ(deferred_head_wgrad_count(c, 8), 5);
   EXPECT_EQ(deferred_head_wgrad_count(c, 3), 3);
 }
+
+// Until the drain, the last stage keeps each deferred micro-batch's 16-bit logits gradient
+// (sequence x vocabulary / TP) and the output layer's sequence-parallel input shard.
+TEST(DeferredHeadWgrads, HoldTheirGradientsOnTheLastStageUntilTheDrain) {
+  const auto& db = lumos::cost::embedded_db();
+  const auto plain = run_estimate(pipeline(8, 0), db).estimate;
+  const auto deferred = run_estimate(pipeline(8, 5), db).estimate;
+  const double tokens = static_cast<double>(deferred.model.seq),
+               vocab = static_cast<double>(deferred.layout.padded_vocab),
+               hidden = static_cast<double>(deferred.model.hidden);
+  const double held = 5 * 2 * tokens * (vocab / 2 + hidden / 2);  // TP 2, sequence parallel
+  EXPECT_DOUBLE_EQ(deferred.stages.front().memory.activations_bytes,
+                   plain.stages.front().memory.activations_bytes);
+  EXPECT_NEAR(deferred.stages.back().memory.activations_bytes -
+                  plain.stages.back().memory.activations_bytes,
+              held, 1e-9 * held);
+}
